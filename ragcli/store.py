@@ -61,6 +61,13 @@ ARRAY_FILES = ("passages.jsonl", "offsets.npy", "embeddings.npy", "acl.npy", "va
 BODY_TOKENIZER = "ragcli_en"
 IDENT_TOKENIZER = "ragcli_ident"
 IDENT_PATTERN = r"[A-Za-z0-9_]+(?:[.\-/:][A-Za-z0-9_]+)*"
+STOP_WORDS = frozenset(
+    # Lucene's English list plus question words and pronouns: questions are
+    # full of them, and matching "what" is not evidence of relevance.
+    "a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with "
+    "what which who whom whose how when where why do does did done can could should would shall may might must has have had am been being "
+    "i me my we us our you your he him his she her its them were from about so than too very just also any some all".split()
+)
 
 
 def index_root(index: str | os.PathLike[str] | None = None) -> Path:
@@ -127,7 +134,7 @@ def _analyzers() -> dict[str, Any]:
         tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
         .filter(tantivy.Filter.remove_long(40))
         .filter(tantivy.Filter.lowercase())
-        .filter(tantivy.Filter.stopword("english"))
+        .filter(tantivy.Filter.custom_stopword(sorted(STOP_WORDS)))
         .filter(tantivy.Filter.stemmer("english"))
         .build()
     )
@@ -398,12 +405,6 @@ def _verify_checksums(generation: Path, manifest: Manifest) -> None:
 
 # --------------------------------------------------------------------------- query building
 
-_STOP = frozenset(
-    "a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with "
-    "what which who whom how when where why do does did can could should would i we you my our your me us".split()
-)
-
-
 def build_text_query(schema: tantivy.Schema, text: str) -> tantivy.Query | None:
     """A BM25 query built from tokens, never parsed: query syntax in ``text`` is just text.
 
@@ -668,3 +669,70 @@ def rows_by_text_hash(index: TenantIndex) -> dict[str, int]:
 def iter_rows(index: TenantIndex, rows: Iterable[int]) -> Iterator[Passage]:
     for row in rows:
         yield index.passage(row)
+
+
+# --------------------------------------------------------------------------- status
+
+
+@dataclass(frozen=True)
+class Audit:
+    """What ``ragcli status`` reports for one tenant."""
+
+    tenant: str
+    generation: str
+    created: str
+    documents: int
+    passages: int
+    model_id: str
+    model_sha256: str
+    dim: int
+    chunker_version: int
+    disk_bytes: int
+    orphan_vectors: int
+    """Embedding or BM25 rows that no manifest document owns."""
+    stale_entries: int
+    """Passage IDs the manifest lists that no row holds."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "tenant": self.tenant,
+            "generation": self.generation,
+            "last_ingest": self.created,
+            "documents": self.documents,
+            "passages": self.passages,
+            "model": {"id": self.model_id, "sha256": self.model_sha256, "dim": self.dim},
+            "chunker_version": self.chunker_version,
+            "disk_bytes": self.disk_bytes,
+            "orphan_vectors": self.orphan_vectors,
+            "stale_entries": self.stale_entries,
+        }
+
+
+def audit(index: TenantIndex) -> Audit:
+    """Cross-check rows, the manifest and the BM25 index of one generation."""
+    listed = {pid for d in index.manifest.documents for pid in d.passage_ids}
+    row_ids = [p.id for p in index.iter_passages()]
+    present = set(row_ids)
+    orphan = sum(1 for pid in row_ids if pid not in listed)
+    stale = len(listed - present)
+    try:
+        bm25_docs = index._tantivy.searcher().num_docs
+    except ValueError as exc:
+        raise IndexCorruptError(_corrupt(index.tenant, f"BM25 index unreadable ({exc})")) from None
+    orphan += max(0, bm25_docs - index.size) + max(0, int(index.embeddings.shape[0]) - index.size)
+    stale += max(0, index.size - bm25_docs)
+    m = index.manifest
+    return Audit(
+        tenant=index.tenant,
+        generation=m.generation,
+        created=m.created,
+        documents=len(m.documents),
+        passages=m.passages,
+        model_id=m.model.id,
+        model_sha256=m.model.sha256,
+        dim=m.model.dim,
+        chunker_version=m.chunker_version,
+        disk_bytes=index.disk_bytes(),
+        orphan_vectors=orphan,
+        stale_entries=stale,
+    )

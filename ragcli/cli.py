@@ -1,0 +1,207 @@
+"""The ``ragcli`` command: parse flags, call the library, print Rich or JSON.
+
+Exit codes, for scripts:
+    0  success (search found results, ask answered, eval gates passed)
+    1  a clean "no": search found nothing, ask abstained, an eval gate failed
+    2  bad input or a broken index: one ``error:`` line on stderr
+  130  interrupted (Ctrl-C); the published index is untouched
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any, NoReturn, Optional
+
+import typer
+
+from .errors import InputError, RagcliError
+
+app = typer.Typer(
+    name="ragcli",
+    help=(
+        "Answer questions from your team's documents with checked citations, "
+        "showing each person only the passages they may see."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="rich",
+)
+
+IndexOpt = Annotated[
+    Optional[Path],
+    typer.Option("--index", help="Index directory (one subfolder per tenant). Default: $RAGCLI_INDEX or ./.ragcli.", show_default=False),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout instead of tables.")]
+AsOpt = Annotated[Path, typer.Option("--as", help="User file: {\"user\", \"tenant\", \"groups\"}. The only source of tenant and groups.", show_default=False)]
+AsOfOpt = Annotated[Optional[str], typer.Option("--as-of", help="Date (YYYY-MM-DD) for document validity. Default: today.", show_default=False)]
+
+
+def parse_date(value: str | None, *, flag: str = "--as-of") -> dt.date:
+    if value is None:
+        return dt.date.today()
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        raise InputError(f"{flag} {value!r} is not a date: use YYYY-MM-DD") from None
+
+
+def _emit_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+def _fail(message: str, code: int = 2) -> NoReturn:
+    sys.stderr.write(f"error: {message}\n")
+    raise typer.Exit(code)
+
+
+# --------------------------------------------------------------------------- ingest
+
+
+@app.command()
+def ingest(
+    path: Annotated[Path, typer.Argument(help="Folder (or one file) to ingest: .md .markdown .txt .html .pdf .jsonl.", show_default=False)],
+    tenant: Annotated[str, typer.Option("--tenant", "-t", help="Tenant to ingest into (a-z, 0-9, '_', '-').", show_default=False)],
+    acl: Annotated[Optional[list[str]], typer.Option("--acl", help="ACL group for documents that name none (repeatable). 'everyone' = all users of the tenant.")] = None,
+    max_file_size: Annotated[int, typer.Option("--max-file-size", help="Reject files larger than this many MiB.")] = 64,
+    index: IndexOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Index documents for a tenant: cut them into passages, embed them, publish atomically.
+
+    Unchanged files are skipped; files removed from PATH are removed from the
+    index; a file that fails to load is reported and keeps its old version.
+    Exit 0, or 2 when any file was rejected (the rest is still committed).
+    """
+    from . import output
+    from .ingest import ingest as run_ingest
+
+    with output.ingest_progress(enabled=not as_json) as progress:
+        report = run_ingest(path, tenant, index=index, default_acl=acl or (), max_file_bytes=max_file_size * 1024 * 1024, progress=progress)
+    if as_json:
+        _emit_json(report.to_json())
+    else:
+        output.ingest_summary(report)
+    for rejected in report.rejected:
+        sys.stderr.write(f"error: rejected {rejected.path}: {rejected.reason}\n")
+    if report.rejected:
+        raise typer.Exit(2)
+
+
+# --------------------------------------------------------------------------- status
+
+
+@app.command()
+def status(
+    tenant: Annotated[Optional[str], typer.Option("--tenant", "-t", help="Only this tenant.", show_default=False)] = None,
+    index: IndexOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Show each tenant's index: documents, passages, model, chunker, size, last ingest, and integrity counts.
+
+    Exit 2 if an index is damaged (the message names the tenant and the fix).
+    """
+    from . import output
+    from .principal import validate_tenant
+    from .store import TenantIndex, audit, index_root, list_tenants
+
+    tenants = [validate_tenant(tenant)] if tenant else list_tenants(index)
+    if not tenants:
+        _fail(f"no tenants indexed under {index_root(index)}; run: ragcli ingest PATH --tenant NAME")
+    audits = []
+    for name in tenants:
+        with TenantIndex.open(index, name) as opened:
+            audits.append(audit(opened))
+    if as_json:
+        _emit_json({"index": str(index_root(index)), "tenants": [a.to_json() for a in audits]})
+    else:
+        output.status_table(audits)
+    if any(a.orphan_vectors or a.stale_entries for a in audits):
+        _fail("index has orphan vectors or stale entries; re-ingest the tenant")
+
+
+# --------------------------------------------------------------------------- search
+
+
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="What to look for. Plain text: query syntax is not interpreted.", show_default=False)],
+    as_file: AsOpt,
+    as_of: AsOfOpt = None,
+    k: Annotated[int, typer.Option("-k", help="How many results.", min=1, max=1000)] = 10,
+    mode: Annotated[str, typer.Option("--mode", help="hybrid, bm25 or dense.")] = "hybrid",
+    candidates: Annotated[int, typer.Option("--candidates", help="Candidates per ranker before fusion.", min=1, max=10000)] = 50,
+    bm25_floor: Annotated[Optional[float], typer.Option("--bm25-floor", help="Drop BM25 hits at or under this score.", show_default=False)] = None,
+    dense_floor: Annotated[Optional[float], typer.Option("--dense-floor", help="Drop dense hits under this cosine.", show_default=False)] = None,
+    explain: Annotated[bool, typer.Option("--explain", help="Show each ranker's candidates, the floors and the fusion.")] = False,
+    index: IndexOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Search the documents the user may see (BM25 + dense, fused with RRF).
+
+    Exit 0 with results, 1 with none (like grep), 2 on bad input.
+    """
+    from . import output
+    from .principal import load_principal
+    from .retriever import Retriever, SearchConfig
+
+    principal = load_principal(as_file)
+    day = parse_date(as_of)
+    if mode not in ("hybrid", "bm25", "dense"):
+        raise InputError(f"--mode {mode!r}: use hybrid, bm25 or dense")
+    defaults = SearchConfig()
+    config = SearchConfig(
+        k=k,
+        candidates=candidates,
+        mode=mode,  # type: ignore[arg-type]
+        bm25_floor=defaults.bm25_floor if bm25_floor is None else bm25_floor,
+        dense_floor=defaults.dense_floor if dense_floor is None else dense_floor,
+    )
+    retriever = Retriever(index, config=config)
+    response = retriever.search(principal, query, as_of=day)
+    if as_json:
+        _emit_json(output.search_json(response, explain=explain))
+    else:
+        output.search_table(response, explain=explain)
+    raise typer.Exit(0 if response.results else 1)
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; every RagcliError becomes one ``error:`` line and exit 2."""
+    import click
+
+    try:
+        # Without standalone mode click returns an Exit's code instead of exiting.
+        result = app(args=argv, standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.UsageError as exc:
+        hint = f" (see: ragcli {exc.ctx.info_name if exc.ctx and exc.ctx.parent else ''} --help)".replace("  ", " ")
+        sys.stderr.write(f"error: {exc.format_message()}{hint}\n")
+        return 2
+    except click.Abort:
+        sys.stderr.write("error: interrupted; the published index is unchanged\n")
+        return 130
+    except KeyboardInterrupt:
+        sys.stderr.write("error: interrupted; the published index is unchanged\n")
+        return 130
+    except RagcliError as exc:
+        sys.stderr.write(f"error: {exc.message}\n")
+        return 2
+    except BrokenPipeError:
+        return 1
+    return result if isinstance(result, int) else 0
+
+
+def run() -> None:
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    run()
