@@ -169,6 +169,55 @@ def search(
     raise typer.Exit(0 if response.results else 1)
 
 
+# --------------------------------------------------------------------------- ask
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="The question, in plain words.", show_default=False)],
+    as_file: AsOpt,
+    as_of: AsOfOpt = None,
+    model: Annotated[
+        Optional[str],
+        typer.Option("--model", "-m", help="local, anthropic or anthropic:MODEL_NAME. Default: $RAGCLI_MODEL, else anthropic if ANTHROPIC_API_KEY is set, else local.", show_default=False),
+    ] = None,
+    max_searches: Annotated[int, typer.Option("--max-searches", help="Searches the model may run, the first included.", min=1, max=10)] = 3,
+    max_turns: Annotated[int, typer.Option("--max-turns", help="Model calls at most.", min=1, max=20)] = 6,
+    max_tokens: Annotated[int, typer.Option("--max-tokens", help="Total model tokens at most (input + output + cache).", min=1000)] = 200_000,
+    timeout: Annotated[float, typer.Option("--timeout", help="Wall-clock seconds at most for the whole answer.", min=1)] = 120.0,
+    retry_on_empty: Annotated[bool, typer.Option("--retry-on-empty/--no-retry-on-empty", help="Let the anthropic model rewrite a query whose first search found nothing (one extra call).")] = True,
+    trace: Annotated[Optional[Path], typer.Option("--trace", help="Append one JSON line about this run (passage IDs only, never text).", show_default=False)] = None,
+    index: IndexOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Answer a question from the documents the user may see, with checked citations.
+
+    The model may search again (up to --max-searches) and must finish with
+    claims whose quotes code checks against the cited passages, or abstain.
+    Exit 0 answered, 1 abstained, 2 error.
+    """
+    from . import output
+    from .answer import Limits, ask as run_ask
+    from .models import resolve_model
+    from .principal import load_principal
+    from .retriever import Retriever
+    from .trace import append_trace
+
+    principal = load_principal(as_file)
+    day = parse_date(as_of)
+    retriever = Retriever(index)
+    backend = resolve_model(model, embedder=retriever.embedder)
+    limits = Limits(max_searches=max_searches, max_turns=max_turns, max_tokens=max_tokens, timeout_s=timeout, retry_on_empty=retry_on_empty)
+    outcome = run_ask(question, principal, retriever, backend, as_of=day, limits=limits)
+    if trace is not None:
+        append_trace(trace, outcome.trace)
+    if as_json:
+        _emit_json(outcome.to_json())
+    else:
+        output.answer_text(outcome)
+    raise typer.Exit(0 if outcome.disposition == "answered" else 1)
+
+
 # --------------------------------------------------------------------------- entry point
 
 

@@ -255,6 +255,11 @@ def validate_metadata(data: dict[str, Any], source: str) -> Metadata:
         raise DocumentRejected(source, f"metadata field '{field}': {msg}") from None
 
 
+def content_hash(raw: bytes) -> str:
+    """Short hash of a document's own bytes: the default version, independent of how it is ingested."""
+    return hashlib.sha256(raw).hexdigest()[:10]
+
+
 def fingerprint(*parts: bytes | str) -> str:
     digest = hashlib.sha256()
     for part in parts:
@@ -298,7 +303,7 @@ def load_file(
     if not text.strip():
         raise DocumentRejected(source, "no text to index")
     fp = fingerprint(raw, sidecar_raw, ",".join(default_acl), salt)
-    return _build(meta, text, fmt, source, src.relative, default_acl, fp)
+    return _build(meta, text, fmt, source, src.relative, default_acl, fp, content_hash(text.encode("utf-8")))
 
 
 def load_jsonl(
@@ -332,7 +337,7 @@ def _jsonl_document(line: str, source: str, relative: str, default_acl: tuple[st
     if not isinstance(body, str) or not body.strip():
         raise DocumentRejected(source, "missing or empty 'text'")
     fp = fingerprint(line, ",".join(default_acl), salt)
-    return _build(record, body, "text", source, relative, default_acl, fp)
+    return _build(record, body, "text", source, relative, default_acl, fp, content_hash(body.encode("utf-8")))
 
 
 def _build(
@@ -343,6 +348,7 @@ def _build(
     relative: str,
     default_acl: tuple[str, ...],
     fp: str,
+    body_hash: str,
 ) -> Document:
     meta = validate_metadata(meta_raw, source)
     acl = tuple(dict.fromkeys(meta.acl if meta.acl is not None else default_acl))
@@ -350,7 +356,7 @@ def _build(
         raise DocumentRejected(source, "no ACL: give 'acl' in its metadata or ingest with --acl GROUP")
     doc_id = meta.id or slugify(Path(relative).with_suffix("").as_posix(), fallback="document")
     title = (meta.title or "").strip() or _first_heading(text, fmt) or Path(relative).stem
-    version = meta.version or (meta.effective_from.isoformat() if meta.effective_from else fp[:10])
+    version = meta.version or (meta.effective_from.isoformat() if meta.effective_from else body_hash)
     return Document(
         doc_id=doc_id,
         title=" ".join(title.split())[:300],

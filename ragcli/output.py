@@ -246,3 +246,19 @@ def _explain_tables(response: SearchResponse) -> None:
 
 def stdout_is_terminal() -> bool:
     return sys.stdout.isatty()
+
+
+# --------------------------------------------------------------------------- ask
+
+
+def answer_text(outcome: Any) -> None:
+    """An answer as prose with numbered markers and a source list; an abstention as one sentence."""
+    if outcome.disposition == "answered":
+        console.print(escape(outcome.answer))
+        console.print()
+        for i, p in enumerate(outcome.sources, start=1):
+            console.print(f"[bold][{i}][/bold] {escape(p.id)} — {escape(p.heading_label)} — {escape(p.source_url or p.source)}")
+    else:
+        console.print(escape(outcome.message))
+        console.print(f"[dim]reason: {outcome.reason}[/dim]")
+    console.print(f"[dim]model: {escape(outcome.model)} · searches: {outcome.searches} · request {outcome.request_id}[/dim]")

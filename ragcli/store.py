@@ -25,6 +25,7 @@ from __future__ import annotations
 import datetime as dt
 import errno
 import fcntl
+import functools
 import json
 import os
 import secrets
@@ -127,6 +128,7 @@ class Manifest(BaseModel):
 # --------------------------------------------------------------------------- tantivy
 
 
+@functools.lru_cache(maxsize=1)
 def _analyzers() -> dict[str, Any]:
     import tantivy
 
@@ -736,3 +738,8 @@ def audit(index: TenantIndex) -> Audit:
         orphan_vectors=orphan,
         stale_entries=stale,
     )
+
+
+def query_terms(text: str) -> list[str]:
+    """The stemmed, stop-word-free terms BM25 would search for ``text``."""
+    return list(_analyzers()[BODY_TOKENIZER].analyze(text))

@@ -1,0 +1,239 @@
+"""Ingest throughput, time outside the model, peak memory, and length-sorted batching.
+
+Part 1 ingests two corpora into temporary indexes with ``--acl everyone``, each in
+its own fresh (spawned) process so peak RSS is that corpus's own:
+
+  * SciFact ``corpus.jsonl`` — by default only its first 1,000 abstracts
+    (``--limit 1000``; a full ingest of 5,183 takes several minutes at about
+    12-17 abstracts/s on a 2-core machine; ``--limit 0`` ingests it all)
+  * the uv ``docs/`` Markdown folder (81 files)
+
+and prints documents, passages, seconds, passages/s, model tokens/s (word
+pieces of each passage's ``index_text`` counted with ``Embedder.count_tokens``,
+special tokens excluded), the share of ingest time spent outside
+``Embedder.embed`` (the instance's method is wrapped in a stopwatch and passed
+in with ``ingest(..., embedder=...)``; model loading happens before the ingest
+and is shown on its own), and peak RSS (``resource.getrusage``).
+
+Part 2 embeds the same texts (all-or-a-sample of the uv-docs passages, which vary
+in length, plus a SciFact passage sample) with ``sort_by_length=True`` and
+``False`` in alternating rounds of the same run and prints texts/s for both and
+their ratio, beside the noise-free padded-token ratio (tokens the model computes
+including padding, per mode).
+
+Run (quick, then the default):
+    python bench/ingest_bench.py --limit 200 --sample-texts 150
+    python bench/ingest_bench.py            # SciFact first 1,000 abstracts
+    python bench/ingest_bench.py --limit 0  # full SciFact
+Add ``--json`` for machine-readable results on stdout.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import random
+import sys
+import tempfile
+import time
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import Output, base_parser, peak_rss_mb, timed_embedder  # noqa: E402
+
+TENANT = "bench"
+DEFAULT_LIMIT = 1000
+
+
+# --------------------------------------------------------------------------- corpora
+
+
+def scifact_source(data: Path, limit: int, tmp: Path) -> tuple[Path, str]:
+    """The SciFact corpus path to ingest: the file itself, or its first ``limit`` lines in a temp jsonl."""
+    corpus = data / "scifact" / "corpus.jsonl"
+    if limit <= 0:
+        return corpus, "SciFact (full)"
+    capped = tmp / "scifact-head.jsonl"
+    with corpus.open(encoding="utf-8") as src, capped.open("w", encoding="utf-8") as dst:
+        dst.writelines(islice((line for line in src if line.strip()), limit))
+    return capped, f"SciFact (first {limit:,})"
+
+
+# --------------------------------------------------------------------------- part 1: one ingest in its own process
+
+
+def ingest_in_child(corpus: str, index_dir: str) -> dict[str, Any]:
+    """Runs in a spawned process: load the model, ingest with a timed embedder, count tokens."""
+    from ragcli.embedder import Embedder
+    from ragcli.ingest import ingest
+
+    rss_start = peak_rss_mb()
+    embedder = Embedder()
+    load_started = time.perf_counter()
+    _ = embedder.dim  # opens the ONNX session (and checks the model hash) before the clock starts
+    load_seconds = time.perf_counter() - load_started
+    rss_model = peak_rss_mb()
+    watch = timed_embedder(embedder)
+    report = ingest(corpus, TENANT, index=index_dir, default_acl=["everyone"], embedder=embedder)
+    tokens = count_index_tokens(embedder, Path(index_dir))
+    return {
+        "documents": report.added + report.updated + report.unchanged,
+        "rejected": len(report.rejected),
+        "passages": report.passages,
+        "embedded": report.embedded,
+        "seconds": report.seconds,
+        "embed_seconds": watch.seconds,
+        "model_load_seconds": load_seconds,
+        "tokens": tokens,
+        "peak_rss_mb": peak_rss_mb(),
+        "rss_after_imports_mb": rss_start,
+        "rss_after_model_mb": rss_model,
+    }
+
+
+def count_index_tokens(embedder: Any, index_dir: Path) -> int:
+    texts = [p.index_text for p in published_passages(index_dir)]
+    return sum(sum(embedder.count_tokens(texts[i : i + 256])) for i in range(0, len(texts), 256))
+
+
+def published_passages(index_dir: Path) -> list[Any]:
+    from ragcli.store import TenantIndex
+
+    with TenantIndex.open(index_dir, TENANT) as index:
+        return list(index.iter_passages())
+
+
+def measure_ingest(name: str, corpus: Path, index_dir: Path) -> dict[str, Any]:
+    ctx = mp.get_context("spawn")
+    with ctx.Pool(1) as pool:
+        row = pool.apply(ingest_in_child, (str(corpus), str(index_dir)))
+    row["corpus"] = name
+    row["passages_per_s"] = row["passages"] / row["seconds"]
+    row["documents_per_s"] = row["documents"] / row["seconds"]
+    row["tokens_per_s"] = row["tokens"] / row["seconds"]
+    row["outside_model_share"] = 1 - row["embed_seconds"] / row["seconds"]
+    return row
+
+
+def ingest_table(out: Output, rows: list[dict[str, Any]]) -> None:
+    out.table(
+        "Ingest throughput (each corpus in a fresh process)",
+        ["corpus", "docs", "passages", "seconds", "docs/s", "passages/s", "tokens/s", "embed s", "outside model", "model load s", "peak RSS MiB"],
+        [
+            [
+                r["corpus"], r["documents"], r["passages"], r["seconds"], r["documents_per_s"], r["passages_per_s"],
+                r["tokens_per_s"], r["embed_seconds"], f"{r['outside_model_share']:.1%}", r["model_load_seconds"], r["peak_rss_mb"],
+            ]
+            for r in rows
+        ],
+        caption="tokens = word pieces of each passage's index_text (no [CLS]/[SEP]); outside model = 1 - embed time / ingest time; "
+        "model load (hash check + ONNX session) is before the ingest clock.",
+    )
+
+
+# --------------------------------------------------------------------------- part 2: sorted vs unsorted batching
+
+
+def text_sample(uv_index: Path, sf_index: Path, n: int, seed: int) -> dict[str, list[str]]:
+    """Up to ``n`` passages: 60% uv-docs, 40% SciFact, seeded; plus the mixed, shuffled union."""
+    rng = random.Random(seed)
+    uv = [p.index_text for p in published_passages(uv_index)]
+    sf = [p.index_text for p in published_passages(sf_index)]
+    uv = rng.sample(uv, min(len(uv), round(n * 0.6)))
+    sf = rng.sample(sf, min(len(sf), n - len(uv)))
+    mixed = uv + sf
+    rng.shuffle(mixed)
+    return {"uv-docs": uv, "scifact": sf, "mixed": mixed}
+
+
+def padded_tokens(lengths: list[int], batch_size: int, sort: bool) -> int:
+    """Tokens the model computes, padding included, when batching in input or length order."""
+    order = sorted(lengths) if sort else lengths
+    return sum(len(b) * max(b) for b in (order[i : i + batch_size] for i in range(0, len(order), batch_size)))
+
+
+def model_lengths(embedder: Any, texts: list[str]) -> list[int]:
+    """Sequence length the model sees: tokens + 2 special ones, capped at the model's maximum."""
+    cap = embedder.spec.max_tokens
+    return [min(n + 2, cap) for n in embedder.count_tokens(texts)]
+
+
+def measure_batching(embedder: Any, texts: list[str], batch_size: int, rounds: int) -> dict[str, Any]:
+    """Alternate the two orders (AB, BA, ...) so drift on a noisy machine hits both."""
+    seconds = {True: 0.0, False: 0.0}
+    embedder.embed(texts[:batch_size], batch_size=batch_size)  # warm-up
+    for r in range(rounds):
+        for sort in (True, False) if r % 2 == 0 else (False, True):
+            started = time.perf_counter()
+            embedder.embed(texts, batch_size=batch_size, sort_by_length=sort)
+            seconds[sort] += time.perf_counter() - started
+    n = len(texts) * rounds
+    return {"texts": len(texts), "rounds": rounds, "sorted_texts_per_s": n / seconds[True], "unsorted_texts_per_s": n / seconds[False],
+            "speedup": seconds[False] / seconds[True]}
+
+
+def batching_rows(embedder: Any, samples: dict[str, list[str]], batch_size: int, rounds: int) -> list[dict[str, Any]]:
+    rows = []
+    for name, texts in samples.items():
+        lengths = model_lengths(embedder, texts)
+        row = {"sample": name, "texts": len(texts), "mean_tokens": sum(lengths) / len(lengths),
+               "padded_ratio": padded_tokens(lengths, batch_size, False) / padded_tokens(lengths, batch_size, True)}
+        if name == "mixed":
+            row.update(measure_batching(embedder, texts, batch_size, rounds))
+        rows.append(row)
+    return rows
+
+
+def batching_table(out: Output, rows: list[dict[str, Any]], batch_size: int) -> None:
+    out.table(
+        f"Embedder batching: length-sorted vs input order (batch size {batch_size}, same texts, same run)",
+        ["sample", "texts", "mean tokens", "sorted texts/s", "unsorted texts/s", "measured speedup", "padded-token ratio"],
+        [[r["sample"], r["texts"], r["mean_tokens"], r.get("sorted_texts_per_s"), r.get("unsorted_texts_per_s"), r.get("speedup"), r["padded_ratio"]]
+         for r in rows],
+        caption="speedup = unsorted time / sorted time (timed on the mixed sample only); padded-token ratio = "
+        "tokens computed incl. padding, unsorted / sorted (deterministic, no timing noise).",
+    )
+
+
+# --------------------------------------------------------------------------- main
+
+
+def main() -> None:
+    parser = base_parser(__doc__)
+    parser.add_argument("--limit", type=int, default=DEFAULT_LIMIT, help="SciFact documents to ingest (default 1000; 0 = all 5,183)")
+    parser.add_argument("--sample-texts", type=int, default=500, help="texts for the batching comparison (60%% uv-docs, 40%% SciFact)")
+    parser.add_argument("--batch-size", type=int, default=None, help="embed batch size (default: ragcli's)")
+    parser.add_argument("--rounds", type=int, default=2, help="alternating sorted/unsorted rounds")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+
+    from ragcli.embedder import DEFAULT_BATCH, Embedder
+
+    out = Output(args.json)
+    batch_size = args.batch_size or DEFAULT_BATCH
+    if args.limit > 0:
+        out.note(f"[yellow]SciFact capped at its first {args.limit:,} abstracts (--limit {args.limit}); --limit 0 ingests all 5,183 "
+                 "(several minutes at ~12-17 abstracts/s).[/yellow]")
+    with tempfile.TemporaryDirectory(prefix="ragcli-ingest-bench-") as tmp_name:
+        tmp = Path(tmp_name)
+        sf_corpus, sf_name = scifact_source(args.data, args.limit, tmp)
+        rows = [
+            measure_ingest(sf_name, sf_corpus, tmp / "idx-scifact"),
+            measure_ingest("uv-docs (Markdown)", args.data / "uv-docs" / "docs", tmp / "idx-uv"),
+        ]
+        ingest_table(out, rows)
+        out.put("ingest", rows)
+
+        embedder = Embedder()
+        samples = text_sample(tmp / "idx-uv", tmp / "idx-scifact", args.sample_texts, args.seed)
+        brows = batching_rows(embedder, samples, batch_size, args.rounds)
+        batching_table(out, brows, batch_size)
+        out.put("batching", {"batch_size": batch_size, "rows": brows})
+    out.put("settings", {"scifact_limit": args.limit, "sample_texts": args.sample_texts, "rounds": args.rounds, "seed": args.seed})
+    out.finish()
+
+
+if __name__ == "__main__":
+    main()
