@@ -240,6 +240,10 @@ class _Sizer:
         for piece in pieces:
             while not self.fits(piece) and len(piece) > 1:
                 cut = max(1, len(piece) * self.budget // max(1, self.tokens(piece)) - 1)
+                # Tokens are not spread evenly over characters ("!!!!" is one token
+                # per character, "aaaa" a few for many): shrink until the cut fits.
+                while cut > 1 and not self.fits(piece[:cut]):
+                    cut = max(1, min(cut - 1, cut * self.budget // max(1, self.tokens(piece[:cut]))))
                 out.append(piece[:cut])
                 piece = piece[cut:]
             out.append(piece)

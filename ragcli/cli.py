@@ -218,6 +218,55 @@ def ask(
     raise typer.Exit(0 if outcome.disposition == "answered" else 1)
 
 
+# --------------------------------------------------------------------------- eval
+
+
+@app.command("eval")
+def eval_command(
+    questions: Annotated[Path, typer.Argument(help="Question file (JSONL): id, question, as|principal, as_of, expect, reason, relevant, forbidden.", show_default=False)],
+    k: Annotated[int, typer.Option("-k", help="Cut-off for recall@k, precision@k and nDCG@k.", min=1, max=1000)] = 10,
+    with_ask: Annotated[bool, typer.Option("--ask", help="Also run the answer loop per case: disposition, reasons, citations, cost.")] = False,
+    model: Annotated[Optional[str], typer.Option("--model", "-m", help="Model for --ask (as in ragcli ask).", show_default=False)] = None,
+    max_searches: Annotated[int, typer.Option("--max-searches", help="Searches per case with --ask.", min=1, max=10)] = 3,
+    min_recall: Annotated[Optional[float], typer.Option("--min-recall", help="Gate: mean recall@k at least this.", show_default=False)] = None,
+    min_mrr: Annotated[Optional[float], typer.Option("--min-mrr", help="Gate: MRR at least this.", show_default=False)] = None,
+    min_ndcg: Annotated[Optional[float], typer.Option("--min-ndcg", help="Gate: mean nDCG@k at least this.", show_default=False)] = None,
+    min_disposition: Annotated[Optional[float], typer.Option("--min-disposition", help="Gate (with --ask): disposition accuracy at least this.", show_default=False)] = None,
+    max_violations: Annotated[int, typer.Option("--max-violations", help="Gate: permission violations at most this.", min=0)] = 0,
+    output_file: Annotated[Optional[Path], typer.Option("--output", "-o", help="Also write the JSON report to this file.", show_default=False)] = None,
+    index: IndexOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Score retrieval, permissions and (with --ask) answers on a labelled question file.
+
+    Exit 0 when every gate passes, 1 when any fails, 2 on bad input. This is
+    what a CI script calls.
+    """
+    from . import output
+    from .answer import Limits
+    from .evaluation import Gates, evaluate, load_cases
+    from .models import resolve_model
+    from .retriever import Retriever
+
+    cases = load_cases(questions)
+    retriever = Retriever(index)
+    backend = resolve_model(model, embedder=retriever.embedder) if with_ask else None
+    gates = Gates(min_recall=min_recall, min_mrr=min_mrr, min_ndcg=min_ndcg, min_disposition=min_disposition, max_violations=max_violations)
+    with output.case_progress(len(cases), enabled=not as_json) as tick:
+        report = evaluate(cases, retriever, k=k, model=backend, limits=Limits(max_searches=max_searches), gates=gates, progress=tick)
+    data = report.to_json()
+    if output_file is not None:
+        try:
+            output_file.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise InputError(f"cannot write {output_file}: {exc.strerror or exc}") from None
+    if as_json:
+        _emit_json(data)
+    else:
+        output.eval_tables(data)
+    raise typer.Exit(0 if report.passed else 1)
+
+
 # --------------------------------------------------------------------------- entry point
 
 

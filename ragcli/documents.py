@@ -238,6 +238,10 @@ def load_yaml_mapping(text: str, source: str) -> dict[str, Any]:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
         raise DocumentRejected(source, f"broken YAML metadata{where}") from None
+    except (ValueError, OverflowError, RecursionError) as exc:
+        # PyYAML reads an unquoted 2026-02-30 as a timestamp and then fails to build
+        # the date with a plain ValueError; deep nesting overflows its recursion.
+        raise DocumentRejected(source, f"broken YAML metadata: {exc}") from None
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -372,14 +376,17 @@ def _build(
     )
 
 
-_ATX_HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
-
-
 def _first_heading(text: str, fmt: Format) -> str | None:
     if fmt in ("markdown", "html"):
-        match = _ATX_HEADING.search(text)
-        if match:
-            return match.group(1).strip()
+        # Parsed, not matched line by line: a "# comment" in a code block is no heading.
+        from markdown_it import MarkdownIt
+
+        tokens = MarkdownIt("commonmark").parse(text)
+        for i, tok in enumerate(tokens[:-1]):
+            if tok.type == "heading_open" and tok.level == 0:
+                heading = " ".join(tokens[i + 1].content.split())
+                if heading:
+                    return heading
     return None
 
 

@@ -37,6 +37,20 @@ class _Converter(HTMLParser):
             if not prefix.startswith("- "):
                 self.lines.append("")
 
+    def _end_cell(self) -> None:
+        if self.cell is not None and self.row is not None:
+            self.row.append(" ".join("".join(self.cell).split()).replace("|", "\\|"))
+        self.cell = None
+
+    def _end_row(self) -> None:
+        self._end_cell()  # </td> and </tr> are optional in HTML
+        if self.row:
+            self.lines.append("| " + " | ".join(self.row) + " |")
+            if self.header_rows == 0:
+                self.lines.append("|" + "---|" * len(self.row))
+            self.header_rows += 1
+        self.row = None
+
     # -- parser callbacks
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in _SKIP:
@@ -53,8 +67,13 @@ class _Converter(HTMLParser):
             self._flush()
             self.in_pre = True
         elif tag == "tr":
+            if self.row is not None:
+                self._end_row()
             self.row = []
         elif tag in ("td", "th"):
+            if self.row is None:  # a cell outside <tr>: HTML implies the row
+                self.row = []
+            self._end_cell()
             self.cell = []
         elif tag in _BLOCK:
             self._flush()
@@ -77,16 +96,12 @@ class _Converter(HTMLParser):
                 self.lines += ["```", code, "```", ""]
             self.in_pre = False
         elif tag in ("td", "th") and self.cell is not None and self.row is not None:
-            self.row.append(" ".join("".join(self.cell).split()).replace("|", "\\|"))
-            self.cell = None
+            self._end_cell()
         elif tag == "tr" and self.row is not None:
-            if self.row:
-                self.lines.append("| " + " | ".join(self.row) + " |")
-                if self.header_rows == 0:
-                    self.lines.append("|" + "---|" * len(self.row))
-                self.header_rows += 1
-            self.row = None
+            self._end_row()
         elif tag == "table":
+            if self.row is not None:  # last row of a table without </tr> (or <tr>)
+                self._end_row()
             self.lines.append("")
             self.header_rows = 0
         elif tag in ("ul", "ol"):
@@ -110,6 +125,8 @@ def html_to_markdown(html: str) -> tuple[str, str]:
     converter = _Converter()
     converter.feed(html)
     converter.close()
+    if converter.row is not None:  # a table left open at the end of the page
+        converter._end_row()
     converter._flush()
     text = "\n".join(converter.lines)
     return " ".join(converter.title.split()), text.strip() + "\n"

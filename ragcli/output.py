@@ -262,3 +262,56 @@ def answer_text(outcome: Any) -> None:
         console.print(escape(outcome.message))
         console.print(f"[dim]reason: {outcome.reason}[/dim]")
     console.print(f"[dim]model: {escape(outcome.model)} · searches: {outcome.searches} · request {outcome.request_id}[/dim]")
+
+
+# --------------------------------------------------------------------------- eval
+
+
+@contextmanager
+def case_progress(total: int, enabled: bool) -> Iterator[Any]:
+    if not enabled or not err_console.is_terminal:
+        yield lambda: None
+        return
+    from rich.progress import Progress as Bars
+
+    with Bars(console=err_console, transient=True) as bars:
+        task = bars.add_task("evaluating", total=total)
+        yield lambda: bars.advance(task)
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    return escape(str(value))
+
+
+def eval_tables(data: dict[str, Any]) -> None:
+    summary = Table(title=f"eval: {data['cases']} cases, k = {data['k']}", title_justify="left")
+    summary.add_column("metric")
+    summary.add_column("value", justify="right")
+    for name, value in data["retrieval"].items():
+        summary.add_row(name, _fmt(value))
+    summary.add_row("permission violations", _fmt(data["permission_violations"]))
+    for key in ("disposition_accuracy", "reason_accuracy", "citation_pass_rate", "searches_per_case", "tokens_per_case", "cost_usd_per_case"):
+        if key in data:
+            summary.add_row(key.replace("_", " "), _fmt(data[key]))
+    for stage, pcts in data["latency_ms"].items():
+        summary.add_row(f"{stage} latency p50 / p95 (ms)", f"{pcts['p50']:.1f} / {pcts['p95']:.1f}")
+    console.print(summary)
+
+    gates = Table(title="gates", title_justify="left")
+    for col in ("gate", "threshold", "value", "result"):
+        gates.add_column(col)
+    for name, gate in data["gates"].items():
+        gates.add_row(name, _fmt(gate["threshold"]), _fmt(gate["value"]), "[green]pass[/green]" if gate["passed"] else "[bold red]FAIL[/bold red]")
+    console.print(gates)
+
+    if data["failures"]:
+        failures = Table(title=f"{len(data['failures'])} failing checks", title_justify="left", show_lines=True)
+        for col in ("case", "kind", "question", "expected", "got"):
+            failures.add_column(col, overflow="fold")
+        for f in data["failures"][:50]:
+            failures.add_row(escape(str(f["id"])), f["kind"], escape(f["question"][:80]), _fmt(f["expected"]), _fmt(f["got"]))
+        console.print(failures)

@@ -524,6 +524,8 @@ def _remove_stale_builds(tenant_dir: Path) -> None:
     for child in tenant_dir.iterdir():
         if child.name.startswith(".build-"):
             shutil.rmtree(child, ignore_errors=True)
+        elif child.name.startswith(f".{CURRENT}."):  # a CURRENT replacement that was never renamed
+            child.unlink(missing_ok=True)
 
 
 def _fsync_file(path: Path) -> None:

@@ -1,0 +1,267 @@
+"""Where to put the dense (cosine) and BM25 floors: score distributions of unrelated vs relevant pairs.
+
+Dense part (``ragcli.embedder.Embedder`` directly, the bundled MiniLM):
+  * SciFact: test queries vs a random sample of abstracts not in their qrels
+    (unrelated) and vs their judged abstracts (relevant). Abstracts are embedded as
+    ragcli indexes a one-passage document: ``title\\n\\ntext`` (cut at 256 tokens).
+  * SQuAD 2.0 dev: answerable questions vs paragraphs of *other* articles (the
+    article is the id prefix before '_': ``07_012`` is paragraph 12 of article 07;
+    checked one-to-one with the title) and vs their source paragraph.
+  Prints percentiles (50, 90, 95, 99, 99.9) of each, the same for the *best*
+  unrelated cosine per query (what decides whether an off-topic query still gets
+  a dense hit), and for each candidate floor (0.20 ... 0.40) the recall cost (share
+  of relevant pairs under it) and the leak (share of queries whose best unrelated
+  cosine is at or over it).
+
+BM25 part (ragcli's own tantivy BM25 through ``Retriever``, mode bm25, floors off):
+  top-1 score of off-topic queries (SQuAD questions against the SciFact index, SciFact
+  queries against the uv-docs index) vs the score of the relevant document (its best
+  passage) for in-domain queries (SciFact test; SQuAD answerable), with percentiles
+  and the same cost/leak table for candidate BM25 floors.
+
+Indexes (tenants ``scifact``, ``squad2-dev``, ``uv-docs``) are reused from ``--index`` or
+built there (a full SciFact ingest takes ~5-8 minutes; see search_quality.py).
+
+Run:
+    python bench/floors.py --index /tmp/bench-index --queries 60 --abstracts 100 --squad 100   # quick
+    python bench/floors.py --index /tmp/bench-index
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import (  # noqa: E402
+    Output,
+    RetrievalSet,
+    base_parser,
+    bench_principal,
+    ensure_index,
+    load_beir,
+    load_squad,
+    percentiles,
+    sample_ids,
+    share_below,
+    squad_article,
+)
+
+DEFAULT_INDEX = Path(tempfile.gettempdir()) / "ragcli-bench-index"
+DENSE_FLOORS = (0.20, 0.25, 0.30, 0.35, 0.40)
+BM25_FLOORS = (0.0, 2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 15.0)
+BM25_DEPTH = 1000
+
+
+@dataclass
+class Distribution:
+    name: str
+    kind: str  # "unrelated" | "unrelated, best per query" | "relevant" | ...
+    values: list[float]
+
+
+# --------------------------------------------------------------------------- dense
+
+
+def passage_text(doc: dict[str, Any]) -> str:
+    """ragcli's index_text of a plain-text document that fits one passage: title, blank line, text."""
+    title = " ".join((doc.get("title") or "").split())
+    return f"{title}\n\n{doc['text']}" if title else doc["text"]
+
+
+def embed_docs(embedder: Any, corpus: dict[str, dict[str, Any]], ids: list[str]) -> dict[str, Any]:
+    vectors = embedder.embed([passage_text(corpus[i]) for i in ids])
+    return dict(zip(ids, vectors))
+
+
+def pair_scores(q_vecs: dict[str, Any], d_vecs: dict[str, Any], unrelated: Any, relevant: Any) -> tuple[list[float], list[float], list[float]]:
+    """Cosines of unrelated pairs, the best unrelated cosine per query, and relevant pairs.
+
+    ``unrelated(qid, doc_id)`` and ``relevant(qid)`` (-> doc ids) define the pairs.
+    """
+    import numpy as np
+
+    doc_ids = list(d_vecs)
+    matrix = np.stack([d_vecs[d] for d in doc_ids])
+    pairs, best, rel = [], [], []
+    for qid, qv in q_vecs.items():
+        sims = matrix @ qv
+        others = [float(s) for d, s in zip(doc_ids, sims) if unrelated(qid, d)]
+        pairs += others
+        if others:
+            best.append(max(others))
+        rel += [float(d_vecs[d] @ qv) for d in relevant(qid) if d in d_vecs]
+    return pairs, best, rel
+
+
+def scifact_dense(embedder: Any, data: RetrievalSet, n_queries: int, n_abstracts: int, seed: int) -> list[Distribution]:
+    qids = sample_ids(list(data.queries), n_queries, seed)
+    judged = {d for q in qids for d in data.qrels[q]}
+    pool = [d for d in data.corpus if d not in judged]
+    randoms = random.Random(seed).sample(pool, min(n_abstracts, len(pool)))
+    d_vecs = embed_docs(embedder, data.corpus, sorted(judged) + randoms)
+    q_vecs = dict(zip(qids, embedder.embed([data.queries[q] for q in qids])))
+    random_set = set(randoms)
+    pairs, best, rel = pair_scores(
+        q_vecs, d_vecs, lambda q, d: d in random_set and d not in data.qrels[q], lambda q: list(data.qrels[q])
+    )
+    return [
+        Distribution(f"SciFact: {len(qids)} queries x {len(randoms)} random abstracts", "unrelated pairs", pairs),
+        Distribution("SciFact: best unrelated per query", "unrelated, best of sample", best),
+        Distribution("SciFact: judged abstract", "relevant pairs", rel),
+    ]
+
+
+def squad_dense(embedder: Any, data: RetrievalSet, n_questions: int, n_paragraphs: int, seed: int) -> list[Distribution]:
+    answerable = [q for q in data.queries if q in data.qrels]
+    qids = sample_ids(answerable, n_questions, seed)
+    sources = {q: str(data.extra[q]["source_passage"]) for q in qids}
+    pool = [d for d in data.corpus if d not in set(sources.values())]
+    randoms = random.Random(seed).sample(pool, min(n_paragraphs, len(pool)))
+    d_vecs = embed_docs(embedder, data.corpus, sorted(set(sources.values())) + randoms)
+    q_vecs = dict(zip(qids, embedder.embed([data.queries[q] for q in qids])))
+    random_set = set(randoms)
+    pairs, best, rel = pair_scores(
+        q_vecs, d_vecs,
+        lambda q, d: d in random_set and squad_article(d) != squad_article(sources[q]),
+        lambda q: [sources[q]],
+    )
+    return [
+        Distribution(f"SQuAD: {len(qids)} questions x other-article paragraphs (of {len(randoms)})", "unrelated pairs", pairs),
+        Distribution("SQuAD: best other-article paragraph per question", "unrelated, best of sample", best),
+        Distribution("SQuAD: source paragraph", "relevant pairs", rel),
+    ]
+
+
+# --------------------------------------------------------------------------- bm25
+
+
+class Bm25Probe:
+    """ragcli's BM25 over one tenant with no floor: top-1 score and the best score of given documents."""
+
+    def __init__(self, index_dir: Path, tenant: str) -> None:
+        from ragcli.principal import parse_principal
+        from ragcli.retriever import Retriever, SearchConfig
+
+        self.principal = parse_principal(bench_principal(tenant))
+        self.retriever = Retriever(index_dir, config=SearchConfig(mode="bm25", k=BM25_DEPTH, candidates=BM25_DEPTH, bm25_floor=-1.0))
+
+    def scores(self, query: str) -> list[tuple[str, float]]:
+        """(doc_id, score) of every candidate, best first; [] when no term matches."""
+        response = self.retriever.search(self.principal, query)
+        return [(r.passage.doc_id, r.bm25.score) for r in response.results if r.bm25 is not None]
+
+    def top1(self, query: str) -> float:
+        hits = self.scores(query)
+        return hits[0][1] if hits else 0.0
+
+    def doc_score(self, query: str, doc_id: str) -> float:
+        """Best passage score of ``doc_id``; 0.0 when it is not among the candidates (no matching term or too deep)."""
+        return next((s for d, s in self.scores(query) if d == doc_id), 0.0)
+
+    def close(self) -> None:
+        self.retriever.close()
+
+
+def bm25_distributions(args: Any, out: Output, scifact: RetrievalSet, squad: RetrievalSet) -> list[Distribution]:
+    ensure_index(scifact.corpus_path, "scifact", args.index, out)
+    ensure_index(squad.corpus_path, "squad2-dev", args.index, out)
+    ensure_index(args.data / "uv-docs" / "docs", "uv-docs", args.index, out)
+    sf_q = sample_ids(list(scifact.queries), args.queries, args.seed)
+    squad_q = sample_ids([q for q in squad.queries if q in squad.qrels], args.squad, args.seed)
+    probes = {t: Bm25Probe(args.index, t) for t in ("scifact", "squad2-dev", "uv-docs")}
+    try:
+        dists = [
+            Distribution(f"SQuAD questions ({len(squad_q)}) -> SciFact index", "off-topic top-1", [probes["scifact"].top1(squad.queries[q]) for q in squad_q]),
+            Distribution(f"SciFact queries ({len(sf_q)}) -> uv-docs index", "off-topic top-1", [probes["uv-docs"].top1(scifact.queries[q]) for q in sf_q]),
+            Distribution("SciFact queries -> SciFact index", "in-domain top-1", [probes["scifact"].top1(scifact.queries[q]) for q in sf_q]),
+            Distribution("SciFact queries -> judged abstract", "relevant doc", [probes["scifact"].doc_score(scifact.queries[q], d) for q in sf_q for d in scifact.qrels[q]]),
+            Distribution("SQuAD questions -> source paragraph", "relevant doc", [probes["squad2-dev"].doc_score(squad.queries[q], str(squad.extra[q]["source_passage"])) for q in squad_q]),
+        ]
+    finally:
+        for probe in probes.values():
+            probe.close()
+    return dists
+
+
+# --------------------------------------------------------------------------- tables
+
+
+def percentile_table(out: Output, title: str, dists: list[Distribution]) -> list[dict[str, Any]]:
+    rows = [{"sample": d.name, "kind": d.kind, "n": len(d.values), **percentiles(d.values)} for d in dists]
+    keys = [k for k in rows[0] if k.startswith("p")]
+    out.table(title, ["sample", "kind", "n", *keys], [[r["sample"], r["kind"], r["n"], *(r[k] for k in keys)] for r in rows])
+    return rows
+
+
+def floor_table(out: Output, title: str, floors: tuple[float, ...], dists: list[Distribution], leak_kinds: tuple[str, ...], keep_strictly_above: bool) -> list[dict[str, Any]]:
+    """Per floor: recall cost on relevant samples (share cut) and leak on off-topic samples (share kept)."""
+    columns, rows = ["floor"], []
+    for d in dists:
+        columns.append(("cut: " if d.kind.startswith("relevant") else "kept: ") + d.name)
+    for floor in floors:
+        row: dict[str, Any] = {"floor": floor}
+        for d in dists:
+            cut = cut_share(d.values, floor, keep_strictly_above)
+            row[d.name] = cut if d.kind.startswith("relevant") else 1 - cut
+        rows.append(row)
+    rule = "score > floor is kept" if keep_strictly_above else "cosine >= floor is kept"
+    out.table(title, columns, [[f"{r['floor']:.2f}", *(f"{r[d.name]:.1%}" for d in dists)] for r in rows],
+              caption=f"{rule}; 'cut' = relevant pairs lost (recall cost), 'kept' = off-topic samples that still pass (leak). "
+              f"Leak rows: {', '.join(leak_kinds)}.")
+    return rows
+
+
+def cut_share(values: list[float], floor: float, strictly_above: bool) -> float:
+    """Share of values the floor removes: ``<= floor`` for BM25 (score > floor kept), ``< floor`` for cosine."""
+    if not values:
+        return float("nan")
+    if strictly_above:
+        return sum(1 for v in values if v <= floor) / len(values)
+    return share_below(values, floor)
+
+
+# --------------------------------------------------------------------------- main
+
+
+def main() -> None:
+    parser = base_parser(__doc__)
+    parser.add_argument("--index", type=Path, default=DEFAULT_INDEX, help=f"index folder (default {DEFAULT_INDEX})")
+    parser.add_argument("--queries", type=int, default=300, help="SciFact test queries (all 300 by default)")
+    parser.add_argument("--abstracts", type=int, default=400, help="random SciFact abstracts to embed (~15/s)")
+    parser.add_argument("--squad", type=int, default=1000, help="SQuAD answerable questions")
+    parser.add_argument("--paragraphs", type=int, default=400, help="random SQuAD paragraphs to embed")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--skip", choices=("dense", "bm25"), action="append", default=[])
+    args = parser.parse_args()
+
+    out = Output(args.json)
+    scifact = load_beir(args.data / "scifact", "test")
+    squad = load_squad(args.data / "squad2-dev")
+    if "dense" not in args.skip:
+        from ragcli.embedder import Embedder
+
+        embedder = Embedder()
+        dense = scifact_dense(embedder, scifact, args.queries, args.abstracts, args.seed)
+        dense += squad_dense(embedder, squad, args.squad, args.paragraphs, args.seed)
+        out.put("dense_percentiles", percentile_table(out, "Dense: cosine of query/passage pairs (bundled MiniLM)", dense))
+        leak = [d for d in dense if d.kind == "unrelated, best of sample"]
+        out.put("dense_floors", floor_table(out, "Dense floor candidates", DENSE_FLOORS, [d for d in dense if d.kind == "relevant pairs"] + leak,
+                                            tuple(d.name for d in leak), keep_strictly_above=False))
+    if "bm25" not in args.skip:
+        bm25 = bm25_distributions(args, out, scifact, squad)
+        out.put("bm25_percentiles", percentile_table(out, "BM25 (ragcli/tantivy) scores, no floor", bm25))
+        off = [d for d in bm25 if d.kind.startswith("off-topic")]
+        out.put("bm25_floors", floor_table(out, "BM25 floor candidates", BM25_FLOORS, [d for d in bm25 if d.kind == "relevant doc"] + off,
+                                           tuple(d.name for d in off), keep_strictly_above=True))
+    out.put("settings", vars(args) | {"data": str(args.data), "index": str(args.index)})
+    out.finish()
+
+
+if __name__ == "__main__":
+    main()
