@@ -17,7 +17,7 @@ from typing import Annotated, Any, NoReturn, Optional
 
 import typer
 
-from .errors import InputError, RagcliError
+from .errors import IndexCorruptError, InputError, RagcliError
 
 app = typer.Typer(
     name="ragcli",
@@ -115,12 +115,26 @@ def status(
     for name in tenants:
         with TenantIndex.open(index, name) as opened:
             audits.append(audit(opened))
+            _check_model(opened)
     if as_json:
         _emit_json({"index": str(index_root(index)), "tenants": [a.to_json() for a in audits]})
     else:
         output.status_table(audits)
     if any(a.orphan_vectors or a.stale_entries for a in audits):
         _fail("index has orphan vectors or stale entries; re-ingest the tenant")
+
+
+def _check_model(opened: Any) -> None:
+    """The configured embedding model must be the one the tenant was indexed with."""
+    from .embedder import Embedder
+
+    embedder = Embedder()
+    recorded = opened.manifest.model.sha256
+    if embedder.sha256 != recorded:
+        raise IndexCorruptError(
+            f"tenant '{opened.tenant}' was indexed with model sha256 {recorded[:12]}… but the configured model "
+            f"has sha256 {embedder.sha256[:12]}…; re-ingest the tenant (ragcli ingest PATH --tenant {opened.tenant})"
+        )
 
 
 # --------------------------------------------------------------------------- search

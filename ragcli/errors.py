@@ -5,6 +5,7 @@
     │   └── PrincipalError      a user file that does not describe a valid principal
     ├── IndexCorruptError       an on-disk index that is missing, damaged or from another model
     ├── IndexLockedError        another ingest holds the tenant's write lock
+    ├── IndexWriteError         the new generation could not be written (disk full, read-only)
     ├── ModelError              the embedding model cannot be loaded or verified
     └── BackendError            the answering model's API failed after its retries
 
@@ -43,6 +44,10 @@ class IndexLockedError(RagcliError):
     """Another writer holds the tenant's lock."""
 
 
+class IndexWriteError(RagcliError):
+    """Writing a new generation failed; the published one is untouched."""
+
+
 class ModelError(RagcliError):
     """The embedding model is missing, unreadable or not the expected file."""
 
@@ -55,6 +60,7 @@ __all__ = [
     "BackendError",
     "IndexCorruptError",
     "IndexLockedError",
+    "IndexWriteError",
     "InputError",
     "ModelError",
     "PrincipalError",

@@ -30,7 +30,7 @@ from .documents import (
     load_jsonl,
 )
 from .embedder import Embedder
-from .errors import InputError
+from .errors import IndexWriteError, InputError
 from .principal import validate_tenant
 from .store import (
     DocumentEntry,
@@ -236,7 +236,13 @@ def _ingest_locked(
         )
     vectors = _vectors(passages, hashes, reuse, prev if compatible else None, embedder, progress, report)
     gen = NewGeneration(tenant, passages, hashes, vectors, entries, CHUNKER_VERSION, model)
-    report.generation = write_generation(tenant_dir, gen)
+    try:
+        report.generation = write_generation(tenant_dir, gen)
+    except OSError as exc:
+        raise IndexWriteError(
+            f"cannot write the new index of tenant '{tenant}' in {tenant_dir}: {exc.strerror or exc}; "
+            "the previous index is unchanged"
+        ) from None
     report.published = True
     report.passages = len(passages)
 

@@ -192,6 +192,9 @@ class TenantIndex:
         self.manifest = manifest
         self._load_arrays()
         self._passages_file = (generation / "passages.jsonl").open("rb")
+        # Open BM25 now, not on first use: once opened, a generation stays
+        # readable even if a later ingest prunes its directory.
+        self._tantivy
 
     # -- opening ----------------------------------------------------------------
 
