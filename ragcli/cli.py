@@ -61,7 +61,7 @@ def _fail(message: str, code: int = 2) -> NoReturn:
 # --------------------------------------------------------------------------- ingest
 
 
-@app.command()
+@app.command(epilog="Example: ragcli ingest ./docs --tenant acme --acl everyone")
 def ingest(
     path: Annotated[Path, typer.Argument(help="Folder (or one file) to ingest: .md .markdown .txt .html .pdf .jsonl.", show_default=False)],
     tenant: Annotated[str, typer.Option("--tenant", "-t", help="Tenant to ingest into (a-z, 0-9, '_', '-').", show_default=False)],
@@ -94,7 +94,7 @@ def ingest(
 # --------------------------------------------------------------------------- status
 
 
-@app.command()
+@app.command(epilog="Example: ragcli status --tenant acme --json")
 def status(
     tenant: Annotated[Optional[str], typer.Option("--tenant", "-t", help="Only this tenant.", show_default=False)] = None,
     index: IndexOpt = None,
@@ -140,7 +140,7 @@ def _check_model(opened: Any) -> None:
 # --------------------------------------------------------------------------- search
 
 
-@app.command()
+@app.command(epilog="Example: ragcli search 'rate limit tier 2' --as user.json --json")
 def search(
     query: Annotated[str, typer.Argument(help="What to look for. Plain text: query syntax is not interpreted.", show_default=False)],
     as_file: AsOpt,
@@ -186,7 +186,7 @@ def search(
 # --------------------------------------------------------------------------- ask
 
 
-@app.command()
+@app.command(epilog="Example: ragcli ask 'how long do we have to refund an annual plan?' --as user.json --trace ask.jsonl")
 def ask(
     question: Annotated[str, typer.Argument(help="The question, in plain words.", show_default=False)],
     as_file: AsOpt,
@@ -235,7 +235,7 @@ def ask(
 # --------------------------------------------------------------------------- eval
 
 
-@app.command("eval")
+@app.command("eval", epilog="Example: ragcli eval questions.jsonl --min-recall 0.9 --json --output report.json")
 def eval_command(
     questions: Annotated[Path, typer.Argument(help="Question file (JSONL): id, question, as|principal, as_of, expect, reason, relevant, forbidden.", show_default=False)],
     k: Annotated[int, typer.Option("-k", help="Cut-off for recall@k, precision@k and nDCG@k.", min=1, max=1000)] = 10,
@@ -285,30 +285,42 @@ def eval_command(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; every RagcliError becomes one ``error:`` line and exit 2."""
-    import click
-
+    """Run the CLI; every RagcliError or usage error becomes one ``error:`` line and exit 2."""
     try:
-        # Without standalone mode click returns an Exit's code instead of exiting.
+        # Without standalone mode the parser returns an Exit's code instead of exiting.
         result = app(args=argv, standalone_mode=False)
-    except click.exceptions.Exit as exc:
-        return exc.exit_code
-    except click.UsageError as exc:
-        hint = f" (see: ragcli {exc.ctx.info_name if exc.ctx and exc.ctx.parent else ''} --help)".replace("  ", " ")
-        sys.stderr.write(f"error: {exc.format_message()}{hint}\n")
-        return 2
-    except click.Abort:
-        sys.stderr.write("error: interrupted; the published index is unchanged\n")
-        return 130
-    except KeyboardInterrupt:
-        sys.stderr.write("error: interrupted; the published index is unchanged\n")
-        return 130
     except RagcliError as exc:
         sys.stderr.write(f"error: {exc.message}\n")
         return 2
+    except KeyboardInterrupt:
+        sys.stderr.write("error: interrupted; the published index is unchanged\n")
+        return 130
     except BrokenPipeError:
         return 1
+    except Exception as exc:
+        # Typer ships its own copy of click, so its exception classes are
+        # matched by shape rather than imported from a private module.
+        if type(exc).__name__ == "Abort":
+            sys.stderr.write("error: interrupted; the published index is unchanged\n")
+            return 130
+        if hasattr(exc, "format_message"):
+            sys.stderr.write(f"error: {_usage_message(exc)}\n")
+            return 2
+        if type(exc).__name__ == "Exit" and isinstance(getattr(exc, "exit_code", None), int):
+            return int(exc.exit_code)  # type: ignore[attr-defined]
+        raise
     return result if isinstance(result, int) else 0
+
+
+def _usage_message(exc: Exception) -> str:
+    message = " ".join(exc.format_message().split())  # type: ignore[attr-defined]
+    param = getattr(exc, "param", None)
+    name = getattr(param, "opts", None) or ([param.name] if getattr(param, "name", None) else None)
+    ctx = getattr(exc, "ctx", None)
+    command = getattr(ctx, "command_path", "ragcli") if ctx is not None else "ragcli"
+    if name and name[0] not in message:
+        message = f"{name[0]}: {message}"
+    return f"{message} (see: {command} --help)"
 
 
 def run() -> None:
