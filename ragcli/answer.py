@@ -24,7 +24,8 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 from .chunking import Passage
 from .citations import CheckResult, all_passed, check_claims
 from .principal import Principal
-from .retriever import Retriever, SearchResponse
+from .errors import InputError
+from .retriever import Retriever, SearchResponse, clean_query
 from .trace import Trace
 
 ReasonCode = Literal["no_visible_evidence", "citation_check_failed", "model_abstained", "invalid_decision", "budget_exhausted"]
@@ -171,7 +172,14 @@ def parse_tool_call(name: str | None, payload: object) -> Decision:
         return InvalidDecision(f"unknown tool {name[:60]!r}", tool=name[:60])
     try:
         if name == "search":
-            return SearchDecision(SearchInput.model_validate(payload).query)
+            query = SearchInput.model_validate(payload).query
+            try:
+                clean_query(query)
+            except InputError:
+                # Whitespace or control characters only: the retriever would
+                # reject it as the user's bad input (exit 2); it is the model's.
+                return InvalidDecision("search: query: has no words to search for", tool=name)
+            return SearchDecision(query)
         parsed = SubmitAnswerInput.model_validate(payload)
     except ValidationError as exc:
         first = exc.errors()[0]

@@ -13,6 +13,7 @@ an unsupported sentence ride along with supported ones.
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
@@ -53,8 +54,13 @@ _MARKUP = re.compile(r"[*_`|]+")
 
 
 def normalize(text: str) -> str:
-    """NFKC, one kind of quote mark and dash, case-folded, markup-free, single spaces."""
-    text = unicodedata.normalize("NFKC", text).translate(_QUOTES)
+    """HTML entities decoded, NFKC, one kind of quote mark and dash, case-folded, markup-free, single spaces.
+
+    Entities are decoded because the model reads passages HTML-escaped (see
+    ``models.anthropic.format_passage``): a quote copied exactly from what it
+    was shown may say ``&gt;`` where the passage says ``>``.
+    """
+    text = unicodedata.normalize("NFKC", html.unescape(text)).translate(_QUOTES)
     text = _DASHES.sub("-", text)
     text = _MARKUP.sub(" ", text)
     return " ".join(text.casefold().split())

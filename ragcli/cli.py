@@ -53,6 +53,11 @@ def _emit_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
 
+def _printable(text: str) -> str:
+    """One line, no terminal control sequences: a file name may hold a newline or an ESC."""
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+
+
 def _fail(message: str, code: int = 2) -> NoReturn:
     sys.stderr.write(f"error: {message}\n")
     raise typer.Exit(code)
@@ -86,7 +91,7 @@ def ingest(
     else:
         output.ingest_summary(report)
     for rejected in report.rejected:
-        sys.stderr.write(f"error: rejected {rejected.path}: {rejected.reason}\n")
+        sys.stderr.write(f"error: rejected {_printable(rejected.path)}: {_printable(rejected.reason)}\n")
     if report.rejected:
         raise typer.Exit(2)
 
@@ -219,6 +224,7 @@ def ask(
 
     principal = load_principal(as_file)
     day = parse_date(as_of)
+    question = question.encode("utf-8", "replace").decode("utf-8")  # undecodable argv bytes arrive as lone surrogates
     retriever = Retriever(index)
     backend = resolve_model(model, embedder=retriever.embedder)
     limits = Limits(max_searches=max_searches, max_turns=max_turns, max_tokens=max_tokens, timeout_s=timeout, retry_on_empty=retry_on_empty)
@@ -309,6 +315,8 @@ def main(argv: list[str] | None = None) -> int:
         if type(exc).__name__ == "Exit" and isinstance(getattr(exc, "exit_code", None), int):
             return int(exc.exit_code)  # type: ignore[attr-defined]
         raise
+    if result == 130:  # typer turns Ctrl-C into a silent return of 130
+        sys.stderr.write("error: interrupted; the published index is unchanged\n")
     return result if isinstance(result, int) else 0
 
 

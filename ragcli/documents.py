@@ -251,12 +251,17 @@ def load_yaml_mapping(text: str, source: str) -> dict[str, Any]:
 
 def validate_metadata(data: dict[str, Any], source: str) -> Metadata:
     try:
-        return Metadata.model_validate(data)
+        meta = Metadata.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         field = ".".join(str(p) for p in first["loc"]) or "metadata"
         msg = first["msg"].removeprefix("Value error, ")
         raise DocumentRejected(source, f"metadata field '{field}': {msg}") from None
+    # A YAML or JSON "\ud800" escape decodes to a lone surrogate that no later step can encode.
+    for value in (meta.id, meta.title, meta.version, meta.source_url, *(meta.acl or ())):
+        if value is not None and any("\ud800" <= c <= "\udfff" for c in value):
+            raise DocumentRejected(source, "metadata holds an unpaired surrogate escape (\\ud800-\\udfff), not text")
+    return meta
 
 
 def content_hash(raw: bytes) -> str:
@@ -329,8 +334,14 @@ def load_jsonl(
 def _jsonl_document(line: str, source: str, relative: str, default_acl: tuple[str, ...], salt: str) -> Document:
     try:
         record = json.loads(line)
+        # "\ud800" escapes decode to lone surrogates, which no later step can encode.
+        json.dumps(record, ensure_ascii=False).encode("utf-8")
     except json.JSONDecodeError as exc:
         raise DocumentRejected(source, f"not valid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise DocumentRejected(source, "not valid JSON: nested too deeply") from None
+    except UnicodeEncodeError:
+        raise DocumentRejected(source, "not valid Unicode: an unpaired surrogate escape (\\ud800-\\udfff)") from None
     if not isinstance(record, dict):
         raise DocumentRejected(source, "each line must be a JSON object")
     if "id" not in record and "_id" in record:
@@ -393,9 +404,14 @@ def _first_heading(text: str, fmt: Format) -> str | None:
 def _pdf_text(raw: bytes, source: str) -> str:
     """Extract a PDF's text page by page; a PDF that fails to parse is rejected."""
     import io
+    import logging
 
     from pypdf import PdfReader
     from pypdf.errors import PyPdfError
+
+    # pypdf logs its repairs ("invalid pdf header", "EOF marker not found") straight to
+    # stderr; a PDF it cannot read is reported once, as a rejection, and nothing else.
+    logging.getLogger("pypdf").setLevel(logging.CRITICAL)
 
     try:
         reader = PdfReader(io.BytesIO(raw))

@@ -151,6 +151,8 @@ def _parse_case(raw: str, lineno: int, path: Path, principals: dict[Path, Princi
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
         raise InputError(f"{where}: not valid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise InputError(f"{where}: not valid JSON (nested too deeply)") from None
     if not isinstance(data, dict):
         raise InputError(f"{where}: each line must be a JSON object")
     try:
@@ -172,6 +174,8 @@ def _parse_case(raw: str, lineno: int, path: Path, principals: dict[Path, Princi
             principal = principals[user_file]
     except RagcliError as exc:
         raise InputError(f"{where}: {exc.message}") from None
+    except ValueError as exc:  # a path with a NUL byte cannot name a file
+        raise InputError(f"{where}: field 'as': not a usable file path ({exc})") from None
     return Case(
         id=str(line.id) if line.id is not None else f"line{lineno}",
         line=lineno,
@@ -342,8 +346,11 @@ def evaluate(
     progress: Callable[[], None] | None = None,
 ) -> EvalReport:
     """Run every case (search, and the answer loop when ``model`` is given) and apply the gates."""
-    # Fail on an unknown tenant before running anything.
-    for tenant_case in {c.principal.tenant: c for c in cases}.values():
+    # Fail on an unknown tenant before running anything, naming its first line.
+    first_of_tenant: dict[str, Case] = {}
+    for c in cases:
+        first_of_tenant.setdefault(c.principal.tenant, c)
+    for tenant_case in first_of_tenant.values():
         try:
             retriever.index_for(tenant_case.principal)
         except InputError as exc:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -200,7 +200,7 @@ def _ingest_locked(
         passages = [prev.passage(r) for r in rows]
         kept[key] = _Loaded(key, None, passages, [text_hash(p) for p in passages], rows if compatible else [None] * len(rows))
 
-    everything = _dedupe_passage_ids([*kept.values(), *loaded.values()], report)
+    everything = _dedupe_passage_ids([*kept.values(), *loaded.values()], report, indexed=set(prev_docs))
     for item in everything:
         if item.key not in loaded:
             continue
@@ -314,11 +314,15 @@ def _from_document(
     return _Loaded(key, doc, passages, [text_hash(p) for p in passages], [None] * len(passages))
 
 
-def _dedupe_passage_ids(items: list[_Loaded], report: IngestReport) -> list[_Loaded]:
-    """Two sources may not claim the same passage ID (same doc id and version)."""
+def _dedupe_passage_ids(items: list[_Loaded], report: IngestReport, indexed: Set[str] = frozenset()) -> list[_Loaded]:
+    """Two sources may not claim the same passage ID (same doc id and version).
+
+    A source already indexed keeps its IDs: a newly added file that reuses them
+    is the one rejected, so it cannot replace (or re-permission) that document.
+    """
     seen: set[str] = set()
     out = []
-    for item in sorted(items, key=lambda i: i.key):
+    for item in sorted(items, key=lambda i: (i.key not in indexed, i.key)):
         ids = {p.id for p in item.passages}
         if ids & seen:
             report.rejected.append(Rejection(item.key, f"document id '{item.passages[0].doc_id}@{item.passages[0].version}' is already used by another file; give it its own id or version"))

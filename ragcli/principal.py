@@ -84,6 +84,6 @@ def load_principal(path: str | Path) -> Principal:
         raise PrincipalError(f"user file {path} is larger than 64 KiB")
     try:
         data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise PrincipalError(f"user file {path} is not valid JSON: {exc}") from None
     return parse_principal(data, where=f"user file {path}")

@@ -171,6 +171,11 @@ class Retriever:
 
     def index_for(self, principal: Principal) -> TenantIndex:
         index = self._indexes.get(principal.tenant)
+        if index is not None and not _is_published(index):
+            # A re-ingest published a newer generation (perhaps revoking access): switch to it.
+            del self._indexes[principal.tenant]
+            index.close()
+            index = None
         if index is None:
             index = open_index(self.index_dir, principal)
             self._indexes[principal.tenant] = index
@@ -280,6 +285,14 @@ class Retriever:
         if len(self._vector_cache) > 256:
             self._vector_cache.popitem(last=False)
         return vector
+
+
+def _is_published(index: TenantIndex) -> bool:
+    """Whether ``index`` is still the generation CURRENT names (one small read per search)."""
+    try:
+        return (index.root / "CURRENT").read_text(encoding="utf-8").strip() == index.path.name
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 def search(principal: Principal, query: str, *, index: str | Path | None = None, as_of: dt.date | None = None, k: int = 10) -> SearchResponse:

@@ -21,7 +21,7 @@ from ..answer import TOOLS, InvalidDecision, ModelReply, Turn, Usage, parse_tool
 from ..chunking import Passage
 from ..errors import BackendError
 
-DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_MODEL = "claude-sonnet-4-6"
 MAX_OUTPUT_TOKENS = 2048
 MAX_RETRIES = 3
 TIMEOUT_S = 60.0
@@ -83,10 +83,8 @@ class AnthropicModel:
         if self._client is None:
             import anthropic
 
-            try:
-                self._client = anthropic.Anthropic(max_retries=MAX_RETRIES, timeout=TIMEOUT_S)
-            except anthropic.AnthropicError as exc:
-                raise BackendError(f"cannot start the Anthropic client: {exc}; set ANTHROPIC_API_KEY or use --model local") from None
+            # A missing key surfaces at the first request (see _create), not here.
+            self._client = anthropic.Anthropic(max_retries=MAX_RETRIES, timeout=TIMEOUT_S)
         return self._client
 
     def conversation(self, question: str) -> _Conversation:
@@ -135,11 +133,21 @@ class _Conversation:
         except anthropic.AuthenticationError:
             raise BackendError("the Anthropic API rejected the key: check ANTHROPIC_API_KEY, or use --model local") from None
         except anthropic.APIStatusError as exc:
-            raise BackendError(f"the Anthropic API failed with HTTP {exc.status_code} after {MAX_RETRIES} retries: {_short(exc)}") from None
+            raise BackendError(f"the Anthropic API failed with HTTP {exc.status_code} after {self._retries()} retries: {_short(exc)}") from None
         except anthropic.APITimeoutError:
-            raise BackendError(f"the Anthropic API timed out after {MAX_RETRIES} retries; try again or raise --timeout") from None
+            raise BackendError(f"the Anthropic API timed out after {self._retries()} retries; try again or raise --timeout") from None
         except anthropic.APIConnectionError:
             raise BackendError("cannot reach the Anthropic API (network error after retries); try again or use --model local") from None
+        except TypeError as exc:
+            # The SDK (2.x) builds a client without credentials and only fails
+            # when the first request is prepared, with a TypeError.
+            if "authentication" not in str(exc):
+                raise
+            raise BackendError("no Anthropic credentials: set ANTHROPIC_API_KEY, or use --model local") from None
+
+    def _retries(self) -> int:
+        retries = getattr(self.model.client, "max_retries", MAX_RETRIES)
+        return retries if isinstance(retries, int) else MAX_RETRIES
 
 
 def _short(exc: Exception) -> str:

@@ -1,0 +1,282 @@
+"""``ragcli eval``: metrics by hand, label matching, gates, bad input, --ask.
+
+The ``--ask --model local`` run over the 40 sample questions is the slowest
+thing here; it starts in the background when this module starts and is read
+by the last tests.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from fixtures_ask import (  # noqa: F401 - fixtures are used by name
+    DAY,
+    QUESTIONS,
+    USERS,
+    ask_embedder,
+    ask_index,
+    ask_retriever,
+    assert_error_exit,
+    cli_command,
+    cli_env,
+    json_of,
+    run_cli_many,
+    user,
+)
+from ragcli.evaluation import Case, CaseResult, EvalReport, label_matches, label_ranks, percentile, retrieval_scores
+
+REPORT_KEYS = {"cases", "k", "retrieval", "permission_violations", "disposition_accuracy", "reason_accuracy", "latency_ms", "failures", "gates"}
+
+
+# --------------------------------------------------------------------------- background --ask run
+
+
+@pytest.fixture(scope="module", autouse=True)
+def ask_eval(ask_index: Path, tmp_path_factory: pytest.TempPathFactory):
+    """Start ``eval --ask --model local`` on the sample questions now; tests wait for it."""
+    out_dir = tmp_path_factory.mktemp("eval-ask")
+    stdout = (out_dir / "stdout.json").open("w", encoding="utf-8")
+    stderr = (out_dir / "stderr.txt").open("w", encoding="utf-8")
+    proc = subprocess.Popen(
+        cli_command("eval", QUESTIONS, "--ask", "--model", "local", "--json"),
+        stdout=stdout, stderr=stderr, text=True, env=cli_env(ask_index), cwd=out_dir,
+    )
+    state = {"proc": proc, "dir": out_dir}
+    yield state
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+    stdout.close()
+    stderr.close()
+
+
+def _ask_result(state) -> tuple[int, dict]:
+    proc = state["proc"]
+    code = proc.wait(timeout=600)
+    out = (state["dir"] / "stdout.json").read_text(encoding="utf-8")
+    err = (state["dir"] / "stderr.txt").read_text(encoding="utf-8")
+    assert out, err
+    return code, json.loads(out)
+
+
+# --------------------------------------------------------------------------- metrics by hand
+
+
+def _case(relevant=(), forbidden=(), expect=None, reason=None, line=1) -> Case:
+    return Case(f"c{line}", line, "q", user("bob"), DAY, expect, reason, tuple(relevant), tuple(forbidden))
+
+
+def _result(relevant, ranked, k=10, line=1) -> CaseResult:
+    return CaseResult(_case(relevant, line=line), ranked, 1.0, retrieval_scores(relevant, ranked, k), [])
+
+
+def test_mrr_over_ranks_1_3_and_absent() -> None:
+    results = [
+        _result(["gold"], ["gold@1#a", "x@1#b", "y@1#c"], line=1),
+        _result(["gold"], ["x@1#a", "y@1#b", "gold@1#c"], line=2),
+        _result(["gold"], ["x@1#a", "y@1#b", "z@1#c"], line=3),
+    ]
+    assert [r.scores.reciprocal_rank for r in results] == [1.0, pytest.approx(1 / 3), 0.0]
+    report = EvalReport(k=10, results=results, asked=False, model=None)
+    assert report.retrieval()["mrr"] == pytest.approx((1 + 1 / 3 + 0) / 3)
+    assert report.to_json()["retrieval"]["mrr"] == 0.4444
+    assert report.to_json()["retrieval"]["recall@10"] == pytest.approx(2 / 3, abs=1e-4)
+
+
+def test_ndcg_of_a_single_gold_at_rank_3_is_half() -> None:
+    scores = retrieval_scores(["gold"], ["a@1#x", "b@1#x", "gold@v#s"], k=10)
+    assert scores.ndcg == pytest.approx(0.5)
+    assert scores.reciprocal_rank == pytest.approx(1 / 3)
+
+
+def test_ndcg_with_two_labels() -> None:
+    assert retrieval_scores(["a", "b"], ["a@1#x", "b@1#x"], k=10).ndcg == pytest.approx(1.0)
+    assert retrieval_scores(["a", "b"], ["b@1#x", "a@1#x"], k=10).ndcg == pytest.approx(1.0)
+    assert retrieval_scores(["a", "b"], ["a@1#x", "z@1#x"], k=10).ndcg == pytest.approx(1 / (1 + 1 / math.log2(3)))
+    # The ideal list is capped at k: one slot, one label found at rank 1.
+    assert retrieval_scores(["a", "b"], ["a@1#x", "b@1#x"], k=1).ndcg == pytest.approx(1.0)
+
+
+def test_recall_and_precision() -> None:
+    ranked = ["a@1#x", "z@1#y", "b@2#z", "a@1#w"]
+    s10 = retrieval_scores(["a", "b"], ranked, k=10)
+    assert (s10.recall, s10.precision) == (1.0, pytest.approx(0.2))
+    s2 = retrieval_scores(["a", "b"], ranked, k=2)
+    assert (s2.recall, s2.precision) == (0.5, 0.5)
+    # A label counts once, however many of its passages come back.
+    once = retrieval_scores(["a"], ["a@1#x", "a@1#y", "a@1#z"], k=10)
+    assert (once.recall, once.precision) == (1.0, pytest.approx(0.1))
+    none = retrieval_scores(["a", "b"], ["z@1#x"], k=10)
+    assert (none.recall, none.precision, none.reciprocal_rank, none.ndcg) == (0.0, 0.0, 0.0, 0.0)
+    with pytest.raises(ValueError):
+        retrieval_scores([], ranked, k=10)
+
+
+def test_percentile_interpolates() -> None:
+    assert percentile([], 50) == 0.0
+    assert percentile([10.0], 95) == 10.0
+    assert percentile([4.0, 1.0, 3.0, 2.0], 50) == pytest.approx(2.5)
+    assert percentile([float(i) for i in range(1, 101)], 95) == pytest.approx(95.05)
+
+
+@pytest.mark.parametrize(
+    "label, passage_id, matches",
+    [
+        ("pay", "pay-bands@x#y", False),
+        ("pay-bands", "pay-bands@2026-03-01#top", True),
+        ("pay-bands", "pay-bands-2024@2026-03-01#top", False),
+        ("pay-bands", "pay-bands#top", True),
+        ("pay-bands", "pay-bands", True),
+        ("refunds-policy@2026-09", "refunds-policy@2026-09#annual-plans", True),
+        ("refunds-policy@2026-09", "refunds-policy@2026-09-01#x", False),
+        ("refunds-policy@2026-09", "refunds-policy@2025-01#annual-plans", False),
+        ("refunds-policy@2026-09#annual-plans", "refunds-policy@2026-09#annual-plans", True),
+        ("refunds-policy@2026-09#annual", "refunds-policy@2026-09#annual-plans", False),
+        ("error-codes", "error-codes-v2@1#x", False),
+    ],
+)
+def test_label_matching_at_boundaries_only(label: str, passage_id: str, matches: bool) -> None:
+    assert label_matches(label, passage_id) is matches
+
+
+def test_label_ranks_take_the_first_match() -> None:
+    ranks = label_ranks(["pay-bands", "pay", "refunds-policy@2026-09"], ["x@1#a", "pay-bands@1#a", "refunds-policy@2026-09#b", "pay-bands@1#b"])
+    assert ranks == {"pay-bands": 2, "pay": None, "refunds-policy@2026-09": 3}
+
+
+# --------------------------------------------------------------------------- CLI
+
+
+def _write(path: Path, lines: list[object]) -> Path:
+    path.write_text("\n".join(line if isinstance(line, str) else json.dumps(line) for line in lines) + "\n", encoding="utf-8")
+    return path
+
+
+GOOD = {"id": "g1", "question": "What does ERR_4021 mean?", "as": str(USERS / "alice.json"), "as_of": "2026-11-29", "expect": "answer", "relevant": ["error-codes"], "forbidden": []}
+
+
+@pytest.fixture(scope="module")
+def cli_evals(ask_index: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    d = tmp_path_factory.mktemp("eval-files")
+    violation = _write(d / "violation.jsonl", [{**GOOD, "id": "v1", "forbidden": ["error-codes"]}])
+    bad = {
+        "not-json": (_write(d / "not-json.jsonl", [GOOD, '{"id": "broken", "question": ']), 2),
+        "no-question": (_write(d / "no-question.jsonl", [GOOD, GOOD, {k: v for k, v in GOOD.items() if k != "question"}]), 3),
+        "no-principal-file": (_write(d / "no-user.jsonl", [GOOD, {**GOOD, "as": "users/nobody.json"}]), 2),
+        "unknown-tenant": (_write(d / "tenant.jsonl", [GOOD, GOOD, GOOD, {**{k: v for k, v in GOOD.items() if k != "as"}, "principal": {"user": "wile", "tenant": "initech", "groups": []}}]), 4),
+    }
+    output = d / "report.json"
+    commands = {
+        "default": ["eval", QUESTIONS, "--json", "--output", output],
+        "k5-recall": ["eval", QUESTIONS, "--json", "-k", "5", "--min-recall", "1.01"],
+        "mrr": ["eval", QUESTIONS, "--json", "--min-mrr", "2", "--min-recall", "0.5"],
+        "violation": ["eval", violation, "--json"],
+        "violation-allowed": ["eval", violation, "--json", "--max-violations", "1000"],
+    }
+    for name, (path, _) in bad.items():
+        commands[f"bad:{name}"] = ["eval", path, "--json"]
+    results = dict(zip(commands, run_cli_many(list(commands.values()), index=ask_index)))
+    return {"runs": results, "output": output, "bad": bad}
+
+
+def test_eval_default_gates_pass(cli_evals) -> None:
+    proc = cli_evals["runs"]["default"]
+    assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr)
+    data = json_of(proc)
+    assert REPORT_KEYS <= set(data), REPORT_KEYS - set(data)
+    assert data["cases"] == 40 and data["k"] == 10
+    assert set(data["retrieval"]) == {"recall@10", "precision@10", "mrr", "ndcg@10"}
+    assert all(isinstance(v, float) and 0 <= v <= 1 for v in data["retrieval"].values())
+    assert set(data["latency_ms"]) == {"search"} and set(data["latency_ms"]["search"]) == {"p50", "p95"}
+    assert data["permission_violations"] == 0
+    assert data["disposition_accuracy"] is None and data["reason_accuracy"] is None  # no --ask
+    assert data["gates"] == {"max_violations": {"threshold": 0, "value": 0, "passed": True}}
+    assert isinstance(data["failures"], list)
+
+
+def test_eval_output_file_holds_the_same_json(cli_evals) -> None:
+    proc = cli_evals["runs"]["default"]
+    assert json.loads(cli_evals["output"].read_text(encoding="utf-8")) == json_of(proc)
+
+
+def test_eval_k_renames_metrics_and_unmeetable_recall_fails(cli_evals) -> None:
+    proc = cli_evals["runs"]["k5-recall"]
+    assert proc.returncode == 1, proc.stderr
+    data = json_of(proc)
+    assert data["k"] == 5
+    assert set(data["retrieval"]) == {"recall@5", "precision@5", "mrr", "ndcg@5"}
+    gate = data["gates"]["min_recall@5"]
+    assert gate["threshold"] == 1.01 and gate["passed"] is False and gate["value"] == data["retrieval"]["recall@5"]
+    assert data["gates"]["max_violations"]["passed"] is True
+
+
+def test_eval_unmeetable_mrr_fails_alone(cli_evals) -> None:
+    proc = cli_evals["runs"]["mrr"]
+    assert proc.returncode == 1, proc.stderr
+    gates = json_of(proc)["gates"]
+    assert gates["min_mrr"]["passed"] is False and gates["min_mrr"]["threshold"] == 2
+    assert gates["min_recall@10"]["passed"] is True
+    assert gates["max_violations"]["passed"] is True
+
+
+def test_forbidden_label_that_comes_back_is_a_violation(cli_evals) -> None:
+    proc = cli_evals["runs"]["violation"]
+    assert proc.returncode == 1, proc.stderr
+    data = json_of(proc)
+    assert data["permission_violations"] > 0
+    assert data["gates"]["max_violations"] == {"threshold": 0, "value": data["permission_violations"], "passed": False}
+    [failure] = [f for f in data["failures"] if f["kind"] == "permission_violation"]
+    assert failure["id"] == "v1" and failure["line"] == 1
+    assert failure["got"] and all(pid.startswith("error-codes@") for pid in failure["got"])
+    # The same run passes when the gate allows that many violations.
+    allowed = cli_evals["runs"]["violation-allowed"]
+    assert allowed.returncode == 0 and json_of(allowed)["permission_violations"] == data["permission_violations"]
+
+
+@pytest.mark.parametrize("name, needle", [("not-json", "not valid JSON"), ("no-question", "question"), ("no-principal-file", "nobody.json"), ("unknown-tenant", "initech")])
+def test_bad_question_lines_exit_2_naming_the_line(cli_evals, name: str, needle: str) -> None:
+    proc = cli_evals["runs"][f"bad:{name}"]
+    path, line = cli_evals["bad"][name]
+    message = assert_error_exit(proc, needle)
+    assert f"{path.name}:{line}:" in message or f"line {line}:" in message, message
+    assert proc.stdout == ""
+
+
+def test_unknown_tenant_names_its_first_line(ask_retriever, tmp_path) -> None:
+    from ragcli.errors import InputError
+    from ragcli.evaluation import evaluate, load_cases
+
+    stranger = {**{k: v for k, v in GOOD.items() if k != "as"}, "principal": {"user": "wile", "tenant": "initech", "groups": []}}
+    cases = load_cases(_write(tmp_path / "q.jsonl", [GOOD, stranger, GOOD, stranger]))
+    with pytest.raises(InputError, match=r"^line 2: unknown tenant 'initech'"):
+        evaluate(cases, ask_retriever)
+
+
+# --------------------------------------------------------------------------- --ask
+
+
+def test_eval_ask_local_reports_answer_metrics(ask_eval) -> None:
+    code, data = _ask_result(ask_eval)
+    assert REPORT_KEYS <= set(data)
+    assert data["model"] == "local" and data["cases"] == 40
+    assert data["citation_pass_rate"] == 1.0
+    assert isinstance(data["disposition_accuracy"], float) and isinstance(data["reason_accuracy"], float)
+    assert data["permission_violations"] == 0
+    assert data["searches_per_case"] >= 1.0 and data["tokens_per_case"] == 0.0 and data["cost_usd_per_case"] is None
+    assert set(data["latency_ms"]) == {"search", "ask"}
+    assert code == 0  # default gates: no violations
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="local model: 5 of 40 sample cases get the wrong disposition (q22, q25, q28 answered; q33, q36 abstained); see report",
+)
+def test_eval_ask_local_disposition_accuracy_is_perfect(ask_eval) -> None:
+    _, data = _ask_result(ask_eval)
+    assert data["disposition_accuracy"] == 1.0, [f["id"] for f in data["failures"]]

@@ -1,0 +1,165 @@
+"""``--trace``: one JSON line per run, passage IDs only, never text or credentials."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from anthropic_mock import ScriptedAPI, answer_call, search_call
+from fixtures_ask import (  # noqa: F401 - fixtures are used by name
+    DAY,
+    USERS,
+    ask_embedder,
+    ask_index,
+    ask_local_model,
+    ask_passages,
+    ask_retriever,
+    json_of,
+    long_sentences,
+    run_cli_many,
+    strings_in,
+    user,
+    visible_to,
+)
+from ragcli.answer import PROMPT_VERSION, ask
+from ragcli.errors import InputError
+from ragcli.trace import append_trace
+
+TRACE_KEYS = {
+    "request_id", "time", "user", "tenant", "groups", "as_of", "model", "prompt_version",
+    "searches", "decisions", "checks", "disposition", "reason", "usage", "latency_ms",
+}
+SEARCH_KEYS = {"query", "bm25", "dense", "selected", "new", "ms"}
+ANSWERED_Q = "What does ERR_4021 mean?"
+ABSTAINED_Q = "What is the salary band for an L3 engineer?"
+
+
+def _sentences(ask_passages) -> list[str]:
+    out = {s for tenant in ask_passages.values() for p in tenant for s in long_sentences(p.text, 6)}
+    assert len(out) > 300  # the scan has something to find
+    return sorted(out)
+
+
+def _leaks(trace_lines: list[dict], sentences: list[str]) -> list[str]:
+    text = " ".join(" ".join(strings_in(trace_lines)).split())
+    return [s for s in sentences if s in text]
+
+
+@pytest.fixture(scope="module")
+def cli_trace(ask_index: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list]:
+    path = tmp_path_factory.mktemp("trace") / "runs.jsonl"
+    procs = run_cli_many(
+        [
+            ["ask", ANSWERED_Q, "--as", USERS / "alice.json", "--as-of", "2026-11-29", "--model", "local", "--trace", path, "--json"],
+            ["ask", ABSTAINED_Q, "--as", USERS / "bob.json", "--as-of", "2026-11-29", "--model", "local", "--trace", path, "--json"],
+        ],
+        index=ask_index,
+    )
+    return path, procs
+
+
+def test_one_json_line_per_run(cli_trace) -> None:
+    path, (answered, abstained) = cli_trace
+    assert (answered.returncode, abstained.returncode) == (0, 1), (answered.stderr, abstained.stderr)
+    raw = path.read_text(encoding="utf-8")
+    assert raw.endswith("\n") and raw.count("\n") == 2
+    lines = [json.loads(line) for line in raw.splitlines()]
+    by_id = {line["request_id"]: line for line in lines}
+    assert set(by_id) == {json_of(answered)["request_id"], json_of(abstained)["request_id"]}
+    for line in lines:
+        assert set(line) == TRACE_KEYS
+        assert line["model"] == "local" and line["prompt_version"] == PROMPT_VERSION
+        assert line["as_of"] == "2026-11-29" and line["tenant"] == "acme"
+        assert set(line["latency_ms"]) == {"search", "model", "checks", "total"}
+        assert all(isinstance(v, (int, float)) and v >= 0 for v in line["latency_ms"].values())
+        assert line["usage"] == {"input_tokens": 0, "output_tokens": 0, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+        dt.datetime.fromisoformat(line["time"])
+
+
+def test_trace_of_an_answered_run(cli_trace, ask_passages) -> None:
+    path, (answered, _) = cli_trace
+    request_id = json_of(answered)["request_id"]
+    line = next(json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if request_id in x)
+    assert (line["user"], line["groups"], line["disposition"], line["reason"]) == ("alice", ["support"], "answered", None)
+
+    assert len(line["searches"]) == 1
+    search = line["searches"][0]
+    assert set(search) == SEARCH_KEYS and search["query"] == ANSWERED_Q
+    for ranker in ("bm25", "dense"):
+        ranks = [rank for _, rank in search[ranker]]
+        assert ranks == sorted(ranks) and all(isinstance(r, int) and r >= 1 for r in ranks)
+    assert search["bm25"] and search["dense"]
+    assert search["selected"] and search["new"] == search["selected"]
+    # Every ID anywhere in the trace is a passage alice may see.
+    acme = {p.id: p for p in ask_passages["acme"]}
+    ids = [i for i, _ in search["bm25"]] + [i for i, _ in search["dense"]] + search["selected"]
+    assert all(visible_to(acme[i], user("alice"), DAY) for i in ids)
+
+    [decision] = line["decisions"]
+    assert decision["turn"] == 1 and decision["kind"] == "claims" and decision["tool"] == "submit_answer" and decision["valid"] is True
+    assert decision["offered"] == ["search", "submit_answer"]
+    cited = json_of(answered)["claims"]
+    assert decision["cited"] == [c["passage_id"] for c in cited]
+    assert len(line["checks"]) == 4 * len(cited)
+    assert {c["check"] for c in line["checks"]} == {"retrieved", "quote_length", "quote_in_passage", "numbers_in_passage"}
+    assert all(c["passed"] for c in line["checks"])
+    assert set(line["checks"][0]) == {"claim", "passage_id", "check", "passed"}
+
+
+def test_trace_of_an_abstained_run(cli_trace) -> None:
+    path, (_, abstained) = cli_trace
+    request_id = json_of(abstained)["request_id"]
+    line = next(json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if request_id in x)
+    assert (line["user"], line["disposition"], line["reason"]) == ("bob", "abstained", json_of(abstained)["reason"])
+    assert line["checks"] == [] and line["decisions"][0]["kind"] == "abstain"
+    assert not any(i.startswith("pay-bands@") for s in line["searches"] for i in s["selected"])
+
+
+def test_trace_holds_no_passage_text(cli_trace, ask_passages) -> None:
+    path, (answered, _) = cli_trace
+    lines = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
+    # The answer really quoted passage sentences, so there was text that could leak.
+    statement = json_of(answered)["claims"][0]["statement"]
+    assert any(statement in s or s in statement for s in _sentences(ask_passages))
+    assert _leaks(lines, _sentences(ask_passages)) == []
+    assert statement not in path.read_text(encoding="utf-8")
+
+
+def test_anthropic_trace_holds_no_key_and_no_text(ask_retriever, ask_passages, tmp_path) -> None:
+    fastway = next(p for p in ask_passages["acme"] if p.doc_id == "vendor-notes" and p.section == "fastway-cdn")
+    quote = "Our CDN vendor is Fastway, and the contract renews on 2027-03-31"
+    api = ScriptedAPI(
+        search_call("Fastway purge requests"),
+        answer_call((quote + ".", fastway.id, quote)),
+    )
+    model = api.model(api_key="sk-ant-SECRET123")
+    outcome = ask("Who is our CDN vendor and when does the contract renew?", user("bob"), ask_retriever, model, as_of=DAY)
+    assert outcome.disposition == "answered"
+    # The key really was in play: the SDK sent it.
+    assert any("sk-ant-SECRET123" in v for r in api.recorded for v in r.headers.values())
+
+    path = tmp_path / "trace.jsonl"
+    append_trace(path, outcome.trace)
+    append_trace(path, outcome.trace)
+    raw = path.read_text(encoding="utf-8")
+    assert raw.count("\n") == 2
+    assert "SECRET123" not in raw and "sk-ant" not in raw
+    assert "SECRET123" not in json.dumps(outcome.to_json())
+    line = json.loads(raw.splitlines()[0])
+    assert line["model"] == "anthropic:claude-sonnet-4-6"
+    assert [s["query"] for s in line["searches"]][1] == "Fastway purge requests"
+    assert [d["kind"] for d in line["decisions"]] == ["search", "claims"]
+    assert line["usage"]["input_tokens"] > 0
+    assert _leaks([line], _sentences(ask_passages)) == []
+    assert quote not in raw and "Fastway, and the contract" not in raw
+
+
+def test_trace_file_that_cannot_be_written_is_an_input_error(ask_retriever, ask_local_model, tmp_path) -> None:
+    outcome = ask("What is the capital of Mongolia?", user("bob"), ask_retriever, ask_local_model, as_of=DAY)
+    with pytest.raises(InputError, match=re.escape(str(tmp_path))):
+        append_trace(tmp_path, outcome.trace)  # a directory
+
