@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from .documents import Document, slugify
 
-CHUNKER_VERSION = 1
+CHUNKER_VERSION = 2
 MAX_PASSAGE_TOKENS = 256
 """The bundled model was trained on 256-token inputs; longer text would be truncated."""
 OVERLAP_MAX_TOKENS = 48

@@ -113,7 +113,7 @@ def status(
     from .principal import validate_tenant
     from .store import TenantIndex, audit, index_root, list_tenants
 
-    tenants = [validate_tenant(tenant)] if tenant else list_tenants(index)
+    tenants = [validate_tenant(tenant)] if tenant is not None else list_tenants(index)
     if not tenants:
         _fail(f"no tenants indexed under {index_root(index)}; run: ragcli ingest PATH --tenant NAME")
     audits = []

@@ -93,6 +93,16 @@ class Metadata(BaseModel):
         # YAML reads `version: 2026-09-01` as a date and JSON ids are often numbers.
         if isinstance(value, (int, dt.date)) and not isinstance(value, bool):
             return value.isoformat() if isinstance(value, dt.date) else str(value)
+        if isinstance(value, float):
+            # 4.10 would silently become "4.1": only the author knows the intended text.
+            raise ValueError(f"{value!r} was read as a number; write it in quotes (for example \"4.10\")")
+        return value
+
+    @field_validator("title", mode="before")
+    @classmethod
+    def _title_to_str(cls, value: Any) -> Any:
+        if isinstance(value, (int, float, dt.date)) and not isinstance(value, bool):
+            return str(value)
         return value
 
     @field_validator("id", "version")
@@ -269,6 +279,11 @@ def content_hash(raw: bytes) -> str:
     return hashlib.sha256(raw).hexdigest()[:10]
 
 
+def file_fingerprint(src: SourceFile, raw: bytes, sidecar_raw: bytes, default_acl: tuple[str, ...], salt: str) -> str:
+    """Everything a file's passages depend on, including the relative path its default id comes from."""
+    return fingerprint(raw, sidecar_raw, src.relative, ",".join(default_acl), salt)
+
+
 def fingerprint(*parts: bytes | str) -> str:
     digest = hashlib.sha256()
     for part in parts:
@@ -311,7 +326,7 @@ def load_file(
             meta["title"] = html_title
     if not text.strip():
         raise DocumentRejected(source, "no text to index")
-    fp = fingerprint(raw, sidecar_raw, ",".join(default_acl), salt)
+    fp = file_fingerprint(src, raw, sidecar_raw, default_acl, salt)
     return _build(meta, text, fmt, source, src.relative, default_acl, fp, content_hash(text.encode("utf-8")))
 
 

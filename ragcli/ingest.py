@@ -25,7 +25,7 @@ from .documents import (
     DocumentRejected,
     SourceFile,
     discover,
-    fingerprint,
+    file_fingerprint,
     load_file,
     load_jsonl,
 )
@@ -290,7 +290,7 @@ def _unchanged_file(
     raw = read_bytes(src.path, max_bytes)
     sidecar = src.path.with_name(src.path.name.removesuffix(src.path.suffix) + SIDECAR_SUFFIX)
     sidecar_raw = read_bytes(sidecar, 1024 * 1024) if sidecar.is_file() else b""
-    return entry if fingerprint(raw, sidecar_raw, ",".join(default_acl), salt) == entry.fingerprint else None
+    return entry if file_fingerprint(src, raw, sidecar_raw, default_acl, salt) == entry.fingerprint else None
 
 
 def _from_document(

@@ -607,13 +607,21 @@ def write_generation(tenant_dir: Path, gen: NewGeneration) -> str:
         _fsync_file(build / "manifest.json")
         _fsync_dir(build)
         final = tenant_dir / name
+        previous = _current_name(tenant_dir)
         os.rename(build, final)
         _publish(tenant_dir, name)
     except BaseException:
         shutil.rmtree(build, ignore_errors=True)
         raise
-    _prune(tenant_dir, keep={name})
+    _prune(tenant_dir, keep={name, previous} - {None})  # type: ignore[arg-type]
     return name
+
+
+def _current_name(tenant_dir: Path) -> str | None:
+    try:
+        return (tenant_dir / CURRENT).read_text(encoding="utf-8").strip() or None
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def _write_tantivy(path: Path, passages: Sequence[Passage]) -> None:
@@ -647,10 +655,10 @@ def _publish(tenant_dir: Path, name: str) -> None:
 
 
 def _prune(tenant_dir: Path, keep: set[str]) -> None:
-    """Drop all but the newest two generations: readers that resolved CURRENT a moment ago keep theirs."""
-    generations = sorted((p for p in tenant_dir.iterdir() if p.name.startswith("gen-")), key=lambda p: p.stat().st_mtime)
-    for old in generations[:-2]:
-        if old.name not in keep:
+    """Keep the new and the previously published generation (readers that resolved CURRENT
+    a moment ago may still be opening it); drop the rest, including ones a crash left unpublished."""
+    for old in tenant_dir.iterdir():
+        if old.name.startswith("gen-") and old.name not in keep:
             shutil.rmtree(old, ignore_errors=True)
 
 

