@@ -193,6 +193,9 @@ def discover(root: Path) -> tuple[list[SourceFile], list[DocumentRejected]]:
                 if not target.is_relative_to(root):
                     rejected.append(DocumentRejected(str(path), "symlink points outside the ingested folder; not followed"))
                     continue
+            if not path.is_file():  # reading a named pipe would block forever, a device never end
+                rejected.append(DocumentRejected(str(path), "not a regular file (a pipe, socket, device or broken link); not read"))
+                continue
             found.append(SourceFile(path, rel))
     return found, rejected
 

@@ -129,6 +129,8 @@ def load_cases(path: str | Path, *, today: dt.date | None = None) -> list[Case]:
     """Read and validate every line before anything runs; a bad line is an error naming it."""
     path = Path(path)
     try:
+        if path.exists() and not path.is_file():
+            raise InputError(f"cannot read question file {path}: not a regular file")
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read question file {path}: {getattr(exc, 'strerror', None) or exc}") from None

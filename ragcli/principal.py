@@ -22,6 +22,7 @@ _TENANT_RE = re.compile(TENANT_PATTERN)
 EVERYONE = "everyone"
 
 MAX_FIELD_CHARS = 256
+MAX_USER_FILE_BYTES = 64 * 1024
 MAX_GROUPS = 256
 
 
@@ -77,10 +78,16 @@ def load_principal(path: str | Path) -> Principal:
     """Read and validate a user file such as ``{"user": "alice", "tenant": "acme", "groups": ["support"]}``."""
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        if path.exists() and not path.is_file():
+            # A pipe or /dev/zero would block or never end.
+            raise PrincipalError(f"cannot read user file {path}: not a regular file")
+        with path.open("rb") as fh:
+            raw = fh.read(MAX_USER_FILE_BYTES + 1)
     except OSError as exc:
         raise InputError(f"cannot read user file {path}: {exc.strerror or exc}") from None
-    if len(raw) > 64 * 1024:
+    except ValueError as exc:  # a NUL byte in the path
+        raise InputError(f"cannot read user file {path!r}: {exc}") from None
+    if len(raw) > MAX_USER_FILE_BYTES:
         raise PrincipalError(f"user file {path} is larger than 64 KiB")
     try:
         data = json.loads(raw.decode("utf-8"))

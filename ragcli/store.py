@@ -585,7 +585,10 @@ def write_generation(tenant_dir: Path, gen: NewGeneration) -> str:
         np.save(build / "acl.npy", np.packbits(acl, axis=1))
         np.save(build / "valid_from.npy", np.array([day_number(p.effective_from, open_value=OPEN_FROM) for p in gen.passages], dtype=np.int32))
         np.save(build / "valid_until.npy", np.array([day_number(p.superseded_on, open_value=OPEN_UNTIL) for p in gen.passages], dtype=np.int32))
-        _write_tantivy(build / "tantivy", gen.passages)
+        try:
+            _write_tantivy(build / "tantivy", gen.passages)
+        except ValueError as exc:  # tantivy reports its I/O failures (disk full, too many open files) as ValueError
+            raise OSError(f"the BM25 index could not be written ({exc})") from None
         checksums = {}
         for path in sorted(build.rglob("*")):
             if path.is_file():

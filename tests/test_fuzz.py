@@ -1,0 +1,275 @@
+"""Property-based fuzzing of every parser that takes outside input.
+
+The property is the same everywhere: whatever the input, the function either
+returns normally or raises one of ragcli's own RagcliError subclasses (which
+the CLI prints as one ``error:`` line). Any other exception would be a
+traceback for the user, so it fails the test. Where cheap, the test also
+checks that what comes back still holds the function's promise.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from fixtures_reliability import shared_embedder
+
+from ragcli.errors import RagcliError
+
+FUZZ = settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+FEW = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+
+
+def _tokens(*pieces: str, size: int = 60) -> st.SearchStrategy[str]:
+    """Text assembled from meaningful fragments plus arbitrary characters."""
+    return st.lists(st.one_of(st.sampled_from(pieces), st.text(max_size=4)), max_size=size).map("".join)
+
+
+# Any code point, lone surrogates included: a "\ud800" escape in JSON or YAML decodes to one.
+any_text = st.text(st.characters(exclude_categories=()), max_size=12)
+json_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=12) | any_text
+json_values = st.recursive(json_scalars, lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=8), c, max_size=3), max_leaves=12)
+yaml_values = st.recursive(
+    json_scalars | st.dates() | st.datetimes(), lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=8), c, max_size=3), max_leaves=8
+)
+
+
+def _only_ragcli_errors(call, *args):  # type: ignore[no-untyped-def]
+    try:
+        return call(*args)
+    except RagcliError:
+        return None
+
+
+# --------------------------------------------------------------------------- documents
+
+YAML_PIECES = (
+    "---\n", "id: ", "acl: ", "version: ", "title: ", "effective_from: ", "superseded_on: ", "source_url: ",
+    "[", "]", "{", "}", ": ", "- ", "&a ", "*a", "!!python/object:os.system ", "!!binary ", "? ", "|\n", ">\n",
+    "2026-02-30", "2026-01-01", "2026-01-01 10:00:00", "1e999", "0x1F", "~", "null", "yes", "\t", "\n", "'", '"', "#",
+    '"\\ud800"', '"\\udc80x"', '"\\x00"',
+)
+
+
+@FUZZ
+@given(_tokens(*YAML_PIECES, "body text\n", "# Heading\n"))
+@example("---\nacl: &a [*a]\n---\nbody")
+@example('---\ntitle: "bad \\ud800"\nacl: ["\\udc00"]\n---\nbody')
+@example("---\n" + "[" * 2000 + "\n---\nbody")
+@example("---\neffective_from: 2026-02-30\n---\n")
+@example("---\n!!python/object/apply:os.system ['echo pwned']\n---\n")
+def test_front_matter_and_metadata(text: str) -> None:
+    from ragcli.documents import split_front_matter, validate_metadata
+
+    parsed = _only_ragcli_errors(split_front_matter, text, "fuzz.md")
+    if parsed is not None:
+        meta, body = parsed
+        assert isinstance(meta, dict) and isinstance(body, str)
+        _only_ragcli_errors(validate_metadata, meta, "fuzz.md")
+
+
+@FUZZ
+@given(st.dictionaries(st.sampled_from(["id", "title", "version", "acl", "effective_from", "superseded_on", "source_url", "other"]), yaml_values))
+@example({"acl": "hr"})
+@example({"effective_from": dt.date(2026, 5, 1), "superseded_on": dt.date(2026, 1, 1)})
+@example({"id": True})
+@example({"title": "a\ud800", "acl": ["\udfff"]})
+def test_validate_metadata_on_arbitrary_values(data: dict[str, object]) -> None:
+    from ragcli.documents import validate_metadata
+
+    meta = _only_ragcli_errors(validate_metadata, data, "fuzz")
+    if meta is not None:
+        # What passes validation is what the rest of the code relies on.
+        assert meta.acl is None or (isinstance(meta.acl, list) and all(isinstance(a, str) and a.strip() for a in meta.acl))
+        for text in (meta.id, meta.title, meta.version, meta.source_url, *(meta.acl or ())):
+            assert text is None or text.encode("utf-8")  # encodable: the chunker, tokenizer and index can take it
+        for field in (meta.id, meta.version):
+            assert field is None or (isinstance(field, str) and field and not set(field) & {"@", "#", " "})
+        if meta.effective_from and meta.superseded_on:
+            assert meta.effective_from < meta.superseded_on
+
+
+MARKDOWN_PIECES = (
+    "# ", "## ", "###### ", "\n", "\n\n", "- ", "* ", "1. ", "> ", "```\n", "~~~\n", "    code\n", "| a | b |\n", "|---|---|\n",
+    "| 1 | 2 |\n", "<div>", "</div>", "---\n", "***\n", "[link](x)", "Sentence one. ", "Except when not. ", "ERR_4021 ",
+    "\f", "\t", "word " * 30, "x" * 300, "!" * 50, "漢字" * 20,
+)
+
+
+@FEW
+@given(_tokens(*MARKDOWN_PIECES, size=80), st.sampled_from(["markdown", "text", "html", "pdf"]), st.text(max_size=30))
+@example("| a |\n|---|\n" + "| " + "cell " * 400 + "|\n", "markdown", "t")
+@example("- a\n" + "  - b\n" * 300, "markdown", "t")
+@example("#" * 7 + " not a heading\n", "markdown", "")
+def test_chunk_document_on_arbitrary_text(text: str, fmt: str, title: str) -> None:
+    from ragcli.chunking import chunk_document
+    from ragcli.documents import Document
+
+    doc = Document(
+        doc_id="fuzz-doc", title=title.strip() or "Fuzz", version="1", acl=("everyone",), effective_from=None, superseded_on=None,
+        source="fuzz.md", source_url=None, text=text, format=fmt, fingerprint="f",  # type: ignore[arg-type]
+    )
+    passages = _only_ragcli_errors(chunk_document, doc, "fuzzco", shared_embedder().count_tokens)
+    if passages is not None:
+        ids = [p.id for p in passages]
+        assert len(ids) == len(set(ids)), ids  # passage IDs are unique within a document
+        assert all(p.id.startswith("fuzz-doc@1#") and p.acl == ("everyone",) and p.tenant == "fuzzco" for p in passages)
+        assert all(p.text.strip() for p in passages)
+
+
+HTML_PIECES = (
+    "<html>", "<head>", "<title>", "</title>", "<script>", "</script>", "<style>", "</style>", "<h1>", "</h1>", "<h7>", "<p>",
+    "<table>", "<tr>", "<td>", "<th>", "</table>", "<ul>", "<li>", "<pre>", "</pre>", "<!--", "-->", "<![CDATA[", "]]>", "<!",
+    "<?", "&amp;", "&#0;", "&#x110000;", "&#99999999;", "&bogus;", "<svg>", "<a href='", "'>", "</", ">", "<", "\x00", "text",
+)
+
+
+@FUZZ
+@given(st.one_of(_tokens(*HTML_PIECES), st.text(st.characters(exclude_categories=()), max_size=80)))
+@example("<![if x")
+@example("<script>never closed zzsecret")
+@example("<td>cell outside a table</td><tr><td>a")
+def test_html_to_markdown_on_arbitrary_text(html: str) -> None:
+    from ragcli.html_text import html_to_markdown
+
+    result = _only_ragcli_errors(html_to_markdown, html)
+    if result is not None:
+        title, text = result
+        assert isinstance(title, str) and isinstance(text, str)
+        if "<script>" in html and "zzsecret" in html and html.index("<script>") < html.index("zzsecret") and "</script>" not in html:
+            assert "zzsecret" not in text
+
+
+# --------------------------------------------------------------------------- principals and eval cases
+
+principal_objects = st.one_of(
+    json_values,
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "user": json_values | st.text(max_size=300),
+            "tenant": json_values | st.sampled_from(["acme", "../x", "A", "a" * 65, "a b", "", "acme\x00"]),
+            "groups": json_values | st.lists(st.text(max_size=20), max_size=5),
+            "admin": json_values,
+        },
+    ),
+)
+
+
+@FUZZ
+@given(principal_objects)
+@example({"user": "kim", "tenant": "acme", "groups": "hr"})
+@example({"user": "kim", "tenant": "acme", "groups": [["nested"]]})
+@example({"user": "k" * 10_000, "tenant": "acme"})
+@example({"user": "k\ud800", "tenant": "acme", "groups": ["\udc00"]})
+def test_parse_principal_on_arbitrary_objects(data: object) -> None:
+    from ragcli.principal import TENANT_PATTERN, parse_principal
+
+    principal = _only_ragcli_errors(parse_principal, data)
+    if principal is not None:
+        import re
+
+        assert re.fullmatch(TENANT_PATTERN, principal.tenant)
+        assert all(isinstance(g, str) and 0 < len(g) <= 256 for g in principal.groups)
+        assert "everyone" in principal.acl_tokens()
+
+
+CASE_PIECES = (
+    '{"question": "', '", ', '"as": "', '"principal": ', '{"user": "u", "tenant": "acme"}', '"as_of": "', '2026-01-01',
+    '"expect": "answer"', '"reason": "nope"', '"relevant": ["a"]', '"forbidden": 3', '"id": 1e999', "}", "{", "[", "]",
+    "users.json", "../", "/etc/passwd", "\\u0000", "\\ud800", "null", ",", ":",
+)
+
+
+@FUZZ
+@given(st.lists(_tokens(*CASE_PIECES, size=25), min_size=1, max_size=4))
+@example(['{"question": "q", "as": "a\\u0000b"}'])
+@example(['{"question": "q", "as": ""}'])
+@example(['{"question": "q", "principal": {"user": "u", "tenant": "acme", "groups": "g"}}'])
+@example(['{"question": "\\ud800", "principal": {"user": "u", "tenant": "acme"}}'])
+@example(['{"question": "q", "as": "\\ud800.json"}'])
+@example(["[" * 50_000 + "]" * 50_000])
+@example(['{"question": "q", "principal": ' + "[" * 50_000 + "]" * 50_000 + "}"])
+def test_eval_case_lines(tmp_path_factory, lines: list[str]) -> None:  # type: ignore[no-untyped-def]
+    from ragcli.evaluation import _parse_case, load_cases
+
+    folder = tmp_path_factory.mktemp("cases")
+    (folder / "users.json").write_text(json.dumps({"user": "u", "tenant": "acme"}), encoding="utf-8")
+    path = folder / "q.jsonl"
+    path.write_text("\n".join(lines).replace("\r", "") + "\n", encoding="utf-8", errors="surrogatepass")
+    for n, line in enumerate(lines, start=1):
+        _only_ragcli_errors(_parse_case, line, n, path, {}, dt.date(2026, 1, 1))
+    cases = _only_ragcli_errors(load_cases, path)
+    if cases is not None:
+        assert all(c.principal.tenant == "acme" and c.question for c in cases)
+
+
+@FEW
+@given(st.binary(max_size=200))
+def test_load_cases_on_arbitrary_bytes(tmp_path_factory, raw: bytes) -> None:  # type: ignore[no-untyped-def]
+    from ragcli.evaluation import load_cases
+
+    path = Path(tmp_path_factory.mktemp("raw")) / "q.jsonl"
+    path.write_bytes(raw)
+    _only_ragcli_errors(load_cases, path)
+
+
+# --------------------------------------------------------------------------- queries
+
+QUERY_PIECES = (
+    "tenant:", "acl:", "AND ", "OR ", "NOT ", '"', "(", ")", "[", "]", "{", "}", "*", "?", "~", "^2", "\\", "/", ":", "+", "-",
+    "ERR_4021", "v2.3.1", "ORB-7731", "retry_backoff_ms", "a" * 60, "x" * 90, "\x00", "\u200b", "\ud800", "ﬁ", "İ", "ß",
+)
+
+
+@FUZZ
+@given(st.one_of(st.text(max_size=200), st.text(st.characters(exclude_categories=()), max_size=60), _tokens(*QUERY_PIECES)))
+@example("x" * 100_000)
+@example("\ud800\udc00\udfff")
+def test_build_text_query_and_clean_query(text: str) -> None:
+    from ragcli.retriever import MAX_QUERY_CHARS, clean_query
+    from ragcli.store import _schema, build_text_query
+
+    schema = _schema()
+    cleaned = _only_ragcli_errors(clean_query, text)
+    if cleaned is not None:
+        query, notes = cleaned
+        assert query and len(query) <= MAX_QUERY_CHARS
+        assert not any(c in query for c in "\x00\n\t\u200b") and query == query.strip()
+        assert not any(0xD800 <= ord(c) <= 0xDFFF for c in query)
+        build_text_query(schema, query)  # what search really passes on: must not raise at all
+    # Raw text too, as a library caller might pass it (any valid Unicode string; search
+    # itself only ever passes cleaned text, and cleaning removes lone surrogates).
+    if not any(0xD800 <= ord(c) <= 0xDFFF for c in text):
+        _only_ragcli_errors(build_text_query, schema, text)
+
+
+@FEW
+@given(st.lists(st.sampled_from(["{", "[", '"a":', "1", ",", "]", "}", '"\\ud800"', '"text"', ":", " "]), max_size=40).map("".join))
+@example("[" * 60_000 + "]" * 60_000)
+@example('{"id": "x", "text": "\\ud800 lone"}')
+@example('{"id": "x", "text": "ok", "title": "\\udc00"}')
+@example('{"id": "x", "text": ' + "[" * 60_000 + "]" * 60_000 + "}")
+def test_jsonl_corpus_lines(line: str) -> None:
+    from ragcli.documents import _jsonl_document
+
+    doc = _only_ragcli_errors(_jsonl_document, line, "fuzz.jsonl:1", "fuzz.jsonl", ("everyone",), "")
+    if doc is not None:
+        doc.text.encode("utf-8")
+        doc.title.encode("utf-8")
+
+
+@FEW
+@given(st.binary(max_size=300))
+@example(b"[" * 60_000)
+@example(b'{"user": "k\\ud800", "tenant": "acme"}')
+def test_load_principal_on_arbitrary_bytes(tmp_path_factory, raw: bytes) -> None:  # type: ignore[no-untyped-def]
+    from ragcli.principal import load_principal
+
+    path = Path(tmp_path_factory.mktemp("user")) / "user.json"
+    path.write_bytes(raw)
+    _only_ragcli_errors(load_principal, path)

@@ -1,0 +1,318 @@
+"""Crash safety, interruption and disk failures of a real ``ragcli ingest``.
+
+The guarantee under test: a new generation is published atomically, so
+whatever happens to a writer (SIGKILL at any moment, Ctrl-C, a disk that
+refuses a write) readers see exactly the previous complete generation or
+exactly the new one, never a mix, the index verifies, the write lock is free
+again and the next ingest repairs everything.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from fixtures_reliability import (
+    assert_one_error,
+    audit_counts,
+    build_dirs,
+    cli,
+    cli_env,
+    cli_many,
+    cli_popen,
+    current_name,
+    generation_dirs,
+    passage_ids,
+    result_ids,
+    shared_embedder,
+    wait_for,
+    write_round,
+    write_user,
+)
+
+TENANT = "crashco"
+ROUND_DOCS = 20
+
+
+def _principal():
+    from ragcli.principal import Principal
+
+    return Principal(user="kim", tenant=TENANT, groups=())
+
+
+def _search_ids(root: Path) -> list[str]:
+    """A fresh reader's hybrid search (BM25 + dense) over the published generation."""
+    from ragcli.retriever import Retriever
+
+    retriever = Retriever(root, embedder=shared_embedder())
+    try:
+        return retriever.search(_principal(), "refund invoice policy backup audit", k=40, as_of=dt.date(2026, 6, 1)).ids
+    finally:
+        retriever.close()
+
+
+def _ingest_cmd(folder: Path, root: Path) -> list[object]:
+    return ["ingest", folder, "--tenant", TENANT, "--acl", "everyone", "--index", root, "--json"]
+
+
+def _assert_whole(root: Path, old: set[str], new: set[str], what: str) -> str:
+    """The published generation is exactly ``old`` or exactly ``new``; it verifies and has no orphans."""
+    ids = passage_ids(root, TENANT)
+    assert ids == old or ids == new, (
+        f"{what}: published generation is a mix or neither: "
+        f"{len(ids & old)} old, {len(ids & new)} new, {len(ids - old - new)} foreign of {len(ids)}"
+    )
+    assert audit_counts(root, TENANT) == (0, 0), what
+    found = _search_ids(root)
+    assert found, what
+    assert set(found) <= ids, (what, sorted(set(found) - ids)[:5])
+    return "old" if ids == old else "new"
+
+
+def _lock_is_free(root: Path) -> None:
+    from ragcli.errors import IndexLockedError
+    from ragcli.store import writer_lock
+
+    try:
+        with writer_lock(root, TENANT):
+            pass
+    except IndexLockedError as exc:  # pragma: no cover - the failure being tested for
+        pytest.fail(f"the lock of a killed ingest was not released: {exc}")
+
+
+def _run_and_kill(folder: Path, root: Path, trigger: str, delay: float, sig: int = signal.SIGKILL):
+    """Start a real ingest, send ``sig`` at the chosen moment; return (signalled, returncode, stderr).
+
+    Triggers: ``start`` (``delay`` seconds after the process started),
+    ``build`` (``delay`` seconds after its half-built generation directory
+    appears), ``gen`` (the moment the finished generation is renamed into
+    place, before or just after CURRENT is replaced) and ``current`` (the
+    moment CURRENT names the new generation: the kill lands after publish).
+    """
+    gens_before = set(generation_dirs(root, TENANT))
+    current_before = current_name(root, TENANT)
+    proc = cli_popen(*_ingest_cmd(folder, root))
+    started = time.monotonic()
+    if trigger == "start":
+        wait_for(lambda: time.monotonic() - started >= delay, proc, poll=0.005)
+    elif trigger == "build":
+        if wait_for(lambda: bool(build_dirs(root, TENANT)), proc, poll=0.001) and delay:
+            time.sleep(delay)
+    elif trigger == "gen":
+        wait_for(lambda: bool(set(generation_dirs(root, TENANT)) - gens_before), proc, poll=0.0005)
+    elif trigger == "current":
+        wait_for(lambda: current_name(root, TENANT) != current_before, proc, poll=0.0005)
+    else:  # pragma: no cover
+        raise ValueError(trigger)
+    signalled = False
+    if proc.poll() is None:
+        os.kill(proc.pid, sig)
+        signalled = True
+    _, err = proc.communicate(timeout=300)
+    return signalled and proc.returncode in (-sig, 130), proc.returncode, err
+
+
+def test_sigkill_at_many_moments_never_breaks_the_published_index(tmp_path: Path) -> None:
+    root = tmp_path / "index"
+    folder = tmp_path / "docs"
+    user_file = write_user(tmp_path / "kim.json", "kim", TENANT)
+    from ragcli.ingest import ingest
+
+    # The very first ingest killed while writing: there is no index yet, readers are told so.
+    write_round(folder, 0, 8)
+    killed, code, err = _run_and_kill(folder, root, "build", 0.0)
+    assert killed, (code, err)
+    from ragcli.errors import InputError
+    from ragcli.store import TenantIndex
+
+    with pytest.raises(InputError, match=f"unknown tenant '{TENANT}'"):
+        TenantIndex.open(root, TENANT)
+    _lock_is_free(root)
+
+    # An existing published index of a smaller corpus.
+    published = write_round(folder, 0, 8)
+    report = ingest(folder, TENANT, index=root, default_acl=["everyone"], embedder=shared_embedder())
+    assert report.published
+    assert passage_ids(root, TENANT) == published
+
+    # One complete run, to calibrate the kill moments (and check the expected IDs).
+    new = write_round(folder, 1, ROUND_DOCS)
+    current_before = current_name(root, TENANT)
+    started = time.monotonic()
+    proc = cli_popen(*_ingest_cmd(folder, root))
+    wait_for(lambda: bool(build_dirs(root, TENANT)), proc, poll=0.001)
+    build_seen = time.monotonic()
+    wait_for(lambda: current_name(root, TENANT) != current_before, proc, poll=0.001)
+    build = max(0.005, time.monotonic() - build_seen)  # writing the generation, up to its publication
+    proc.communicate(timeout=300)
+    full = time.monotonic() - started
+    assert proc.returncode == 0
+    assert _assert_whole(root, published, new, "calibration run") == "new"
+    published = new
+
+    schedule = (
+        [("start", full * f) for f in (0.02, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)]
+        + [("build", build * f) for f in (0.0, 0.1, 0.2, 0.3, 0.45, 0.6, 0.75, 0.9)]
+        + [("gen", 0.0), ("gen", 0.0), ("current", 0.0)]
+    )
+    # A run that happens to be quicker than the calibration run may finish before
+    # its moment comes; a few extra attempts then make up the number of kills.
+    extra = [("build", build * f) for f in (0.0, 0.3, 0.15, 0.45, 0.05, 0.6, 0.2, 0.1)]
+    outcomes: list[tuple[str, float, str]] = []
+    completed = 0
+    attempt = 1
+    while schedule or (len(outcomes) < 20 and extra):
+        trigger, delay = (schedule or extra).pop(0)
+        attempt += 1
+        new = write_round(folder, attempt, ROUND_DOCS)
+        killed, code, err = _run_and_kill(folder, root, trigger, delay)
+        what = f"attempt {attempt} ({trigger} +{delay:.3f}s, exit {code})"
+        assert "is being ingested" not in err, (what, err)  # the previous killed writer's lock was released
+        if not killed:
+            assert code == 0, (what, err[-2000:])
+            completed += 1
+        seen = _assert_whole(root, published, new, what)
+        if not killed:
+            assert seen == "new", what
+        else:
+            outcomes.append((trigger, delay, seen))
+        _lock_is_free(root)
+        if seen == "new":
+            published = new
+        if killed and len(outcomes) in (1, 11, 20):
+            # The same through the CLI: status is clean, search answers from that generation.
+            status, search = cli_many(
+                [
+                    ["status", "--tenant", TENANT, "--index", root, "--json"],
+                    ["search", "refund invoice policy backup", "--as", user_file, "--index", root, "--json", "-k", "40"],
+                ],
+                parallel=2,
+            )
+            assert status.returncode == 0, (what, status.stderr)
+            (tenant_status,) = json.loads(status.stdout)["tenants"]
+            assert (tenant_status["orphan_vectors"], tenant_status["stale_entries"]) == (0, 0), what
+            found = result_ids(search)
+            assert found and set(found) <= published, (what, found[:5])
+
+    kills = len(outcomes)
+    before_publish = sum(1 for _, _, seen in outcomes if seen == "old")
+    print(f"{kills} kills ({before_publish} before publish), {completed} runs finished first: {outcomes}")
+    assert kills >= 20, f"only {kills} kills landed ({completed} runs finished first): {outcomes}"
+    assert before_publish >= 10, f"only {before_publish} kills landed before publish: {outcomes}"
+    assert any(seen == "old" for trigger, _, seen in outcomes if trigger == "build"), outcomes
+
+    # Finally an ingest runs to the end and cleans up after every killed writer.
+    final = write_round(folder, 99, ROUND_DOCS)
+    done = cli(*_ingest_cmd(folder, root))
+    assert done.returncode == 0, done.stderr
+    assert passage_ids(root, TENANT) == final
+    assert build_dirs(root, TENANT) == []
+    assert not [p for p in (root / TENANT).iterdir() if p.name.startswith(".CURRENT.")]
+    gens = generation_dirs(root, TENANT)
+    assert current_name(root, TENANT) in gens and len(gens) <= 2, gens
+    status = cli("status", "--index", root, "--json")
+    assert status.returncode == 0, status.stderr
+
+
+def test_ctrl_c_while_writing_exits_130_and_keeps_the_index(tmp_path: Path) -> None:
+    root = tmp_path / "index"
+    folder = tmp_path / "docs"
+    from ragcli.ingest import ingest
+
+    old = write_round(folder, 0, 8)
+    ingest(folder, TENANT, index=root, default_acl=["everyone"], embedder=shared_embedder())
+    new = write_round(folder, 1, ROUND_DOCS)
+    interrupted, code, err = _run_and_kill(folder, root, "build", 0.0, sig=signal.SIGINT)
+    assert interrupted, (code, err)
+    assert code == 130, err
+    assert "Traceback" not in err, err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert lines == ["error: interrupted; the published index is unchanged"], err
+    assert _assert_whole(root, old, new, "SIGINT") == "old"
+    _lock_is_free(root)
+    assert build_dirs(root, TENANT) == []  # cleaned by the interrupted writer itself or the lock above
+
+
+def _fsize_limit(limit: int):
+    def preexec() -> None:
+        # Writes past `limit` bytes fail with EFBIG instead of killing the process.
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return preexec
+
+
+def test_a_write_that_fails_part_way_leaves_the_previous_index(tmp_path: Path) -> None:
+    root = tmp_path / "index"
+    folder = tmp_path / "docs"
+    from ragcli.ingest import ingest
+
+    old = write_round(folder, 0, 8)
+    ingest(folder, TENANT, index=root, default_acl=["everyone"], embedder=shared_embedder())
+    gens = generation_dirs(root, TENANT)
+
+    new = write_round(folder, 1, 40)
+    embeddings_bytes = 40 * 384 * 4
+    # 4 KiB: the passages file already fails; just under the matrix: the embeddings fail.
+    for limit in (4096, embeddings_bytes - 2048):
+        proc = cli(*_ingest_cmd(folder, root), preexec_fn=_fsize_limit(limit))
+        line = assert_one_error(proc, "previous index is unchanged", f"tenant '{TENANT}'")
+        assert "cannot write" in line
+        assert passage_ids(root, TENANT) == old
+        assert audit_counts(root, TENANT) == (0, 0)
+        assert generation_dirs(root, TENANT) == gens
+        assert build_dirs(root, TENANT) == []
+        found = _search_ids(root)
+        assert found and set(found) <= old
+
+    done = ingest(folder, TENANT, index=root, default_acl=["everyone"], embedder=shared_embedder())
+    assert done.published
+    assert passage_ids(root, TENANT) == new
+    assert build_dirs(root, TENANT) == []
+
+
+# The CLI's own entry point (what ``python -m ragcli.cli`` runs), started after
+# every module ingest needs is imported, with only a few more file descriptors
+# than are open at that point: enough for each file ragcli writes itself (one
+# at a time), not for Tantivy's segment writer, which holds several at once.
+_FEW_DESCRIPTORS = """
+import os, resource, sys
+import markdown_it, numpy, onnxruntime, tantivy, tokenizers, yaml
+import ragcli.chunking, ragcli.cli, ragcli.documents, ragcli.embedder, ragcli.ingest, ragcli.output, ragcli.store
+limit = len(os.listdir("/proc/self/fd")) + 3
+resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
+sys.exit(ragcli.cli.main(sys.argv[1:]))
+"""
+
+
+def test_a_bm25_write_failure_is_reported_and_leaves_the_previous_index(tmp_path: Path) -> None:
+    root = tmp_path / "index"
+    folder = tmp_path / "docs"
+    from ragcli.ingest import ingest
+
+    old = write_round(folder, 0, 6)
+    ingest(folder, TENANT, index=root, default_acl=["everyone"], embedder=shared_embedder())
+    gens = generation_dirs(root, TENANT)
+    write_round(folder, 1, 6)
+    proc = subprocess.run(
+        [sys.executable, "-c", _FEW_DESCRIPTORS, *map(str, _ingest_cmd(folder, root))],
+        capture_output=True, text=True, env=cli_env(), timeout=300,
+    )
+    line = assert_one_error(proc, "previous index is unchanged", f"tenant '{TENANT}'")
+    assert "BM25 index could not be written" in line
+    assert passage_ids(root, TENANT) == old
+    assert audit_counts(root, TENANT) == (0, 0)
+    assert generation_dirs(root, TENANT) == gens
+    # (Out of descriptors, the failed writer may not even manage to delete its
+    # half-built directory; the next writer to take the lock does.)
+    _lock_is_free(root)
+    assert build_dirs(root, TENANT) == []
