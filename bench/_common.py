@@ -48,6 +48,8 @@ class Output:
 
         self.as_json = as_json
         self.console = Console(stderr=as_json)
+        if not self.console.is_terminal:
+            self.console.width = 160  # logs and pipes: do not wrap tables at 80 columns
         self.data: dict[str, Any] = {}
 
     def note(self, text: str) -> None:

@@ -11,7 +11,7 @@ it is, so it is not copied; the converter writes into ``--out``:
 For ``squad2-dev`` (corpus.jsonl, queries.jsonl with ``answerable``/``answers``/
 ``source_passage``, qrels.tsv) answerable questions get ``expect: "answer"`` and
 ``relevant: [source paragraph id]``; unanswerable ones get ``expect: "abstain"``,
-``reason: "no_answer_in_corpus"`` and no relevant labels. ``--sample N --seed S``
+no ``reason`` (either abstention path is right) and no relevant labels. ``--sample N --seed S``
 takes a deterministic sample of the questions.
 
 Labels are document ids: a label matches a passage id ``{doc_id}@{version}#{section}``
@@ -40,7 +40,9 @@ from _common import (
     write_jsonl,
 )
 
-SQUAD_ABSTAIN_REASON = "no_answer_in_corpus"
+SQUAD_ABSTAIN_REASON = None
+"""No reason code: a SQuAD 2.0 unanswerable question has on-topic evidence, so ragcli may
+correctly abstain either for no_visible_evidence or model_abstained."""
 
 
 def default_tenant(folder: Path) -> str:

@@ -7,11 +7,13 @@ Dense part (``ragcli.embedder.Embedder`` directly, the bundled MiniLM):
   * SQuAD 2.0 dev: answerable questions vs paragraphs of *other* articles (the
     article is the id prefix before '_': ``07_012`` is paragraph 12 of article 07;
     checked one-to-one with the title) and vs their source paragraph.
-  Prints percentiles (50, 90, 95, 99, 99.9) of each, the same for the *best*
-  unrelated cosine per query (what decides whether an off-topic query still gets
-  a dense hit), and for each candidate floor (0.20 ... 0.40) the recall cost (share
-  of relevant pairs under it) and the leak (share of queries whose best unrelated
-  cosine is at or over it).
+  * Off-topic queries against whole real indexes through ``Retriever`` (mode dense,
+    floor off): the top-1 cosine of SQuAD questions on the SciFact index and of SciFact
+    queries on the uv-docs index.
+  Prints percentiles (50, 90, 95, 99, 99.9) of each, including the *best* unrelated
+  cosine per query (what decides whether an off-topic query still gets a dense hit),
+  and for each candidate floor (0.20 ... 0.40) the recall cost (share of relevant
+  pairs under it) and the leak (share of queries whose best unrelated cosine passes).
 
 BM25 part (ragcli's own tantivy BM25 through ``Retriever``, mode bm25, floors off):
   top-1 score of off-topic queries (SQuAD questions against the SciFact index, SciFact
@@ -55,7 +57,7 @@ from _common import (  # noqa: E402
 DEFAULT_INDEX = Path(tempfile.gettempdir()) / "ragcli-bench-index"
 DENSE_FLOORS = (0.20, 0.25, 0.30, 0.35, 0.40)
 BM25_FLOORS = (0.0, 2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 15.0)
-BM25_DEPTH = 1000
+PROBE_DEPTH = 1000
 
 
 @dataclass
@@ -138,47 +140,72 @@ def squad_dense(embedder: Any, data: RetrievalSet, n_questions: int, n_paragraph
     ]
 
 
-# --------------------------------------------------------------------------- bm25
+# --------------------------------------------------------------------------- scores from real indexes
 
 
-class Bm25Probe:
-    """ragcli's BM25 over one tenant with no floor: top-1 score and the best score of given documents."""
+class ScoreProbe:
+    """One ranker of ragcli over one tenant with its floor off: top-1 score and the best score of a document."""
 
-    def __init__(self, index_dir: Path, tenant: str) -> None:
+    def __init__(self, index_dir: Path, tenant: str, mode: str, embedder: Any = None) -> None:
         from ragcli.principal import parse_principal
         from ragcli.retriever import Retriever, SearchConfig
 
+        self.mode = mode
         self.principal = parse_principal(bench_principal(tenant))
-        self.retriever = Retriever(index_dir, config=SearchConfig(mode="bm25", k=BM25_DEPTH, candidates=BM25_DEPTH, bm25_floor=-1.0))
+        config = SearchConfig(mode=mode, k=PROBE_DEPTH, candidates=PROBE_DEPTH, bm25_floor=-1.0, dense_floor=-1.0)  # type: ignore[arg-type]
+        self.retriever = Retriever(index_dir, embedder=embedder, config=config)
 
     def scores(self, query: str) -> list[tuple[str, float]]:
-        """(doc_id, score) of every candidate, best first; [] when no term matches."""
+        """(doc_id, ranker score) of every candidate, best first; [] when nothing matches."""
         response = self.retriever.search(self.principal, query)
-        return [(r.passage.doc_id, r.bm25.score) for r in response.results if r.bm25 is not None]
+        hits = [(r.passage.doc_id, r.bm25 if self.mode == "bm25" else r.dense) for r in response.results]
+        return [(doc, hit.score) for doc, hit in hits if hit is not None]
 
     def top1(self, query: str) -> float:
         hits = self.scores(query)
         return hits[0][1] if hits else 0.0
 
     def doc_score(self, query: str, doc_id: str) -> float:
-        """Best passage score of ``doc_id``; 0.0 when it is not among the candidates (no matching term or too deep)."""
+        """Best passage score of ``doc_id``; 0.0 when it is not among the candidates (BM25: no matching term)."""
         return next((s for d, s in self.scores(query) if d == doc_id), 0.0)
 
     def close(self) -> None:
         self.retriever.close()
 
 
-def bm25_distributions(args: Any, out: Output, scifact: RetrievalSet, squad: RetrievalSet) -> list[Distribution]:
+def ensure_indexes(args: Any, out: Output, scifact: RetrievalSet, squad: RetrievalSet) -> None:
     ensure_index(scifact.corpus_path, "scifact", args.index, out)
     ensure_index(squad.corpus_path, "squad2-dev", args.index, out)
     ensure_index(args.data / "uv-docs" / "docs", "uv-docs", args.index, out)
+
+
+def off_topic_samples(args: Any, scifact: RetrievalSet, squad: RetrievalSet) -> tuple[list[str], list[str]]:
     sf_q = sample_ids(list(scifact.queries), args.queries, args.seed)
     squad_q = sample_ids([q for q in squad.queries if q in squad.qrels], args.squad, args.seed)
-    probes = {t: Bm25Probe(args.index, t) for t in ("scifact", "squad2-dev", "uv-docs")}
+    return sf_q, squad_q
+
+
+def dense_off_topic(args: Any, embedder: Any, scifact: RetrievalSet, squad: RetrievalSet) -> list[Distribution]:
+    """Best cosine an off-topic query gets from a whole real index (what a floor must stop)."""
+    sf_q, squad_q = off_topic_samples(args, scifact, squad)
+    probes = {t: ScoreProbe(args.index, t, "dense", embedder) for t in ("scifact", "uv-docs")}
     try:
-        dists = [
-            Distribution(f"SQuAD questions ({len(squad_q)}) -> SciFact index", "off-topic top-1", [probes["scifact"].top1(squad.queries[q]) for q in squad_q]),
-            Distribution(f"SciFact queries ({len(sf_q)}) -> uv-docs index", "off-topic top-1", [probes["uv-docs"].top1(scifact.queries[q]) for q in sf_q]),
+        return [
+            Distribution(f"SQuAD questions ({len(squad_q)}) -> SciFact index", "off-topic top-1 (index)", [probes["scifact"].top1(squad.queries[q]) for q in squad_q]),
+            Distribution(f"SciFact queries ({len(sf_q)}) -> uv-docs index", "off-topic top-1 (index)", [probes["uv-docs"].top1(scifact.queries[q]) for q in sf_q]),
+        ]
+    finally:
+        for probe in probes.values():
+            probe.close()
+
+
+def bm25_distributions(args: Any, scifact: RetrievalSet, squad: RetrievalSet) -> list[Distribution]:
+    sf_q, squad_q = off_topic_samples(args, scifact, squad)
+    probes = {t: ScoreProbe(args.index, t, "bm25") for t in ("scifact", "squad2-dev", "uv-docs")}
+    try:
+        return [
+            Distribution(f"SQuAD questions ({len(squad_q)}) -> SciFact index", "off-topic top-1 (index)", [probes["scifact"].top1(squad.queries[q]) for q in squad_q]),
+            Distribution(f"SciFact queries ({len(sf_q)}) -> uv-docs index", "off-topic top-1 (index)", [probes["uv-docs"].top1(scifact.queries[q]) for q in sf_q]),
             Distribution("SciFact queries -> SciFact index", "in-domain top-1", [probes["scifact"].top1(scifact.queries[q]) for q in sf_q]),
             Distribution("SciFact queries -> judged abstract", "relevant doc", [probes["scifact"].doc_score(scifact.queries[q], d) for q in sf_q for d in scifact.qrels[q]]),
             Distribution("SQuAD questions -> source paragraph", "relevant doc", [probes["squad2-dev"].doc_score(squad.queries[q], str(squad.extra[q]["source_passage"])) for q in squad_q]),
@@ -186,7 +213,6 @@ def bm25_distributions(args: Any, out: Output, scifact: RetrievalSet, squad: Ret
     finally:
         for probe in probes.values():
             probe.close()
-    return dists
 
 
 # --------------------------------------------------------------------------- tables
@@ -199,21 +225,22 @@ def percentile_table(out: Output, title: str, dists: list[Distribution]) -> list
     return rows
 
 
-def floor_table(out: Output, title: str, floors: tuple[float, ...], dists: list[Distribution], leak_kinds: tuple[str, ...], keep_strictly_above: bool) -> list[dict[str, Any]]:
-    """Per floor: recall cost on relevant samples (share cut) and leak on off-topic samples (share kept)."""
-    columns, rows = ["floor"], []
+def floor_table(out: Output, title: str, floors: tuple[float, ...], dists: list[Distribution], keep_strictly_above: bool) -> list[dict[str, Any]]:
+    """One row per sample, one column per floor: relevant samples show the share cut, off-topic ones the share kept."""
+    rows = []
     for d in dists:
-        columns.append(("cut: " if d.kind.startswith("relevant") else "kept: ") + d.name)
-    for floor in floors:
-        row: dict[str, Any] = {"floor": floor}
-        for d in dists:
-            cut = cut_share(d.values, floor, keep_strictly_above)
-            row[d.name] = cut if d.kind.startswith("relevant") else 1 - cut
-        rows.append(row)
+        relevant = d.kind.startswith("relevant")
+        shares = [cut_share(d.values, f, keep_strictly_above) for f in floors]
+        rows.append({"sample": d.name, "kind": d.kind, "measure": "cut" if relevant else "kept",
+                     "by_floor": {f"{f:g}": (c if relevant else 1 - c) for f, c in zip(floors, shares)}})
     rule = "score > floor is kept" if keep_strictly_above else "cosine >= floor is kept"
-    out.table(title, columns, [[f"{r['floor']:.2f}", *(f"{r[d.name]:.1%}" for d in dists)] for r in rows],
-              caption=f"{rule}; 'cut' = relevant pairs lost (recall cost), 'kept' = off-topic samples that still pass (leak). "
-              f"Leak rows: {', '.join(leak_kinds)}.")
+    out.table(
+        title,
+        ["sample", "kind", "shows", *(f"{f:g}" for f in floors)],
+        [[r["sample"], r["kind"], r["measure"], *(f"{v:.1%}" for v in r["by_floor"].values())] for r in rows],
+        caption=f"{rule}; cut = relevant pairs the floor removes (recall cost); "
+        "kept = unrelated/off-topic queries whose best score still passes (leak).",
+    )
     return rows
 
 
@@ -243,22 +270,24 @@ def main() -> None:
     out = Output(args.json)
     scifact = load_beir(args.data / "scifact", "test")
     squad = load_squad(args.data / "squad2-dev")
+    ensure_indexes(args, out, scifact, squad)
     if "dense" not in args.skip:
         from ragcli.embedder import Embedder
 
         embedder = Embedder()
         dense = scifact_dense(embedder, scifact, args.queries, args.abstracts, args.seed)
         dense += squad_dense(embedder, squad, args.squad, args.paragraphs, args.seed)
+        dense += dense_off_topic(args, embedder, scifact, squad)
         out.put("dense_percentiles", percentile_table(out, "Dense: cosine of query/passage pairs (bundled MiniLM)", dense))
-        leak = [d for d in dense if d.kind == "unrelated, best of sample"]
-        out.put("dense_floors", floor_table(out, "Dense floor candidates", DENSE_FLOORS, [d for d in dense if d.kind == "relevant pairs"] + leak,
-                                            tuple(d.name for d in leak), keep_strictly_above=False))
+        relevant = [d for d in dense if d.kind == "relevant pairs"]
+        leak = [d for d in dense if d.kind.startswith("unrelated, best") or d.kind.startswith("off-topic")]
+        out.put("dense_floors", floor_table(out, "Dense floor candidates", DENSE_FLOORS, relevant + leak, keep_strictly_above=False))
     if "bm25" not in args.skip:
-        bm25 = bm25_distributions(args, out, scifact, squad)
+        bm25 = bm25_distributions(args, scifact, squad)
         out.put("bm25_percentiles", percentile_table(out, "BM25 (ragcli/tantivy) scores, no floor", bm25))
+        relevant = [d for d in bm25 if d.kind == "relevant doc"]
         off = [d for d in bm25 if d.kind.startswith("off-topic")]
-        out.put("bm25_floors", floor_table(out, "BM25 floor candidates", BM25_FLOORS, [d for d in bm25 if d.kind == "relevant doc"] + off,
-                                           tuple(d.name for d in off), keep_strictly_above=True))
+        out.put("bm25_floors", floor_table(out, "BM25 floor candidates", BM25_FLOORS, relevant + off, keep_strictly_above=True))
     out.put("settings", vars(args) | {"data": str(args.data), "index": str(args.index)})
     out.finish()
 
