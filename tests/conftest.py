@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 import yaml
+from cli_checks import assert_one_error_line
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "sample_corpus"
@@ -168,18 +169,6 @@ def run_cli_many(commands: list[list[object]], env: dict[str, str] | None = None
         stdout, stderr = proc.communicate(timeout=timeout)
         out.append(subprocess.CompletedProcess(cli_command(*cmd), proc.returncode, stdout, stderr))
     return out
-
-
-def assert_one_error_line(proc: subprocess.CompletedProcess[str], *needles: str) -> str:
-    """Exit 2, exactly one stderr line, starting with ``error:``, no traceback; returns it."""
-    lines = [line for line in proc.stderr.splitlines() if line.strip()]
-    assert proc.returncode == 2, (proc.args, proc.returncode, proc.stdout, proc.stderr)
-    assert "Traceback" not in proc.stderr, proc.stderr
-    assert len(lines) == 1, proc.stderr
-    assert lines[0].startswith("error: "), lines[0]
-    for needle in needles:
-        assert needle.lower() in lines[0].lower(), (needle, lines[0])
-    return lines[0]
 
 
 def json_out(proc: subprocess.CompletedProcess[str]) -> Any:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_checks import assert_one_error_line
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "sample_corpus"
@@ -41,27 +42,15 @@ _DROP_ENV = ("ANTHROPIC_API_KEY", "RAGCLI_MODEL", "RAGCLI_EMBED_MODEL", "RAGCLI_
 
 
 @pytest.fixture(scope="session")
-def ask_embedder():
-    """The real bundled ONNX embedder, shared by every ingest and every local model."""
-    if "embedder" not in _CACHE:
-        from ragcli.embedder import Embedder
-
-        _CACHE["embedder"] = Embedder()
-    return _CACHE["embedder"]
+def ask_embedder(embedder):
+    """The session's one real Embedder (conftest.py), shared by every ingest and local model."""
+    return embedder
 
 
 @pytest.fixture(scope="session")
-def ask_index(tmp_path_factory: pytest.TempPathFactory, ask_embedder) -> Path:
-    """sample_corpus acme + globex, ingested once per session. Read-only."""
-    if "index" not in _CACHE:
-        from ragcli.ingest import ingest
-
-        root = tmp_path_factory.mktemp("ask-index")
-        for tenant in ("acme", "globex"):
-            report = ingest(str(SAMPLE / tenant), tenant, index=root, embedder=ask_embedder)
-            assert report.published and not report.rejected, report.to_json()
-        _CACHE["index"] = root
-    return _CACHE["index"]
+def ask_index(sample_index) -> Path:
+    """The session's sample_corpus index (acme + globex, conftest.py). Read-only."""
+    return sample_index.root
 
 
 @pytest.fixture(scope="session")
@@ -188,15 +177,7 @@ def run_cli_many(commands: list[list[object]], *, index: Path | None, env: dict[
     return results
 
 
-def assert_error_exit(proc: subprocess.CompletedProcess[str], *needles: str) -> str:
-    """Exit 2 with exactly one ``error:`` line on stderr and no traceback."""
-    lines = [line for line in proc.stderr.splitlines() if line.strip()]
-    assert proc.returncode == 2, (proc.args, proc.returncode, proc.stdout, proc.stderr)
-    assert "Traceback" not in proc.stderr, proc.stderr
-    assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
-    for needle in needles:
-        assert needle.lower() in lines[0].lower(), (needle, lines[0])
-    return lines[0]
+assert_error_exit = assert_one_error_line
 
 
 def json_of(proc: subprocess.CompletedProcess[str]) -> Any:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from cli_checks import assert_one_error_line
 
 REPO = Path(__file__).resolve().parents[1]
 VOCAB_PATH = REPO / "ragcli" / "data" / "minilm-vocab.txt"
@@ -201,17 +202,7 @@ def stderr_lines(proc: subprocess.CompletedProcess[str]) -> list[str]:
     return [line for line in proc.stderr.splitlines() if line.strip()]
 
 
-def assert_one_error(proc: subprocess.CompletedProcess[str], *needles: str) -> str:
-    """Exit 2 and exactly one stderr line, ``error: ...``, no traceback; the line holds every needle."""
-    lines = stderr_lines(proc)
-    context = (proc.args[3:], proc.returncode, proc.stdout[-500:], proc.stderr[-2000:])
-    assert proc.returncode == 2, context
-    assert "Traceback" not in proc.stderr, context
-    assert len(lines) == 1, context
-    assert lines[0].startswith("error: "), context
-    for needle in needles:
-        assert needle.lower() in lines[0].lower(), (needle, lines[0])
-    return lines[0]
+assert_one_error = assert_one_error_line
 
 
 def search_json(proc: subprocess.CompletedProcess[str]) -> dict[str, Any]:
