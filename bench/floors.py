@@ -7,9 +7,9 @@ Dense part (``ragcli.embedder.Embedder`` directly, the bundled MiniLM):
   * SQuAD 2.0 dev: answerable questions vs paragraphs of *other* articles (the
     article is the id prefix before '_': ``07_012`` is paragraph 12 of article 07;
     checked one-to-one with the title) and vs their source paragraph.
-  * Off-topic queries against whole real indexes through ``Retriever`` (mode dense,
-    floor off): the top-1 cosine of SQuAD questions on the SciFact index and of SciFact
-    queries on the uv-docs index.
+  * Whole real indexes through ``Retriever`` (mode dense, floor off): the top-1 cosine
+    of off-topic queries (SQuAD questions on the SciFact index, SciFact queries on the
+    uv-docs index) and of in-domain ones (each set on its own index).
   Prints percentiles (50, 90, 95, 99, 99.9) of each, including the *best* unrelated
   cosine per query (what decides whether an off-topic query still gets a dense hit),
   and for each candidate floor (0.20 ... 0.40) the recall cost (share of relevant
@@ -201,14 +201,16 @@ def squad_vs_scifact(name: str, squad: RetrievalSet, qids: list[str], scores: li
     ]
 
 
-def dense_off_topic(args: Any, embedder: Any, scifact: RetrievalSet, squad: RetrievalSet) -> list[Distribution]:
-    """Best cosine an off-topic query gets from a whole real index (what a floor must stop)."""
+def dense_index_top1(args: Any, embedder: Any, scifact: RetrievalSet, squad: RetrievalSet) -> list[Distribution]:
+    """Best cosine a query gets from a whole real index: off-topic (what a floor must stop) and in-domain."""
     sf_q, squad_q = off_topic_samples(args, scifact, squad)
-    probes = {t: ScoreProbe(args.index, t, "dense", embedder) for t in ("scifact", "uv-docs")}
+    probes = {t: ScoreProbe(args.index, t, "dense", embedder) for t in ("scifact", "squad2-dev", "uv-docs")}
     try:
         return [
             *squad_vs_scifact("SciFact", squad, squad_q, [probes["scifact"].top1(squad.queries[q]) for q in squad_q]),
             Distribution(f"SciFact queries ({len(sf_q)}) -> uv-docs index", "off-topic top-1 (index)", [probes["uv-docs"].top1(scifact.queries[q]) for q in sf_q]),
+            Distribution("SciFact queries -> SciFact index", "in-domain top-1", [probes["scifact"].top1(scifact.queries[q]) for q in sf_q]),
+            Distribution("SQuAD questions -> SQuAD index", "in-domain top-1", [probes["squad2-dev"].top1(squad.queries[q]) for q in squad_q]),
         ]
     finally:
         for probe in probes.values():
@@ -255,7 +257,7 @@ def floor_table(out: Output, title: str, floors: tuple[float, ...], dists: list[
         ["sample", "kind", "shows", *(f"{f:g}" for f in floors)],
         [[r["sample"], r["kind"], r["measure"], *(f"{v:.1%}" for v in r["by_floor"].values())] for r in rows],
         caption=f"{rule}; cut = relevant pairs the floor removes (recall cost); "
-        "kept = unrelated/off-topic queries whose best score still passes (leak).",
+        "kept = queries whose best score still passes (off-topic: leak; in-domain: queries that keep a hit).",
     )
     return rows
 
@@ -293,16 +295,16 @@ def main() -> None:
         embedder = Embedder()
         dense = scifact_dense(embedder, scifact, args.queries, args.abstracts, args.seed)
         dense += squad_dense(embedder, squad, args.squad, args.paragraphs, args.seed)
-        dense += dense_off_topic(args, embedder, scifact, squad)
+        dense += dense_index_top1(args, embedder, scifact, squad)
         out.put("dense_percentiles", percentile_table(out, "Dense: cosine of query/passage pairs (bundled MiniLM)", dense))
         relevant = [d for d in dense if d.kind == "relevant pairs"]
-        leak = [d for d in dense if d.kind.startswith("unrelated, best") or d.kind.startswith("off-topic")]
+        leak = [d for d in dense if d.kind.startswith(("unrelated, best", "off-topic", "in-domain"))]
         out.put("dense_floors", floor_table(out, "Dense floor candidates", DENSE_FLOORS, relevant + leak, keep_strictly_above=False))
     if "bm25" not in args.skip:
         bm25 = bm25_distributions(args, scifact, squad)
         out.put("bm25_percentiles", percentile_table(out, "BM25 (ragcli/tantivy) scores, no floor", bm25))
         relevant = [d for d in bm25 if d.kind == "relevant doc"]
-        off = [d for d in bm25 if d.kind.startswith("off-topic")]
+        off = [d for d in bm25 if d.kind.startswith(("off-topic", "in-domain"))]
         out.put("bm25_floors", floor_table(out, "BM25 floor candidates", BM25_FLOORS, relevant + off, keep_strictly_above=True))
     out.put("settings", vars(args) | {"data": str(args.data), "index": str(args.index)})
     out.finish()

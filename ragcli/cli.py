@@ -155,6 +155,10 @@ def search(
     candidates: Annotated[int, typer.Option("--candidates", help="Candidates per ranker before fusion.", min=1, max=10000)] = 50,
     bm25_floor: Annotated[Optional[float], typer.Option("--bm25-floor", help="Drop BM25 hits at or under this score.", show_default=False)] = None,
     dense_floor: Annotated[Optional[float], typer.Option("--dense-floor", help="Drop dense hits under this cosine.", show_default=False)] = None,
+    topic_gate: Annotated[
+        bool,
+        typer.Option("--topic-gate/--no-topic-gate", help="Hybrid mode: return nothing when no passage clears the dense floor and the query names no identifier."),
+    ] = True,
     explain: Annotated[bool, typer.Option("--explain", help="Show each ranker's candidates, the floors and the fusion.")] = False,
     index: IndexOpt = None,
     as_json: JsonOpt = False,
@@ -178,6 +182,7 @@ def search(
         mode=mode,  # type: ignore[arg-type]
         bm25_floor=defaults.bm25_floor if bm25_floor is None else bm25_floor,
         dense_floor=defaults.dense_floor if dense_floor is None else dense_floor,
+        topic_gate=topic_gate,
     )
     retriever = Retriever(index, config=config)
     response = retriever.search(principal, query, as_of=day)

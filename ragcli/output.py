@@ -170,6 +170,7 @@ def explain_json(response: SearchResponse) -> dict[str, Any]:
     return {
         "mode": cfg.mode,
         "floors": {"bm25": cfg.bm25_floor, "dense": cfg.dense_floor},
+        "topic_gate": cfg.topic_gate,
         "rrf_k": cfg.rrf_k,
         "candidates": cfg.candidates,
         "bm25": [{"id": c.id, "rank": c.rank, "score": round(c.score, 4), "kept": c.kept} for c in response.bm25_candidates],

@@ -759,3 +759,8 @@ def audit(index: TenantIndex) -> Audit:
 def query_terms(text: str) -> list[str]:
     """The stemmed, stop-word-free terms BM25 would search for ``text``."""
     return list(_analyzers()[BODY_TOKENIZER].analyze(text))
+
+
+def identifier_terms(text: str) -> list[str]:
+    """Tokens of ``text`` that look like identifiers (``ERR_4021``, ``v2.3.1``), as the ident field spells them."""
+    return [t for t in _analyzers()[IDENT_TOKENIZER].analyze(text) if _looks_like_identifier(t)]

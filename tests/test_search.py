@@ -285,3 +285,25 @@ def test_k_and_candidates_are_validated(retriever):
 def test_unknown_tenant_principal(retriever):
     with pytest.raises(InputError, match="unknown tenant 'initech'"):
         retriever.search(Principal(user="x", tenant="initech"), "refund")
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["Which plan did Napoleon have for the invasion of Russia?", "a banana bread recipe with walnuts, baked for one hour"],
+)
+def test_topic_gate_drops_word_matches_of_off_topic_queries(retriever, query):
+    # These share ordinary words ("plan", "hour") with the corpus, so BM25 alone
+    # matches; nothing is close in meaning, so hybrid search returns nothing.
+    bob = user("bob")
+    ungated = retriever.search(bob, query, as_of=NOW, config=SearchConfig(topic_gate=False))
+    assert ungated.results, "the query must share words with the corpus for this test to mean anything"
+    assert all(r.dense is None for r in ungated.results)
+    gated = retriever.search(bob, query, as_of=NOW)
+    assert gated.results == []
+    assert any("off-topic" in note for note in gated.notes)
+
+
+def test_topic_gate_keeps_identifier_queries(retriever):
+    # An identifier is found exactly by BM25 even when its meaning is opaque to the model.
+    response = retriever.search(user("alice"), "ERR_4021", as_of=NOW, config=SearchConfig(dense_floor=0.99))
+    assert response.results and response.results[0].id.startswith("error-codes@")
