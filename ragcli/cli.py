@@ -17,7 +17,7 @@ from typing import Annotated, Any, NoReturn, Optional
 
 import typer
 
-from .errors import IndexCorruptError, InputError, RagcliError
+from .errors import InputError, RagcliError
 
 app = typer.Typer(
     name="ragcli",
@@ -111,35 +111,24 @@ def status(
     """
     from . import output
     from .principal import validate_tenant
+    from .embedder import Embedder
     from .store import TenantIndex, audit, index_root, list_tenants
 
     tenants = [validate_tenant(tenant)] if tenant is not None else list_tenants(index)
     if not tenants:
         _fail(f"no tenants indexed under {index_root(index)}; run: ragcli ingest PATH --tenant NAME")
+    embedder = Embedder()
     audits = []
     for name in tenants:
         with TenantIndex.open(index, name) as opened:
             audits.append(audit(opened))
-            _check_model(opened)
+            opened.check_model(embedder.model_id, embedder.sha256)
     if as_json:
         _emit_json({"index": str(index_root(index)), "tenants": [a.to_json() for a in audits]})
     else:
         output.status_table(audits)
     if any(a.orphan_vectors or a.stale_entries for a in audits):
         _fail("index has orphan vectors or stale entries; re-ingest the tenant")
-
-
-def _check_model(opened: Any) -> None:
-    """The configured embedding model must be the one the tenant was indexed with."""
-    from .embedder import Embedder
-
-    embedder = Embedder()
-    recorded = opened.manifest.model.sha256
-    if embedder.sha256 != recorded:
-        raise IndexCorruptError(
-            f"tenant '{opened.tenant}' was indexed with model sha256 {recorded[:12]}… but the configured model "
-            f"has sha256 {embedder.sha256[:12]}…; re-ingest the tenant (ragcli ingest PATH --tenant {opened.tenant})"
-        )
 
 
 # --------------------------------------------------------------------------- search

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Sequence, Set
+from collections.abc import Sequence, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,7 +38,7 @@ from .store import (
     NewGeneration,
     TenantIndex,
     previous_generation,
-    rows_by_text_hash,
+    row_maps,
     write_generation,
     writer_lock,
 )
@@ -157,9 +157,7 @@ def _ingest_locked(
     compatible = prev is not None and prev.manifest.model.sha256 == model.sha256 and prev.manifest.chunker_version == CHUNKER_VERSION
     salt = f"chunker={CHUNKER_VERSION};model={model.sha256}"
     prev_docs = {d.key: d for d in prev.manifest.documents} if prev is not None else {}
-    prev_row_of = {}
-    if prev is not None:
-        prev_row_of = {p.id: row for row, p in enumerate(prev.iter_passages())}
+    prev_row_of, prev_row_of_text = row_maps(prev) if prev is not None else ({}, {})
 
     files, rejected = discover(root)
     for r in rejected:
@@ -234,7 +232,7 @@ def _ingest_locked(
                 passage_ids=[p.id for p in item.passages],
             )
         )
-    vectors = _vectors(passages, hashes, reuse, prev if compatible else None, embedder, progress, report)
+    vectors = _vectors(passages, hashes, reuse, prev if compatible else None, prev_row_of_text, embedder, progress, report)
     gen = NewGeneration(tenant, passages, hashes, vectors, entries, CHUNKER_VERSION, model)
     try:
         report.generation = write_generation(tenant_dir, gen)
@@ -268,12 +266,10 @@ def _load_source(
         return
     key = str(src.path)
     unchanged = _unchanged_file(src, key, default_acl, salt, prev_docs, max_file_bytes)
-    if unchanged is not None and prev is not None:
-        rows = [prev_row_of[pid] for pid in unchanged.passage_ids if pid in prev_row_of]
-        if len(rows) == len(unchanged.passage_ids):
-            passages = [prev.passage(r) for r in rows]
-            yield _Loaded(key, None, passages, [text_hash(p) for p in passages], list(rows))
-            return
+    reused = _reuse(key, unchanged, prev, prev_row_of) if unchanged is not None else None
+    if reused is not None:
+        yield reused
+        return
     doc = load_file(src, default_acl=default_acl, salt=salt, max_bytes=max_file_bytes)
     yield _from_document(key, doc, tenant, embedder, prev_docs, prev, prev_row_of)
 
@@ -293,6 +289,15 @@ def _unchanged_file(
     return entry if file_fingerprint(src, raw, sidecar_raw, default_acl, salt) == entry.fingerprint else None
 
 
+def _reuse(key: str, entry: DocumentEntry, prev: TenantIndex | None, prev_row_of: dict[str, int]) -> _Loaded | None:
+    """An unchanged document's passages and vector rows from the previous generation, if all are there."""
+    rows = [prev_row_of.get(pid) for pid in entry.passage_ids]
+    if prev is None or None in rows:
+        return None
+    passages = [prev.passage(r) for r in rows]  # type: ignore[arg-type]
+    return _Loaded(key, None, passages, [text_hash(p) for p in passages], rows)  # type: ignore[arg-type]
+
+
 def _from_document(
     key: str,
     doc: Document,
@@ -303,11 +308,9 @@ def _from_document(
     prev_row_of: dict[str, int],
 ) -> _Loaded:
     entry = prev_docs.get(key)
-    if entry is not None and entry.fingerprint == doc.fingerprint and prev is not None:
-        rows = [prev_row_of.get(pid) for pid in entry.passage_ids]
-        if None not in rows:
-            passages = [prev.passage(r) for r in rows]  # type: ignore[arg-type]
-            return _Loaded(key, None, passages, [text_hash(p) for p in passages], rows)  # type: ignore[arg-type]
+    reused = _reuse(key, entry, prev, prev_row_of) if entry is not None and entry.fingerprint == doc.fingerprint else None
+    if reused is not None:
+        return reused
     passages = chunk_document(doc, tenant, embedder.count_tokens)
     if not passages:
         raise DocumentRejected(doc.source, "no text to index")
@@ -337,6 +340,7 @@ def _vectors(
     hashes: list[str],
     reuse: list[int | None],
     prev: TenantIndex | None,
+    prev_row_of_text: dict[str, int],
     embedder: Embedder,
     progress: Progress,
     report: IngestReport,
@@ -345,10 +349,9 @@ def _vectors(
 
     dim = embedder.dim
     vectors = np.zeros((len(passages), dim), dtype=np.float32)
-    by_hash = rows_by_text_hash(prev) if prev is not None else {}
     todo: list[int] = []
     for i, (row, h) in enumerate(zip(reuse, hashes)):
-        source_row = row if row is not None else by_hash.get(h)
+        source_row = row if row is not None else prev_row_of_text.get(h)
         if prev is not None and source_row is not None:
             vectors[i] = prev.embeddings[source_row]
         else:

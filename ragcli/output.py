@@ -7,7 +7,6 @@ JSON contracts live in one place.
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -243,9 +242,6 @@ def _explain_tables(response: SearchResponse) -> None:
         fused.add_row(str(r.rank), escape(r.id), f"{r.score:.5f}", str(r.bm25.rank) if r.bm25 else "-", str(r.dense.rank) if r.dense else "-")
     console.print(fused)
 
-
-def stdout_is_terminal() -> bool:
-    return sys.stdout.isatty()
 
 
 # --------------------------------------------------------------------------- ask

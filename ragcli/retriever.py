@@ -20,7 +20,7 @@ from typing import Literal
 
 from .chunking import Passage
 from .embedder import Embedder
-from .errors import IndexCorruptError, InputError
+from .errors import InputError
 from .principal import Principal
 from .store import Hit, TenantIndex, identifier_terms, open_index
 
@@ -176,7 +176,7 @@ class Retriever:
 
     def index_for(self, principal: Principal) -> TenantIndex:
         index = self._indexes.get(principal.tenant)
-        if index is not None and not _is_published(index):
+        if index is not None and not index.is_current():
             # A re-ingest published a newer generation (perhaps revoking access): switch to it.
             del self._indexes[principal.tenant]
             index.close()
@@ -278,26 +278,12 @@ class Retriever:
         if cached is not None:
             self._vector_cache.move_to_end(key)
             return cached
-        expected = index.manifest.model.sha256
-        if self.embedder.sha256 != expected:
-            raise IndexCorruptError(
-                f"tenant '{principal.tenant}' was indexed with model {index.manifest.model.id} "
-                f"(sha256 {expected[:12]}…) but the configured model is {self.embedder.model_id} "
-                f"(sha256 {self.embedder.sha256[:12]}…); re-ingest the tenant with this model"
-            )
+        index.check_model(self.embedder.model_id, self.embedder.sha256)
         vector = self.embedder.embed([text])[0]
         self._vector_cache[key] = vector
         if len(self._vector_cache) > 256:
             self._vector_cache.popitem(last=False)
         return vector
-
-
-def _is_published(index: TenantIndex) -> bool:
-    """Whether ``index`` is still the generation CURRENT names (one small read per search)."""
-    try:
-        return (index.root / "CURRENT").read_text(encoding="utf-8").strip() == index.path.name
-    except (OSError, UnicodeDecodeError):
-        return False
 
 
 def search(principal: Principal, query: str, *, index: str | Path | None = None, as_of: dt.date | None = None, k: int = 10) -> SearchResponse:

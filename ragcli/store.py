@@ -32,7 +32,7 @@ import secrets
 import shutil
 import time
 import zlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -275,6 +275,20 @@ class TenantIndex:
         acl_ok = self.acl[:, columns].any(axis=1) if columns else np.zeros(self.size, dtype=bool)
         day = day_number(as_of, open_value=0)
         return acl_ok & (self.valid_from <= day) & (day < self.valid_until)
+
+    def check_model(self, model_id: str, sha256: str) -> None:
+        """Refuse to embed queries with a model other than the one the passages were embedded with."""
+        recorded = self.manifest.model
+        if sha256 != recorded.sha256:
+            raise IndexCorruptError(
+                f"tenant '{self.tenant}' was indexed with model {recorded.id} (sha256 {recorded.sha256[:12]}…) "
+                f"but the configured model is {model_id} (sha256 {sha256[:12]}…); re-ingest the tenant with "
+                f"this model (ragcli ingest PATH --tenant {self.tenant})"
+            )
+
+    def is_current(self) -> bool:
+        """Whether this is still the generation CURRENT names (a later ingest may have replaced it)."""
+        return _current_name(self.root) == self.path.name
 
     def _check_tenant(self, principal: Principal) -> None:
         if principal.tenant != self.tenant:
@@ -673,20 +687,17 @@ def previous_generation(root: str | os.PathLike[str] | None, tenant: str) -> Ten
         return None
 
 
-def rows_by_text_hash(index: TenantIndex) -> dict[str, int]:
-    """text hash -> row, to reuse vectors of unchanged passage text."""
-    out: dict[str, int] = {}
+def row_maps(index: TenantIndex) -> tuple[dict[str, int], dict[str, int]]:
+    """In one pass over the passages: passage ID -> row, and text hash -> row (to reuse vectors)."""
+    by_id: dict[str, int] = {}
+    by_hash: dict[str, int] = {}
     for row in range(index.size):
         start, end = int(index.offsets[row]), int(index.offsets[row + 1])
         index._passages_file.seek(start)
         data = json.loads(index._passages_file.read(end - start))
-        out.setdefault(data["text_hash"], row)
-    return out
-
-
-def iter_rows(index: TenantIndex, rows: Iterable[int]) -> Iterator[Passage]:
-    for row in rows:
-        yield index.passage(row)
+        by_id[data["id"]] = row
+        by_hash.setdefault(data["text_hash"], row)
+    return by_id, by_hash
 
 
 # --------------------------------------------------------------------------- status
