@@ -86,7 +86,9 @@ def test_validate_metadata_on_arbitrary_values(data: dict[str, object]) -> None:
         # What passes validation is what the rest of the code relies on.
         assert meta.acl is None or (isinstance(meta.acl, list) and all(isinstance(a, str) and a.strip() for a in meta.acl))
         for text in (meta.id, meta.title, meta.version, meta.source_url, *(meta.acl or ())):
-            assert text is None or text.encode("utf-8")  # encodable: the chunker, tokenizer and index can take it
+            # Encodable: the chunker, tokenizer and index can take it (raises on a lone surrogate).
+            # Compared with bytes, not truth: an empty title is valid and encodes to b"".
+            assert text is None or isinstance(text.encode("utf-8"), bytes)
         for field in (meta.id, meta.version):
             assert field is None or (isinstance(field, str) and field and not set(field) & {"@", "#", " "})
         if meta.effective_from and meta.superseded_on:
