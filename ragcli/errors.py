@@ -1,8 +1,9 @@
-"""ragcli's one error tree.
+"""ragcli's one error tree, and the one formatter of validation errors.
 
     RagcliError                 anything ragcli reports as ``error: ...`` with exit code 2
     ├── InputError              bad input from the user: flags, files, principals, eval lines
-    │   └── PrincipalError      a user file that does not describe a valid principal
+    │   ├── PrincipalError      a user file that does not describe a valid principal
+    │   └── DocumentRejected    one source file (or JSONL line) that cannot be ingested
     ├── IndexCorruptError       an on-disk index that is missing, damaged or from another model
     ├── IndexLockedError        another ingest holds the tenant's write lock
     ├── IndexWriteError         the new generation could not be written (disk full, read-only)
@@ -10,10 +11,19 @@
     └── BackendError            the answering model's API failed after its retries
 
 Every message names the failing value and says what to do next, because it is
-the only line a user (or a CI log) will see.
+the only line a user (or a CI log) will see. ``plain_validation_message`` is
+the one place where a pydantic error becomes such a line: which field, what
+was given, what is allowed, in words a user understands.
 """
 
 from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 
 class RagcliError(Exception):
@@ -36,8 +46,22 @@ class PrincipalError(InputError):
     """A user file that does not describe a valid principal."""
 
 
+class DocumentRejected(InputError):
+    """One source (file or JSONL line) that cannot be ingested, with the reason."""
+
+    def __init__(self, source: str, reason: str) -> None:
+        self.source = source
+        self.reason = " ".join(reason.split())
+        super().__init__(f"{source}: {self.reason}")
+
+
 class IndexCorruptError(RagcliError):
     """The tenant's index cannot be trusted; the fix is to re-ingest."""
+
+    @classmethod
+    def damaged(cls, tenant: str, what: str) -> IndexCorruptError:
+        """The one wording for a damaged index: names the tenant, the damage and the fix."""
+        return cls(f"index of tenant '{tenant}' is damaged: {what}; re-ingest to rebuild it (ragcli ingest PATH --tenant {tenant})")
 
 
 class IndexLockedError(RagcliError):
@@ -56,8 +80,85 @@ class BackendError(RagcliError):
     """The answering model's service failed after the SDK's own retries."""
 
 
+# --------------------------------------------------------------------------- validation errors in plain words
+
+_PLAIN: dict[str, str] = {
+    "missing": "is required",
+    "string_type": "must be text",
+    "int_type": "must be a whole number",
+    "int_parsing": "must be a whole number",
+    "int_from_float": "must be a whole number",
+    "float_type": "must be a number",
+    "float_parsing": "must be a number",
+    "bool_type": "must be true or false",
+    "bool_parsing": "must be true or false",
+    "list_type": "must be a list",
+    "tuple_type": "must be a list",
+    "dict_type": "must be an object",
+    "model_type": "must be an object",
+    "model_attributes_type": "must be an object",
+    "date_type": "must be a date (YYYY-MM-DD)",
+    "date_parsing": "must be a date (YYYY-MM-DD)",
+    "date_from_datetime_parsing": "must be a date (YYYY-MM-DD)",
+    "date_from_datetime_inexact": "must be a date (YYYY-MM-DD), without a time",
+    "string_unicode": "must be text",
+}
+
+
+def _requirement(error: dict[str, Any]) -> str:
+    kind = error["type"]
+    ctx = error.get("ctx") or {}
+    if kind in _PLAIN:
+        return _PLAIN[kind]
+    if kind == "string_too_short":
+        n = ctx.get("min_length", 1)
+        return "must not be empty" if n == 1 else f"must be at least {n} characters"
+    if kind == "string_too_long":
+        return f"must be at most {ctx.get('max_length')} characters"
+    if kind == "too_short":
+        n = ctx.get("min_length", 1)
+        return f"must have at least {n} item{'s' if n != 1 else ''}"
+    if kind == "too_long":
+        return f"must have at most {ctx.get('max_length')} items"
+    if kind == "literal_error":
+        return f"must be one of {ctx.get('expected')}"
+    if kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
+        words = {"greater_than_equal": "at least", "greater_than": "more than", "less_than_equal": "at most", "less_than": "less than"}
+        bound = ctx.get("ge", ctx.get("gt", ctx.get("le", ctx.get("lt"))))
+        return f"must be {words[kind]} {bound}"
+    if kind in ("value_error", "assertion_error"):
+        return str(error["msg"]).removeprefix("Value error, ").removeprefix("Assertion failed, ")
+    return str(error["msg"])
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def plain_validation_message(exc: ValidationError, *, where: str, known_fields: Iterable[str] = ()) -> str:
+    """The first error of ``exc`` as ``WHERE: field 'F': <what is allowed> (got <value>)``.
+
+    ``known_fields`` turns an unknown key into a hint (``did you mean 'relevant'?``).
+    """
+    error = exc.errors(include_url=False)[0]
+    loc = ".".join(str(p) for p in error["loc"])
+    if error["type"] == "extra_forbidden":
+        key = str(error["loc"][-1]) if error["loc"] else "?"
+        close = difflib.get_close_matches(key, list(known_fields), n=1)
+        hint = f" (did you mean '{close[0]}'?)" if close else ""
+        return f"{where}: unknown key '{key}'{hint}"
+    if not loc:  # a rule about the whole object (e.g. "give either claims or abstain")
+        return f"{where}: {_requirement(error)}"
+    text = f"{where}: field '{loc}' {_requirement(error)}"
+    if error["type"] != "missing" and "input" in error:
+        text += f" (got {_shown(error['input'])})"
+    return text
+
+
 __all__ = [
     "BackendError",
+    "DocumentRejected",
     "IndexCorruptError",
     "IndexLockedError",
     "IndexWriteError",
@@ -65,4 +166,5 @@ __all__ = [
     "ModelError",
     "PrincipalError",
     "RagcliError",
+    "plain_validation_message",
 ]

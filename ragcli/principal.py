@@ -1,22 +1,29 @@
-"""Who is asking: the only source of tenant, user and groups.
+"""Who is asking, and as of when: the only source of tenant, user and groups.
 
 A user file stands in for a verified session. Nothing else (query text, model
-output, eval questions) can name a tenant or a group.
+output, eval questions) can name a tenant or a group. A ``Scope`` (principal
+plus as-of date) is built once where a request enters (the CLI, an eval case,
+a library call) and is what every read of the index is opened for.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, StringConstraints, ValidationError
 
-from .errors import InputError, PrincipalError
+from . import dates
+from .errors import InputError, PrincipalError, plain_validation_message
 
 TENANT_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
 _TENANT_RE = re.compile(TENANT_PATTERN)
+TENANT_RULE = "use 1-64 characters of a-z, 0-9, '_' or '-', starting with a letter or digit"
 
 #: Every principal of a tenant belongs to this group.
 EVERYONE = "everyone"
@@ -26,6 +33,12 @@ MAX_USER_FILE_BYTES = 64 * 1024
 MAX_GROUPS = 256
 
 
+def _tenant_rule(name: str) -> str:
+    if not _TENANT_RE.fullmatch(name):
+        raise ValueError(f"is not a valid tenant name: {TENANT_RULE}")
+    return name
+
+
 def validate_tenant(name: object) -> str:
     """Return ``name`` if it is a safe tenant name, else raise InputError.
 
@@ -33,24 +46,22 @@ def validate_tenant(name: object) -> str:
     trick (``/``, ``..``, absolute paths, odd characters) is refused here.
     """
     if not isinstance(name, str) or not _TENANT_RE.fullmatch(name):
-        shown = repr(name)[:80]
-        raise InputError(
-            f"invalid tenant name {shown}: use 1-64 characters of a-z, 0-9, '_' or '-', starting with a letter or digit"
-        )
+        raise InputError(f"invalid tenant name {repr(name)[:80]}: {TENANT_RULE}")
     return name
 
 
-Name = Annotated[str, StringConstraints(min_length=1, max_length=MAX_FIELD_CHARS, strip_whitespace=True)]
+Name = Annotated[str, Strict(), StringConstraints(min_length=1, max_length=MAX_FIELD_CHARS, strip_whitespace=True)]
+TenantName = Annotated[str, Strict(), AfterValidator(_tenant_rule)]
 
 
 class Principal(BaseModel):
     """The person a search or answer is for."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     user: Name
     """User name; ACL entries ``user:NAME`` match it."""
-    tenant: str = Field(pattern=TENANT_PATTERN)
+    tenant: TenantName
     """The tenant whose index is searched; picks the index directory."""
     groups: tuple[Name, ...] = Field(default=(), max_length=MAX_GROUPS)
     """Groups the user belongs to; ``everyone`` is implied."""
@@ -60,18 +71,40 @@ class Principal(BaseModel):
         return frozenset((*self.groups, EVERYONE, f"user:{self.user}"))
 
 
+@dataclass(frozen=True)
+class Scope:
+    """A principal on a day: what one request may see. Built once, passed down."""
+
+    principal: Principal
+    as_of: dt.date
+
+    @classmethod
+    def of(cls, principal: Principal, as_of: dt.date | None = None) -> Scope:
+        """The scope of ``principal`` on ``as_of``; today when not given (the one place that default lives)."""
+        return cls(principal, as_of if as_of is not None else dates.today())
+
+    @property
+    def tenant(self) -> str:
+        return self.principal.tenant
+
+    @cached_property
+    def acl_tokens(self) -> frozenset[str]:
+        return self.principal.acl_tokens()
+
+    @cached_property
+    def day(self) -> int:
+        """``as_of`` as the index's day number."""
+        return dates.day_number(self.as_of)
+
+
 def parse_principal(data: object, *, where: str = "principal") -> Principal:
     """Validate an already-decoded principal object."""
     if not isinstance(data, dict):
         raise PrincipalError(f"{where}: expected a JSON object with user, tenant and groups")
-    if "groups" in data and isinstance(data["groups"], list):
-        data = {**data, "groups": tuple(data["groups"])}
     try:
         return Principal.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(p) for p in first["loc"]) or "value"
-        raise PrincipalError(f"{where}: field '{field}': {first['msg']}") from None
+        raise PrincipalError(plain_validation_message(exc, where=where, known_fields=Principal.model_fields)) from None
 
 
 def load_principal(path: str | Path) -> Principal:

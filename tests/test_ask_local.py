@@ -13,23 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from fixtures_ask import (  # noqa: F401 - fixtures are used by name
-    DAY,
-    USERS,
-    ask_embedder,
-    ask_index,
-    ask_index_without_pay_bands,
-    ask_local_model,
-    ask_passages,
-    ask_retriever,
-    assert_error_exit,
-    json_of,
-    run_cli_many,
-    user,
-    visible_to,
-)
-from ragcli.answer import ABSTAIN_MESSAGE, REASON_CODES, ask
-from ragcli.citations import CHECKS, all_passed, check_claims
+from support.cli import assert_one_error_line, cli_many, json_of
+from support.corpus import all_passages, scope, user, visible_to
+from support.paths import DAY, USERS
+
+from ragcli import Scope
+from ragcli.answer import ABSTAIN_MESSAGE, REASON_CODES, Abstained, Answered, ask
+from ragcli.answer.citations import CHECKS, all_passed, check_claims
+from ragcli.answer.protocol import Claim
 
 REQUEST_ID = re.compile(r"\b[0-9a-f]{32}\b")
 
@@ -46,23 +37,25 @@ OFF_TOPIC = "What is the capital of Mongolia?"
 PAY_BAND_QUESTION = "What is the salary band for an L3 engineer?"
 
 
-def _passage_index(ask_passages, tenant: str) -> dict:
-    return {p.id: p for p in ask_passages[tenant]}
+def _passage_index(sample_passages, tenant: str) -> dict:
+    return {p.id: p for p in sample_passages[tenant]}
 
 
 # --------------------------------------------------------------------------- library
 
 
 @pytest.mark.parametrize("question, name, as_of, prefix, must, must_not", ANSWERABLE, ids=CASE_IDS)
-def test_library_answers_with_valid_citations(ask_retriever, ask_local_model, ask_passages, question, name, as_of, prefix, must, must_not) -> None:
+def test_library_answers_with_valid_citations(retriever, local_model, sample_passages, question, name, as_of, prefix, must, must_not) -> None:
     principal = user(name)
     day = dt.date.fromisoformat(as_of)
-    outcome = ask(question, principal, ask_retriever, ask_local_model, as_of=day)
+    outcome = ask(question, Scope.of(principal, day), retriever, local_model)
 
-    assert outcome.disposition == "answered", (outcome.reason, outcome.evidence_ids)
-    assert outcome.reason is None and outcome.message is None
+    assert outcome.disposition == "answered", (getattr(outcome, "reason", None), outcome.evidence_ids)
+    assert isinstance(outcome, Answered)
+    wire = outcome.to_wire()
+    assert wire.reason is None and wire.message is None
     assert outcome.claims and outcome.claims[0].passage.id.startswith(prefix)
-    own = _passage_index(ask_passages, principal.tenant)
+    own = _passage_index(sample_passages, principal.tenant)
     for claim in outcome.claims:
         stored = own[claim.passage.id]  # a real passage of the principal's own tenant
         assert stored.text == claim.passage.text
@@ -81,28 +74,28 @@ def test_library_answers_with_valid_citations(ask_retriever, ask_local_model, as
 
 
 def _as_claim(cited):
-    from ragcli.answer import Claim
-
     return Claim(cited.statement, cited.passage.id, cited.quote)
 
 
-def test_library_off_topic_abstains_without_evidence(ask_retriever, ask_local_model) -> None:
-    outcome = ask(OFF_TOPIC, user("bob"), ask_retriever, ask_local_model, as_of=DAY)
+def test_library_off_topic_abstains_without_evidence(retriever, local_model) -> None:
+    outcome = ask(OFF_TOPIC, scope("bob", DAY), retriever, local_model)
+    assert isinstance(outcome, Abstained)
     assert (outcome.disposition, outcome.reason) == ("abstained", "no_visible_evidence")
-    assert outcome.claims == [] and outcome.evidence_ids == [] and outcome.checks == []
-    assert outcome.answer is None and outcome.message == ABSTAIN_MESSAGE
+    wire = outcome.to_wire()
+    assert wire.claims == [] and outcome.evidence_ids == () and outcome.checks == ()
+    assert wire.answer is None and outcome.message == ABSTAIN_MESSAGE
     assert outcome.searches == 1
 
 
-def test_library_restricted_page_answers_only_for_its_group(ask_retriever, ask_local_model, ask_passages) -> None:
-    hana = ask(PAY_BAND_QUESTION, user("hana"), ask_retriever, ask_local_model, as_of=DAY)
+def test_library_restricted_page_answers_only_for_its_group(retriever, local_model, sample_passages) -> None:
+    hana = ask(PAY_BAND_QUESTION, scope("hana", DAY), retriever, local_model)
     assert hana.disposition == "answered"
     assert hana.claims[0].passage.id.startswith("pay-bands@") and "$120,000" in hana.answer
 
-    bob = ask(PAY_BAND_QUESTION, user("bob"), ask_retriever, ask_local_model, as_of=DAY)
+    bob = ask(PAY_BAND_QUESTION, scope("bob", DAY), retriever, local_model)
     assert bob.disposition == "abstained" and bob.message == ABSTAIN_MESSAGE
     assert not any(pid.startswith("pay-bands@") for pid in bob.evidence_ids)
-    assert "120,000" not in json.dumps(bob.to_json())
+    assert "120,000" not in json.dumps(bob.to_wire().model_dump(mode="json"))
 
 
 # --------------------------------------------------------------------------- CLI
@@ -116,7 +109,7 @@ def _ask_args(question: str, name: str, as_of: str | None, *extra: object) -> li
 
 
 @pytest.fixture(scope="module")
-def cli_runs(ask_index: Path, ask_index_without_pay_bands: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+def cli_runs(sample_root: Path, index_without_pay_bands: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     bad = tmp_path_factory.mktemp("bad-users")
     (bad / "not-json.json").write_text('{"user": "bob", "tenant": "acme", "groups": ["engineering"]', encoding="utf-8")
     (bad / "extra.json").write_text(json.dumps({"user": "bob", "tenant": "acme", "groups": ["hr"], "admin": True}), encoding="utf-8")
@@ -125,7 +118,7 @@ def cli_runs(ask_index: Path, ask_index_without_pay_bands: Path, tmp_path_factor
         commands[f"json:{case_id}"] = _ask_args(question, name, as_of, "--json")
     commands["json:off-topic"] = _ask_args(OFF_TOPIC, "bob", "2026-11-29", "--json")
     commands["text:err4021"] = _ask_args(ANSWERABLE[0][0], "alice", "2026-11-29")
-    for label, index in (("forbidden", ask_index), ("missing", ask_index_without_pay_bands)):
+    for label, index in (("forbidden", sample_root), ("missing", index_without_pay_bands)):
         commands[f"text:{label}"] = _ask_args(PAY_BAND_QUESTION, "bob", "2026-11-29", "--index", index)
         commands[f"json:{label}"] = _ask_args(PAY_BAND_QUESTION, "bob", "2026-11-29", "--index", index, "--json")
     commands["err:not-json"] = ["ask", "What does ERR_4021 mean?", "--as", bad / "not-json.json", "--model", "local"]
@@ -133,7 +126,7 @@ def cli_runs(ask_index: Path, ask_index_without_pay_bands: Path, tmp_path_factor
     commands["err:no-file"] = ["ask", "What does ERR_4021 mean?", "--as", bad / "nobody.json", "--model", "local"]
     commands["err:as-of"] = _ask_args("What does ERR_4021 mean?", "alice", "2026-02-30")
     commands["err:model"] = ["ask", "What does ERR_4021 mean?", "--as", USERS / "alice.json", "--model", "gpt-4"]
-    results = run_cli_many(list(commands.values()), index=ask_index)
+    results = cli_many(list(commands.values()), index=sample_root)
     return dict(zip(commands, results))
 
 
@@ -158,7 +151,7 @@ def _check_shape(data: dict) -> None:
 
 
 @pytest.mark.parametrize("case", range(len(ANSWERABLE)), ids=CASE_IDS)
-def test_cli_answers_exit_0_with_json_shape(cli_runs, ask_passages, case: int) -> None:
+def test_cli_answers_exit_0_with_json_shape(cli_runs, sample_passages, case: int) -> None:
     question, name, as_of, prefix, must, must_not = ANSWERABLE[case]
     proc = cli_runs[f"json:{CASE_IDS[case]}"]
     assert proc.returncode == 0, (proc.stdout, proc.stderr)
@@ -167,9 +160,7 @@ def test_cli_answers_exit_0_with_json_shape(cli_runs, ask_passages, case: int) -
     assert data["disposition"] == "answered" and data["reason"] is None and data["message"] is None
     assert data["claims"] and data["claims"][0]["passage_id"].startswith(prefix)
     principal = user(name)
-    own = _passage_index(ask_passages, principal.tenant)
-    from ragcli.answer import Claim
-
+    own = _passage_index(sample_passages, principal.tenant)
     claims = [Claim(c["statement"], c["passage_id"], c["quote"]) for c in data["claims"]]
     assert all_passed(check_claims(claims, own))
     for c in data["claims"]:
@@ -203,13 +194,11 @@ def test_cli_text_output(cli_runs) -> None:
     assert ABSTAIN_MESSAGE in abstained.stdout and "reason: " in abstained.stdout
 
 
-def test_missing_and_forbidden_look_identical(cli_runs, ask_passages, ask_index_without_pay_bands) -> None:
-    from ragcli.store import TenantIndex
-
+def test_missing_and_forbidden_look_identical(cli_runs, sample_passages, index_without_pay_bands) -> None:
     # Preconditions: the full index has the page (bob cannot read it), the other index does not.
-    assert any(p.doc_id == "pay-bands" for p in ask_passages["acme"])
-    with TenantIndex.open(ask_index_without_pay_bands, "acme") as index:
-        assert not any(p.doc_id == "pay-bands" for p in index.iter_passages())
+    assert any(p.doc_id == "pay-bands" for p in sample_passages["acme"])
+    remaining = all_passages(index_without_pay_bands, "acme")
+    assert remaining and not any(p.doc_id == "pay-bands" for p in remaining)
 
     forbidden_text, missing_text = cli_runs["text:forbidden"], cli_runs["text:missing"]
     forbidden_json, missing_json = cli_runs["json:forbidden"], cli_runs["json:missing"]
@@ -229,14 +218,23 @@ def test_missing_and_forbidden_look_identical(cli_runs, ask_passages, ask_index_
 
 
 def test_abstention_message_is_one_sentence_for_every_reason() -> None:
-    from ragcli.answer import Outcome, Usage
-    from ragcli.trace import Trace
+    from ragcli.answer.protocol import Usage
+    from ragcli.answer.trace import Trace
 
     messages = set()
     for reason in REASON_CODES:
-        outcome = Outcome("abstained", [], reason, 1, "local", "0" * 32, Usage(), [], [], Trace.start("0" * 32, user("bob"), DAY, "local", "v"))
+        outcome = Abstained(
+            reason=reason,
+            searches=1,
+            model="local",
+            request_id="0" * 32,
+            usage=Usage(),
+            evidence_ids=(),
+            checks=(),
+            trace=Trace.start("0" * 32, scope("bob", DAY), "local", "v"),
+        )
         messages.add(outcome.message)
-        assert outcome.to_json()["message"] == ABSTAIN_MESSAGE
+        assert outcome.to_wire().model_dump(mode="json")["message"] == ABSTAIN_MESSAGE
     assert messages == {ABSTAIN_MESSAGE}
     for reason in REASON_CODES:
         assert reason.replace("_", " ") not in ABSTAIN_MESSAGE
@@ -256,5 +254,5 @@ def test_abstention_message_is_one_sentence_for_every_reason() -> None:
 )
 def test_cli_bad_input_exits_2(cli_runs, key: str, needles: list[str]) -> None:
     proc = cli_runs[key]
-    assert_error_exit(proc, *needles)
+    assert_one_error_line(proc, *needles)
     assert proc.stdout == ""

@@ -9,8 +9,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ragcli.chunking import HEADING_SEPARATOR, MAX_PASSAGE_TOKENS, chunk_document, split_sentences
-from ragcli.documents import Document
+from ragcli.embedder import MAX_MODEL_TOKENS, SPECIAL_TOKENS
+from ragcli.ingestion.chunking import chunk_document
+from ragcli.ingestion.loaders import Document
+from ragcli.passage import HEADING_SEPARATOR
+from ragcli.text import split_sentences
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
@@ -39,9 +42,9 @@ def assert_within_cap(passages, count):
     for p in passages:
         text_tokens = count([p.text])[0]
         full_tokens = count([p.index_text])[0]
-        assert text_tokens <= MAX_PASSAGE_TOKENS, (text_tokens, p.id)
+        assert text_tokens + SPECIAL_TOKENS <= MAX_MODEL_TOKENS, (text_tokens, p.id)
         # The heading line is part of what the model embeds; with [CLS]/[SEP] it must still fit.
-        assert full_tokens + 2 <= MAX_PASSAGE_TOKENS + 2, (full_tokens, p.id)
+        assert full_tokens + SPECIAL_TOKENS <= MAX_MODEL_TOKENS, (full_tokens, p.id)
 
 
 # --------------------------------------------------------------------------- generated Markdown
@@ -153,7 +156,7 @@ def test_generated_markdown_properties(embedder, gen: Gen):
     # 4. Lists and code blocks that fit are kept whole, in a passage of their section.
     for kind, block, path in gen.whole_blocks:
         label = HEADING_SEPARATOR.join((gen.title, *path))
-        if count([f"{label}\n\n{block}"])[0] + 2 <= MAX_PASSAGE_TOKENS:
+        if count([f"{label}\n\n{block}"])[0] + SPECIAL_TOKENS <= MAX_MODEL_TOKENS:
             assert any(block in p.text and p.heading_path == path for p in passages), (kind, block[:80])
 
     # 5. Table rows: every row appears, and always under its table's header row.

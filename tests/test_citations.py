@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ragcli.citations import CHECKS, all_passed, check_claim, check_claims, normalize, numbers_in
+from ragcli.answer.citations import CHECKS, all_passed, check_claim, check_claims, normalize, numbers_in
 
 
 @dataclass(frozen=True)

@@ -7,23 +7,14 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from conftest import (
-    SAMPLE,
-    _env,
-    USERS,
-    assert_one_error_line,
-    json_out,
-    markdown,
-    run_cli,
-    run_cli_many,
-    run_main,
-    write,
-)
+from support.cli import assert_one_error_line, clean_env, cli, cli_many, invoke, json_of
+from support.corpus import all_passages, markdown, write
+from support.paths import SAMPLE, USERS
 
 from ragcli.embedder import VOCAB_PATH
-from ragcli.ingest import ingest
-from ragcli.retriever import SearchConfig
-from ragcli.store import TenantIndex
+from ragcli import ingest
+from ragcli.search import SearchConfig
+from ragcli.index import TenantIndex
 
 ALICE = USERS / "alice.json"
 NOW = "2026-11-29"
@@ -52,9 +43,9 @@ def user_file(tmp_path: Path, data, name: str = "user.json") -> Path:
 def test_ingest_search_status_round_trip(tmp_path, embedder):
     docs, index = small_corpus(tmp_path / "docs"), tmp_path / "index"
     exe = shutil.which("ragcli")
-    first = run_cli("ingest", docs, "--tenant", "t", "--index", index, "--json", "--acl", "everyone")
+    first = cli("ingest", docs, "--tenant", "t", "--index", index, "--json", "--acl", "everyone")
     assert first.returncode == 0, first.stderr
-    report = json_out(first)
+    report = json_of(first)
     assert set(report) == REPORT_KEYS
     assert set(report["documents"]) == {"added", "updated", "unchanged", "deleted", "rejected"}
     assert report["tenant"] == "t" and report["documents"]["added"] == 3 and report["documents"]["rejected"] == []
@@ -63,21 +54,20 @@ def test_ingest_search_status_round_trip(tmp_path, embedder):
 
     # Passage ids are the same in a separate process and a separate index.
     ingest(docs, "t", index=tmp_path / "in-process", embedder=embedder, default_acl=["everyone"])
-    with TenantIndex.open(index, "t") as a, TenantIndex.open(tmp_path / "in-process", "t") as b:
-        assert [p.id for p in a.iter_passages()] == [p.id for p in b.iter_passages()]
+    assert [p.id for p in all_passages(index, "t")] == [p.id for p in all_passages(tmp_path / "in-process", "t")]
 
     # The console script is the same program; an unchanged folder embeds nothing.
     args = ["ingest", str(docs), "--tenant", "t", "--index", str(index), "--json", "--acl", "everyone"]
     if exe:
-        again = subprocess.run([exe, *args], capture_output=True, text=True, env=_env(None), timeout=120)
+        again = subprocess.run([exe, *args], capture_output=True, text=True, env=clean_env(None), timeout=120)
     else:
-        again = run_cli(*args)
+        again = cli(*args)
     assert again.returncode == 0, again.stderr
-    assert json_out(again)["embedded"] == 0 and json_out(again)["documents"]["unchanged"] == 3
+    assert json_of(again)["embedded"] == 0 and json_of(again)["documents"]["unchanged"] == 3
 
     sre = user_file(tmp_path, {"user": "sam", "tenant": "t", "groups": ["sre"]})
     nobody = user_file(tmp_path, {"user": "nobody", "tenant": "t", "groups": []}, "nobody.json")
-    found, hidden, status = run_cli_many(
+    found, hidden, status = cli_many(
         [
             ["search", "fluxctl restart", "--as", sre, "--index", index, "--json"],
             ["search", "fluxctl restart", "--as", nobody, "--index", index, "--json", "--mode", "bm25"],
@@ -85,32 +75,31 @@ def test_ingest_search_status_round_trip(tmp_path, embedder):
         ]
     )
     assert found.returncode == 0, found.stderr
-    assert json_out(found)["results"][0]["doc_id"] == "ops-runbook"
-    assert hidden.returncode == 1 and json_out(hidden)["results"] == []
+    assert json_of(found)["results"][0]["doc_id"] == "ops-runbook"
+    assert hidden.returncode == 1 and json_of(hidden)["results"] == []
     assert status.returncode == 0, status.stderr
-    tenant = json_out(status)["tenants"][0]
+    tenant = json_of(status)["tenants"][0]
     assert (tenant["tenant"], tenant["documents"], tenant["passages"], tenant["orphan_vectors"], tenant["stale_entries"]) == ("t", 3, 4, 0, 0)
 
 
 def test_ingest_reports_rejections_exit_2_and_commits_the_rest(tmp_path):
     docs, index = small_corpus(tmp_path / "docs"), tmp_path / "index"
-    assert run_cli("ingest", docs, "--tenant", "t", "--index", index, "--acl", "everyone").returncode == 0
+    assert cli("ingest", docs, "--tenant", "t", "--index", index, "--acl", "everyone").returncode == 0
     write(docs / "faq.md", "---\nid: faq\nacl: [everyone\n---\n# FAQ\n\nBroken now.\n")
     write(docs / "open.txt", "Office hours are now ten to six.\n")
     write(docs / "bad.md", b"\xff\xfe binary junk")
-    proc = run_cli("ingest", docs, "--tenant", "t", "--index", index, "--json", "--acl", "everyone")
+    proc = cli("ingest", docs, "--tenant", "t", "--index", index, "--json", "--acl", "everyone")
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 2 and all(line.startswith("error: rejected ") for line in lines)
     assert any("faq.md" in line and "YAML" in line for line in lines)
     assert any("bad.md" in line and "UTF-8" in line for line in lines)
-    report = json_out(proc)
+    report = json_of(proc)
     assert report["documents"]["updated"] == 1 and len(report["documents"]["rejected"]) == 2
-    with TenantIndex.open(index, "t") as ix:
-        texts: dict[str, str] = {}
-        for p in ix.iter_passages():
-            texts[p.doc_id] = (texts.get(p.doc_id, "") + "\n" + p.text).strip()
+    texts: dict[str, str] = {}
+    for p in all_passages(index, "t"):
+        texts[p.doc_id] = (texts.get(p.doc_id, "") + "\n" + p.text).strip()
     assert texts["open"] == "Office hours are now ten to six."  # committed
     assert "Reset your password" in texts["faq"] and "Broken now" not in texts["faq"]  # previous version kept
     assert "bad" not in texts
@@ -120,23 +109,22 @@ def test_ingest_acl_default_and_documents_without_acl(tmp_path, capsys):
     docs = tmp_path / "docs"
     write(docs / "open.md", "# Open\n\nNo front matter here.\n")
     write(docs / "own.md", markdown({"acl": ["hr"]}, "# Own\n\nHas an ACL.\n"))
-    with_acl = run_cli("ingest", docs, "--tenant", "t", "--index", tmp_path / "i2", "--acl", "support", "--acl", "ops")
-    without = run_main(capsys, "ingest", docs, "--tenant", "t", "--index", tmp_path / "i1")
+    with_acl = cli("ingest", docs, "--tenant", "t", "--index", tmp_path / "i2", "--acl", "support", "--acl", "ops")
+    without = invoke(capsys, "ingest", docs, "--tenant", "t", "--index", tmp_path / "i1")
     line = assert_one_error_line(without, "rejected", "open.md", "no ACL", "--acl")
     assert "own.md" not in line
     assert with_acl.returncode == 0, with_acl.stderr
-    with TenantIndex.open(tmp_path / "i2", "t") as ix:
-        assert {p.doc_id: p.acl for p in ix.iter_passages()} == {"open": ("support", "ops"), "own": ("hr",)}
+    assert {p.doc_id: p.acl for p in all_passages(tmp_path / "i2", "t")} == {"open": ("support", "ops"), "own": ("hr",)}
 
 
 def test_bad_tenant_names_are_one_error_line(tmp_path, capsys):
     docs = small_corpus(tmp_path / "docs")
     index = tmp_path / "index"
     for bad in BAD_TENANTS:
-        assert_one_error_line(run_main(capsys, "ingest", docs, "--tenant", bad, "--index", index), "invalid tenant name")
+        assert_one_error_line(invoke(capsys, "ingest", docs, "--tenant", bad, "--index", index), "invalid tenant name")
         if bad:  # `status --tenant ""` means "all tenants" (reported as a cli.py bug)
-            assert_one_error_line(run_main(capsys, "status", "--tenant", bad, "--index", index), "invalid tenant name")
-    procs = run_cli_many([["ingest", docs, "--tenant", bad, "--index", index] for bad in ("../x", "", "x" * 65)] + [["status", "--tenant", "/abs", "--index", index]])
+            assert_one_error_line(invoke(capsys, "status", "--tenant", bad, "--index", index), "invalid tenant name")
+    procs = cli_many([["ingest", docs, "--tenant", bad, "--index", index] for bad in ("../x", "", "x" * 65)] + [["status", "--tenant", "/abs", "--index", index]])
     for proc in procs:
         assert_one_error_line(proc, "invalid tenant name")
     assert not index.exists() or list(index.iterdir()) == []
@@ -144,22 +132,22 @@ def test_bad_tenant_names_are_one_error_line(tmp_path, capsys):
 
 
 def test_ingest_input_errors(tmp_path, capsys):
-    assert_one_error_line(run_cli("ingest", tmp_path / "missing", "--tenant", "t"), "path not found")
+    assert_one_error_line(cli("ingest", tmp_path / "missing", "--tenant", "t"), "path not found")
     for args in (
         [tmp_path, "--tenant", "t", "--max-file-size", "x"],
         [tmp_path],  # no --tenant
         ["--tenant", "t"],  # no path
     ):
-        assert_one_error_line(run_main(capsys, "ingest", *args))
+        assert_one_error_line(invoke(capsys, "ingest", *args))
 
 
 # --------------------------------------------------------------------------- status
 
 
 def test_status_json_shape(sample_index):
-    proc = run_cli("status", "--index", sample_index.root, "--json")
+    proc = cli("status", "--index", sample_index.root, "--json")
     assert proc.returncode == 0, proc.stderr
-    data = json_out(proc)
+    data = json_of(proc)
     assert set(data) == {"index", "tenants"} and data["index"] == str(sample_index.root)
     assert [t["tenant"] for t in data["tenants"]] == ["acme", "globex"]
     for t in data["tenants"]:
@@ -172,10 +160,10 @@ def test_status_json_shape(sample_index):
 
 
 def test_status_errors(tmp_path, sample_index, capsys):
-    assert_one_error_line(run_cli("status", "--index", tmp_path / "nothing-here"), "no tenants indexed", "ragcli ingest")
-    assert_one_error_line(run_main(capsys, "status", "--index", sample_index.root, "--tenant", "initech"), "unknown tenant 'initech'")
-    one = run_main(capsys, "status", "--index", sample_index.root, "--tenant", "globex", "--json")
-    assert one.returncode == 0 and [t["tenant"] for t in json_out(one)["tenants"]] == ["globex"]
+    assert_one_error_line(cli("status", "--index", tmp_path / "nothing-here"), "no tenants indexed", "ragcli ingest")
+    assert_one_error_line(invoke(capsys, "status", "--index", sample_index.root, "--tenant", "initech"), "unknown tenant 'initech'")
+    one = invoke(capsys, "status", "--index", sample_index.root, "--tenant", "globex", "--json")
+    assert one.returncode == 0 and [t["tenant"] for t in json_of(one)["tenants"]] == ["globex"]
 
 
 # --------------------------------------------------------------------------- search
@@ -194,7 +182,7 @@ def _check_result_shape(result: dict) -> None:
 
 
 def test_search_json_shape_and_explain(sample_index):
-    plain, explained, env_index = run_cli_many(
+    plain, explained, env_index = cli_many(
         [
             ["search", "ERR_4021", "--as", ALICE, "--index", sample_index.root, "--as-of", NOW, "--json", "-k", "5"],
             ["search", "refund window", "--as", ALICE, "--index", sample_index.root, "--as-of", NOW, "--json", "--explain"],
@@ -203,7 +191,7 @@ def test_search_json_shape_and_explain(sample_index):
         env={"RAGCLI_INDEX": str(sample_index.root)},
     )
     assert plain.returncode == 0, plain.stderr
-    data = json_out(plain)
+    data = json_of(plain)
     assert set(data) == {"query", "tenant", "user", "as_of", "results"}
     assert (data["query"], data["tenant"], data["user"], data["as_of"]) == ("ERR_4021", "acme", "alice", NOW)
     assert 1 <= len(data["results"]) <= 5
@@ -216,7 +204,7 @@ def test_search_json_shape_and_explain(sample_index):
     assert top["bm25"]["rank"] == 1 and top["dense"]["rank"] == 1
 
     assert explained.returncode == 0, explained.stderr
-    ex = json_out(explained)
+    ex = json_of(explained)
     assert set(ex) == {"query", "tenant", "user", "as_of", "results", "explain"}
     e = ex["explain"]
     assert {"mode", "floors", "rrf_k", "candidates", "bm25", "dense"} <= set(e)
@@ -225,7 +213,10 @@ def test_search_json_shape_and_explain(sample_index):
     assert e["floors"] == {"bm25": defaults.bm25_floor, "dense": defaults.dense_floor}
     assert e["bm25"] and e["dense"]
     for cand in e["bm25"] + e["dense"]:
-        assert set(cand) == {"id", "rank", "score", "kept"}
+        assert set(cand) == {"id", "rank", "score", "kept", "status"}
+        assert cand["kept"] == (cand["status"] in ("in_results", "cut_at_k"))
+    in_results = {c["id"] for c in e["bm25"] + e["dense"] if c["status"] == "in_results"}
+    assert in_results == {r["id"] for r in ex["results"]}
     floor = e["floors"]["dense"]
     assert all(c["kept"] == (c["score"] >= floor) for c in e["dense"] if abs(c["score"] - floor) > 1e-3)
     assert any(not c["kept"] for c in e["dense"])  # the floor really cut something
@@ -234,7 +225,7 @@ def test_search_json_shape_and_explain(sample_index):
 
     # RAGCLI_INDEX is honoured when --index is not given.
     assert env_index.returncode == 0, env_index.stderr
-    assert json_out(env_index)["results"][0]["id"] == top["id"]
+    assert json_of(env_index)["results"][0]["id"] == top["id"]
 
 
 def _acme_source(source: str) -> bool:
@@ -242,53 +233,53 @@ def _acme_source(source: str) -> bool:
 
 
 def test_search_results_stay_in_the_principals_tenant(sample_index):
-    alice, gina = run_cli_many(
+    alice, gina = cli_many(
         [
             ["search", "tenant:globex refund window", "--as", ALICE, "--index", sample_index.root, "--as-of", NOW, "--json"],
             ["search", "refund policy annual plans", "--as", USERS / "gina.json", "--index", sample_index.root, "--as-of", NOW, "--json", "-k", "20"],
         ]
     )
     assert alice.returncode == 0, alice.stderr
-    assert json_out(alice)["tenant"] == "acme"
-    results = json_out(alice)["results"]
+    assert json_of(alice)["tenant"] == "acme"
+    results = json_of(alice)["results"]
     assert results and all(_acme_source(r["source"]) for r in results)
     assert results[0]["doc_id"] == "refunds-policy" and results[0]["id"].startswith("refunds-policy@2026-09#")
     assert gina.returncode == 0, gina.stderr
-    assert json_out(gina)["tenant"] == "globex"
-    results = json_out(gina)["results"]
+    assert json_of(gina)["tenant"] == "globex"
+    results = json_of(gina)["results"]
     assert results and not any(_acme_source(r["source"]) for r in results)
     assert all("globex.example/" in r["source"] or r["source"].startswith(str(SAMPLE / "globex") + "/") for r in results)
 
 
 def test_search_exit_codes(sample_index, tmp_path, capsys):
     idx = sample_index.root
-    mongolia, empty, bad_k = run_cli_many(
+    mongolia, empty, bad_k = cli_many(
         [
             ["search", "What is the capital of Mongolia?", "--as", ALICE, "--index", idx, "--json"],
             ["search", "", "--as", ALICE, "--index", idx],
             ["search", "refund", "--as", ALICE, "--index", idx, "-k", "0"],
         ]
     )
-    bad_day = run_main(capsys, "search", "refund", "--as", ALICE, "--index", idx, "--as-of", "yesterday")
-    syntax = run_main(capsys, "search", 'AND OR NOT " ( ) [ ] { } : * - ^ ~ \\ / [unbalanced', "--as", ALICE, "--index", idx, "--json", "--mode", "bm25")
-    assert mongolia.returncode == 1 and json_out(mongolia)["results"] == [] and mongolia.stderr == ""
+    bad_day = invoke(capsys, "search", "refund", "--as", ALICE, "--index", idx, "--as-of", "yesterday")
+    syntax = invoke(capsys, "search", 'AND OR NOT " ( ) [ ] { } : * - ^ ~ \\ / [unbalanced', "--as", ALICE, "--index", idx, "--json", "--mode", "bm25")
+    assert mongolia.returncode == 1 and json_of(mongolia)["results"] == [] and mongolia.stderr == ""
     assert_one_error_line(empty, "empty query")
     assert_one_error_line(bad_day, "--as-of", "YYYY-MM-DD")
     assert_one_error_line(bad_k, "-k")
     assert syntax.returncode in (0, 1) and "Traceback" not in syntax.stderr
-    json_out(syntax)
+    json_of(syntax)
 
-    sourdough = run_main(capsys, "search", "best sourdough bread recipe", "--as", ALICE, "--index", idx)
+    sourdough = invoke(capsys, "search", "best sourdough bread recipe", "--as", ALICE, "--index", idx)
     assert sourdough.returncode == 1 and "no results" in sourdough.stdout
-    blank = run_main(capsys, "search", "   \t ", "--as", ALICE, "--index", idx, "--json")
+    blank = invoke(capsys, "search", "   \t ", "--as", ALICE, "--index", idx, "--json")
     assert_one_error_line(blank, "empty query")
     assert blank.stdout == ""
-    assert_one_error_line(run_main(capsys, "search", "refund", "--as", ALICE, "--index", idx, "--as-of", "2026-02-30"), "--as-of")
-    assert_one_error_line(run_main(capsys, "search", "refund", "--as", ALICE, "--index", idx, "--mode", "fuzzy"), "--mode")
-    assert_one_error_line(run_main(capsys, "search", "refund", "--index", idx), "--as")
-    assert_one_error_line(run_main(capsys, "search", "refund", "--as", ALICE, "--index", tmp_path / "empty"), "unknown tenant 'acme'")
-    assert_one_error_line(run_main(capsys, "search", "refund", "--as", ALICE, "--index", idx, "--candidates", "0"), "--candidates")
-    assert_one_error_line(run_main(capsys, "bogus-command"), "bogus-command")
+    assert_one_error_line(invoke(capsys, "search", "refund", "--as", ALICE, "--index", idx, "--as-of", "2026-02-30"), "--as-of")
+    assert_one_error_line(invoke(capsys, "search", "refund", "--as", ALICE, "--index", idx, "--mode", "fuzzy"), "--mode")
+    assert_one_error_line(invoke(capsys, "search", "refund", "--index", idx), "--as")
+    assert_one_error_line(invoke(capsys, "search", "refund", "--as", ALICE, "--index", tmp_path / "empty"), "unknown tenant 'acme'")
+    assert_one_error_line(invoke(capsys, "search", "refund", "--as", ALICE, "--index", idx, "--candidates", "0"), "--candidates")
+    assert_one_error_line(invoke(capsys, "bogus-command"), "bogus-command")
 
 
 PRINCIPAL_ERRORS = {
@@ -323,13 +314,13 @@ def test_principal_file_errors_are_one_error_line(sample_index, tmp_path, capsys
         elif data is not None:
             path.write_text(data if isinstance(data, str) else json.dumps(data))
     for name, (_, needle) in PRINCIPAL_ERRORS.items():
-        proc = run_main(capsys, "search", "refund", "--as", paths[name], "--index", sample_index.root, "--mode", "bm25")
+        proc = invoke(capsys, "search", "refund", "--as", paths[name], "--index", sample_index.root, "--mode", "bm25")
         line = assert_one_error_line(proc, needle)
         assert len(line) < 600, (name, len(line))  # a 10,000-character value is not echoed back
         assert proc.stdout == "", name
     # The same contract through real processes, for a few of them.
     some = ["not-json", "groups-string", "unknown-tenant", "long-user"]
-    procs = run_cli_many([["search", "refund", "--as", paths[name], "--index", sample_index.root] for name in some])
+    procs = cli_many([["search", "refund", "--as", paths[name], "--index", sample_index.root] for name in some])
     for name, proc in zip(some, procs):
         assert_one_error_line(proc, PRINCIPAL_ERRORS[name][1])
         assert proc.stdout == ""
@@ -337,7 +328,7 @@ def test_principal_file_errors_are_one_error_line(sample_index, tmp_path, capsys
 
 def test_model_mismatch_tells_to_re_ingest(sample_index, other_model, capsys, monkeypatch):
     env = {"RAGCLI_EMBED_MODEL": str(other_model), "RAGCLI_EMBED_TOKENIZER": str(VOCAB_PATH)}
-    hybrid, bm25, status = run_cli_many(
+    hybrid, bm25, status = cli_many(
         [
             ["search", "refund window", "--as", ALICE, "--index", sample_index.root],
             ["search", "refund window", "--as", ALICE, "--index", sample_index.root, "--mode", "bm25", "--json"],
@@ -347,14 +338,14 @@ def test_model_mismatch_tells_to_re_ingest(sample_index, other_model, capsys, mo
     )
     for proc in (hybrid, status):
         assert_one_error_line(proc, "re-ingest")
-    assert bm25.returncode == 0 and json_out(bm25)["results"]  # BM25 never touches the vectors
+    assert bm25.returncode == 0 and json_of(bm25)["results"]  # BM25 never touches the vectors
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    dense = run_main(capsys, "search", "refund window", "--as", ALICE, "--index", sample_index.root, "--mode", "dense", "--json")
+    dense = invoke(capsys, "search", "refund window", "--as", ALICE, "--index", sample_index.root, "--mode", "dense", "--json")
     assert_one_error_line(dense, "re-ingest")
     assert dense.stdout == ""
     monkeypatch.delenv("RAGCLI_EMBED_TOKENIZER")
-    assert_one_error_line(run_main(capsys, "search", "refund", "--as", ALICE, "--index", sample_index.root), "RAGCLI_EMBED_TOKENIZER")
+    assert_one_error_line(invoke(capsys, "search", "refund", "--as", ALICE, "--index", sample_index.root), "RAGCLI_EMBED_TOKENIZER")
 
 
 def test_cli_runner_quick_checks(sample_index):
@@ -373,7 +364,7 @@ def test_cli_runner_quick_checks(sample_index):
 
 
 def test_search_table_output(sample_index):
-    proc = run_cli("search", "ERR_4021", "--as", ALICE, "--index", sample_index.root, "--as-of", NOW, "-k", "3")
+    proc = cli("search", "ERR_4021", "--as", ALICE, "--index", sample_index.root, "--as-of", NOW, "-k", "3")
     assert proc.returncode == 0, proc.stderr
     assert "error-codes@" in proc.stdout and "ERR_4021" in proc.stdout
     assert "3 results for alice in acme" in proc.stdout

@@ -19,19 +19,11 @@ import sys
 import threading
 from pathlib import Path
 
-from fixtures_reliability import (
-    assert_one_error,
-    audit_counts,
-    cli,
-    cli_many,
-    cli_popen,
-    passage_ids,
-    result_ids,
-    shared_embedder,
-    wait_for,
-    write_round,
-    write_user,
-)
+from support.cli import assert_one_error_line, cli, cli_many, cli_popen, result_ids, wait_for
+from support.corpus import audit_counts, passage_ids, write_round, write_user
+from support.fixtures import shared_embedder
+
+from ragcli.principal import Scope
 
 QUERY = "refund invoice policy backup audit release"
 AS_OF = dt.date(2026, 6, 1)
@@ -44,10 +36,10 @@ def _principal(tenant: str):
 
 
 def _ingest_in_process(folder: Path, tenant: str, root: Path) -> None:
-    from ragcli.ingest import ingest
+    from ragcli import ingest
 
     report = ingest(folder, tenant, index=root, default_acl=["everyone"], embedder=shared_embedder())
-    assert report.published and not report.rejected
+    assert report.published and not report.documents.rejected
 
 
 def _whole(ids: list[str], old: set[str], new: set[str]) -> str:
@@ -61,7 +53,7 @@ def _whole(ids: list[str], old: set[str], new: set[str]) -> str:
 
 
 def test_searches_during_a_publish_see_one_whole_generation(tmp_path: Path) -> None:
-    from ragcli.retriever import Retriever, SearchConfig
+    from ragcli.search import Retriever, SearchConfig
 
     root, folder, tenant = tmp_path / "index", tmp_path / "docs", "liveco"
     user_file = write_user(tmp_path / "kim.json", "kim", tenant)
@@ -79,7 +71,7 @@ def test_searches_during_a_publish_see_one_whole_generation(tmp_path: Path) -> N
         while not give_up.is_set() and not (saw_new.is_set() and seen.count("new") >= 2):
             retriever = Retriever(root, embedder=shared_embedder(), config=SearchConfig(mode=mode))  # type: ignore[arg-type]
             try:
-                which = _whole(retriever.search(_principal(tenant), QUERY, k=60, as_of=AS_OF).ids, old, new)
+                which = _whole(retriever.search(Scope.of(_principal(tenant), AS_OF), QUERY, k=60).ids, old, new)
                 seen.append(which)
                 if which == "new":
                     saw_new.set()
@@ -130,8 +122,8 @@ def test_searches_during_a_publish_see_one_whole_generation(tmp_path: Path) -> N
 
 _HOLD_LOCK = """
 import sys
-from ragcli.store import writer_lock
-with writer_lock(sys.argv[1], sys.argv[2]):
+from ragcli.index.writer import write_lock
+with write_lock(sys.argv[1], sys.argv[2]):
     print("locked", flush=True)
     sys.stdin.read()
 """
@@ -155,7 +147,7 @@ def test_second_ingest_is_refused_while_the_lock_is_held(tmp_path: Path) -> None
             ],
             parallel=2,
         )
-        assert_one_error(refused, f"tenant '{tenant}' is being ingested", f"pid {holder.pid}")
+        assert_one_error_line(refused, f"tenant '{tenant}' is being ingested", f"pid {holder.pid}")
         # Readers are not blocked by the writer's lock, and nothing changed.
         assert status.returncode == 0, status.stderr
         assert passage_ids(root, tenant) == old
@@ -190,7 +182,7 @@ def test_a_running_ingest_blocks_its_own_tenant_only(tmp_path: Path) -> None:
             ],
             parallel=2,
         )
-        assert_one_error(same, "tenant 'alpha' is being ingested", f"pid {first.pid}")
+        assert_one_error_line(same, "tenant 'alpha' is being ingested", f"pid {first.pid}")
         assert other.returncode == 0, other.stderr
         assert json.loads(other.stdout)["documents"]["added"] == 10
         assert passage_ids(root, "beta") == new_b

@@ -7,6 +7,11 @@ status`` and ``ragcli search`` exit 2 with one ``error:`` line that names the
 tenant and says to re-ingest, print no results and no traceback; ``ragcli
 ingest`` of the same folder then exits 0 and search works again.
 
+Every kind of damage is found by a verified open (``ragcli status``, and an
+ingest before it reuses anything); a search opens with cheap checks only
+(manifest, file sizes, array headers, Tantivy's own open), which still find
+every damage the CLI cases below make.
+
 The CLI runs are independent, so each phase runs them side by side and the
 per-case tests check the recorded outcome.
 """
@@ -22,17 +27,10 @@ from pathlib import Path
 
 import pytest
 
-from fixtures_reliability import (
-    VOCAB_PATH,
-    assert_one_error,
-    cli,
-    cli_many,
-    passage_ids,
-    result_ids,
-    shared_embedder,
-    write_round,
-    write_user,
-)
+from support.cli import assert_one_error_line, cli, cli_many, result_ids
+from support.corpus import passage_ids, write_round, write_user
+from support.fixtures import shared_embedder
+from support.paths import VOCAB_PATH
 
 TENANT = "corrco"
 QUERY = "refund invoice policy backup audit"
@@ -116,7 +114,7 @@ class Setup:
 
 @pytest.fixture(scope="module")
 def setup(tmp_path_factory: pytest.TempPathFactory) -> Setup:
-    from ragcli.ingest import ingest
+    from ragcli import ingest
 
     base = tmp_path_factory.mktemp("corruption")
     folder = base / "docs"
@@ -140,12 +138,12 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> Setup:
 
 
 def _search_ids(root: Path, user_file: Path) -> list[str]:
-    from ragcli.principal import load_principal
-    from ragcli.retriever import Retriever
+    from ragcli.principal import Scope, load_principal
+    from ragcli.search import Retriever
 
     retriever = Retriever(root, embedder=shared_embedder())
     try:
-        return retriever.search(load_principal(user_file), QUERY, k=20).ids
+        return retriever.search(Scope.of(load_principal(user_file)), QUERY, k=20).ids
     finally:
         retriever.close()
 
@@ -153,15 +151,15 @@ def _search_ids(root: Path, user_file: Path) -> list[str]:
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_damage_is_refused_then_repaired_by_the_next_ingest(setup: Setup, case: str) -> None:
     from ragcli.errors import IndexCorruptError
-    from ragcli.ingest import ingest
-    from ragcli.store import TenantIndex
+    from ragcli import ingest
+    from ragcli.index import TenantIndex
 
     root = setup.damaged_copy(case)
     with pytest.raises(IndexCorruptError) as raised:
-        TenantIndex.open(root, TENANT)
+        TenantIndex.open(root, TENANT, verify=True)  # what status and the next ingest do
     assert f"tenant '{TENANT}'" in str(raised.value) and "re-ingest" in str(raised.value)
     report = ingest(setup.folder, TENANT, index=root, default_acl=["everyone"], embedder=shared_embedder())
-    assert report.published and not report.rejected
+    assert report.published and not report.documents.rejected
     assert passage_ids(root, TENANT) == setup.expected
     ids = _search_ids(root, setup.user_file)
     assert ids and set(ids) <= setup.expected
@@ -171,7 +169,7 @@ def test_damage_is_refused_then_repaired_by_the_next_ingest(setup: Setup, case: 
 def test_cli_refuses_a_damaged_index_with_one_error_line(setup: Setup, case: str) -> None:
     status, search = setup.damaged[case]
     for proc in (status, search):
-        assert_one_error(proc, f"tenant '{TENANT}'", "re-ingest")
+        assert_one_error_line(proc, f"tenant '{TENANT}'", "re-ingest")
         assert proc.stdout == "", proc.stdout  # never results, not even an empty list
 
 
@@ -220,7 +218,7 @@ def test_index_built_with_a_model_file_that_later_changed(tmp_path: Path, setup:
         [["status", "--index", root], ["search", QUERY, "--as", setup.user_file, "--index", root, "--json"]], env=env, parallel=2
     )
     for proc in (status, search):
-        assert_one_error(proc, f"tenant '{TENANT}'", "re-ingest")
+        assert_one_error_line(proc, f"tenant '{TENANT}'", "re-ingest")
         assert "results" not in proc.stdout
 
 
@@ -240,7 +238,7 @@ def test_index_of_the_bundled_model_searched_with_another_model(tmp_path: Path, 
         [["status", "--index", root], search, search], envs=[other_env, other_env, same_env], parallel=3
     )
     for proc in (refused_status, refused_search):
-        assert_one_error(proc, f"tenant '{TENANT}'", "re-ingest")
+        assert_one_error_line(proc, f"tenant '{TENANT}'", "re-ingest")
         assert "results" not in proc.stdout
     # The check is on the model's bytes, not its path: an identical copy is accepted.
     ids = result_ids(accepted)

@@ -7,19 +7,14 @@ import json
 import re
 
 import pytest
-from conftest import make_pdf, markdown, write
+from support.corpus import make_pdf, markdown, write
 
-from ragcli.chunking import chunk_document
-from ragcli.documents import (
-    Document,
-    DocumentRejected,
-    SourceFile,
-    discover,
-    load_file,
-    load_jsonl,
-    slugify,
-)
-from ragcli.html_text import html_to_markdown
+from ragcli.errors import DocumentRejected
+from ragcli.ingestion.chunking import chunk_document
+from ragcli.ingestion.html import html_to_markdown
+from ragcli.ingestion.loaders import Document, load_file, load_jsonl
+from ragcli.ingestion.sources import SourceFile, discover
+from ragcli.text import slugify
 
 EVERYONE = ("everyone",)
 

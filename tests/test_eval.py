@@ -7,7 +7,6 @@ by the last tests.
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import math
 import subprocess
@@ -15,21 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from fixtures_ask import (  # noqa: F401 - fixtures are used by name
-    DAY,
-    QUESTIONS,
-    USERS,
-    ask_embedder,
-    ask_index,
-    ask_retriever,
-    assert_error_exit,
-    cli_command,
-    cli_env,
-    json_of,
-    run_cli_many,
-    user,
-)
-from ragcli.evaluation import Case, CaseResult, EvalReport, label_matches, label_ranks, percentile, retrieval_scores
+from support.cli import assert_one_error_line, clean_env, cli_args, cli_many, json_of
+from support.corpus import scope
+from support.paths import DAY, QUESTIONS, USERS
+
+from ragcli.eval import Case, EvalReport, Gates
+from ragcli.eval.metrics import label_matches, label_ranks, percentile, retrieval_scores
+from ragcli.eval.report import CaseResult
 
 REPORT_KEYS = {"cases", "k", "retrieval", "permission_violations", "disposition_accuracy", "reason_accuracy", "latency_ms", "failures", "gates"}
 
@@ -38,14 +29,14 @@ REPORT_KEYS = {"cases", "k", "retrieval", "permission_violations", "disposition_
 
 
 @pytest.fixture(scope="module", autouse=True)
-def ask_eval(ask_index: Path, tmp_path_factory: pytest.TempPathFactory):
+def ask_eval(sample_root: Path, tmp_path_factory: pytest.TempPathFactory):
     """Start ``eval --ask --model local`` on the sample questions now; tests wait for it."""
     out_dir = tmp_path_factory.mktemp("eval-ask")
     stdout = (out_dir / "stdout.json").open("w", encoding="utf-8")
     stderr = (out_dir / "stderr.txt").open("w", encoding="utf-8")
     proc = subprocess.Popen(
-        cli_command("eval", QUESTIONS, "--ask", "--model", "local", "--json"),
-        stdout=stdout, stderr=stderr, text=True, env=cli_env(ask_index), cwd=out_dir,
+        cli_args("eval", QUESTIONS, "--ask", "--model", "local", "--json"),
+        stdout=stdout, stderr=stderr, text=True, env=clean_env(index=sample_root), cwd=out_dir,
     )
     state = {"proc": proc, "dir": out_dir}
     yield state
@@ -69,7 +60,7 @@ def _ask_result(state) -> tuple[int, dict]:
 
 
 def _case(relevant=(), forbidden=(), expect=None, reason=None, line=1) -> Case:
-    return Case(f"c{line}", line, "q", user("bob"), DAY, expect, reason, tuple(relevant), tuple(forbidden))
+    return Case(f"c{line}", line, "q", scope("bob", DAY), expect, reason, tuple(relevant), tuple(forbidden))
 
 
 def _result(relevant, ranked, k=10, line=1) -> CaseResult:
@@ -83,10 +74,11 @@ def test_mrr_over_ranks_1_3_and_absent() -> None:
         _result(["gold"], ["x@1#a", "y@1#b", "z@1#c"], line=3),
     ]
     assert [r.scores.reciprocal_rank for r in results] == [1.0, pytest.approx(1 / 3), 0.0]
-    report = EvalReport(k=10, results=results, asked=False, model=None)
+    report = EvalReport.of(results, k=10, model=None, gates=Gates())
     assert report.retrieval()["mrr"] == pytest.approx((1 + 1 / 3 + 0) / 3)
-    assert report.to_json()["retrieval"]["mrr"] == 0.4444
-    assert report.to_json()["retrieval"]["recall@10"] == pytest.approx(2 / 3, abs=1e-4)
+    data = report.to_wire().model_dump(mode="json")
+    assert data["retrieval"]["mrr"] == 0.4444
+    assert data["retrieval"]["recall@10"] == pytest.approx(2 / 3, abs=1e-4)
 
 
 def test_ndcg_of_a_single_gold_at_rank_3_is_half() -> None:
@@ -162,7 +154,7 @@ GOOD = {"id": "g1", "question": "What does ERR_4021 mean?", "as": str(USERS / "a
 
 
 @pytest.fixture(scope="module")
-def cli_evals(ask_index: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
+def cli_evals(sample_root: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
     d = tmp_path_factory.mktemp("eval-files")
     violation = _write(d / "violation.jsonl", [{**GOOD, "id": "v1", "forbidden": ["error-codes"]}])
     bad = {
@@ -181,7 +173,7 @@ def cli_evals(ask_index: Path, tmp_path_factory: pytest.TempPathFactory) -> dict
     }
     for name, (path, _) in bad.items():
         commands[f"bad:{name}"] = ["eval", path, "--json"]
-    results = dict(zip(commands, run_cli_many(list(commands.values()), index=ask_index)))
+    results = dict(zip(commands, cli_many(list(commands.values()), index=sample_root)))
     return {"runs": results, "output": output, "bad": bad}
 
 
@@ -196,7 +188,11 @@ def test_eval_default_gates_pass(cli_evals) -> None:
     assert set(data["latency_ms"]) == {"search"} and set(data["latency_ms"]["search"]) == {"p50", "p95"}
     assert data["permission_violations"] == 0
     assert data["disposition_accuracy"] is None and data["reason_accuracy"] is None  # no --ask
-    assert data["gates"] == {"max_violations": {"threshold": 0, "value": 0, "passed": True}}
+    # The answer metrics are always present, null without --ask.
+    for key in ("model", "citation_pass_rate", "searches_per_case", "tokens_per_case", "cost_usd_per_case"):
+        assert key in data and data[key] is None, (key, data.get(key))
+    assert data["gates"] == {"max_violations": {"threshold": 0.0, "value": 0, "passed": True}}
+    assert isinstance(data["gates"]["max_violations"]["threshold"], float)
     assert isinstance(data["failures"], list)
 
 
@@ -220,7 +216,7 @@ def test_eval_unmeetable_mrr_fails_alone(cli_evals) -> None:
     proc = cli_evals["runs"]["mrr"]
     assert proc.returncode == 1, proc.stderr
     gates = json_of(proc)["gates"]
-    assert gates["min_mrr"]["passed"] is False and gates["min_mrr"]["threshold"] == 2
+    assert gates["min_mrr"]["passed"] is False and gates["min_mrr"]["threshold"] == 2.0
     assert gates["min_recall@10"]["passed"] is True
     assert gates["max_violations"]["passed"] is True
 
@@ -243,19 +239,19 @@ def test_forbidden_label_that_comes_back_is_a_violation(cli_evals) -> None:
 def test_bad_question_lines_exit_2_naming_the_line(cli_evals, name: str, needle: str) -> None:
     proc = cli_evals["runs"][f"bad:{name}"]
     path, line = cli_evals["bad"][name]
-    message = assert_error_exit(proc, needle)
+    message = assert_one_error_line(proc, needle)
     assert f"{path.name}:{line}:" in message or f"line {line}:" in message, message
     assert proc.stdout == ""
 
 
-def test_unknown_tenant_names_its_first_line(ask_retriever, tmp_path) -> None:
+def test_unknown_tenant_names_its_first_line(retriever, tmp_path) -> None:
     from ragcli.errors import InputError
-    from ragcli.evaluation import evaluate, load_cases
+    from ragcli.eval import evaluate, load_cases
 
     stranger = {**{k: v for k, v in GOOD.items() if k != "as"}, "principal": {"user": "wile", "tenant": "initech", "groups": []}}
     cases = load_cases(_write(tmp_path / "q.jsonl", [GOOD, stranger, GOOD, stranger]))
     with pytest.raises(InputError, match=r"^line 2: unknown tenant 'initech'"):
-        evaluate(cases, ask_retriever)
+        evaluate(cases, retriever)
 
 
 # --------------------------------------------------------------------------- --ask

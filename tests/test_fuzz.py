@@ -13,10 +13,10 @@ import datetime as dt
 import json
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-
-from fixtures_reliability import shared_embedder
+from support.fixtures import shared_embedder
 
 from ragcli.errors import RagcliError
 
@@ -38,9 +38,9 @@ yaml_values = st.recursive(
 )
 
 
-def _only_ragcli_errors(call, *args):  # type: ignore[no-untyped-def]
+def _only_ragcli_errors(call, *args, **kwargs):  # type: ignore[no-untyped-def]
     try:
-        return call(*args)
+        return call(*args, **kwargs)
     except RagcliError:
         return None
 
@@ -63,7 +63,7 @@ YAML_PIECES = (
 @example("---\neffective_from: 2026-02-30\n---\n")
 @example("---\n!!python/object/apply:os.system ['echo pwned']\n---\n")
 def test_front_matter_and_metadata(text: str) -> None:
-    from ragcli.documents import split_front_matter, validate_metadata
+    from ragcli.ingestion.metadata import split_front_matter, validate_metadata
 
     parsed = _only_ragcli_errors(split_front_matter, text, "fuzz.md")
     if parsed is not None:
@@ -79,7 +79,7 @@ def test_front_matter_and_metadata(text: str) -> None:
 @example({"id": True})
 @example({"title": "a\ud800", "acl": ["\udfff"]})
 def test_validate_metadata_on_arbitrary_values(data: dict[str, object]) -> None:
-    from ragcli.documents import validate_metadata
+    from ragcli.ingestion.metadata import validate_metadata
 
     meta = _only_ragcli_errors(validate_metadata, data, "fuzz")
     if meta is not None:
@@ -108,8 +108,8 @@ MARKDOWN_PIECES = (
 @example("- a\n" + "  - b\n" * 300, "markdown", "t")
 @example("#" * 7 + " not a heading\n", "markdown", "")
 def test_chunk_document_on_arbitrary_text(text: str, fmt: str, title: str) -> None:
-    from ragcli.chunking import chunk_document
-    from ragcli.documents import Document
+    from ragcli.ingestion.chunking import chunk_document
+    from ragcli.ingestion.loaders import Document
 
     doc = Document(
         doc_id="fuzz-doc", title=title.strip() or "Fuzz", version="1", acl=("everyone",), effective_from=None, superseded_on=None,
@@ -136,7 +136,7 @@ HTML_PIECES = (
 @example("<script>never closed zzsecret")
 @example("<td>cell outside a table</td><tr><td>a")
 def test_html_to_markdown_on_arbitrary_text(html: str) -> None:
-    from ragcli.html_text import html_to_markdown
+    from ragcli.ingestion.html import html_to_markdown
 
     result = _only_ragcli_errors(html_to_markdown, html)
     if result is not None:
@@ -197,14 +197,15 @@ CASE_PIECES = (
 @example(["[" * 50_000 + "]" * 50_000])
 @example(['{"question": "q", "principal": ' + "[" * 50_000 + "]" * 50_000 + "}"])
 def test_eval_case_lines(tmp_path_factory, lines: list[str]) -> None:  # type: ignore[no-untyped-def]
-    from ragcli.evaluation import _parse_case, load_cases
+    from ragcli.eval import load_cases
+    from ragcli.eval.cases import parse_case
 
     folder = tmp_path_factory.mktemp("cases")
     (folder / "users.json").write_text(json.dumps({"user": "u", "tenant": "acme"}), encoding="utf-8")
     path = folder / "q.jsonl"
     path.write_text("\n".join(lines).replace("\r", "") + "\n", encoding="utf-8", errors="surrogatepass")
     for n, line in enumerate(lines, start=1):
-        _only_ragcli_errors(_parse_case, line, n, path, {}, dt.date(2026, 1, 1))
+        _only_ragcli_errors(parse_case, line, path=path, lineno=n, principals={}, today=dt.date(2026, 1, 1))
     cases = _only_ragcli_errors(load_cases, path)
     if cases is not None:
         assert all(c.principal.tenant == "acme" and c.question for c in cases)
@@ -213,7 +214,7 @@ def test_eval_case_lines(tmp_path_factory, lines: list[str]) -> None:  # type: i
 @FEW
 @given(st.binary(max_size=200))
 def test_load_cases_on_arbitrary_bytes(tmp_path_factory, raw: bytes) -> None:  # type: ignore[no-untyped-def]
-    from ragcli.evaluation import load_cases
+    from ragcli.eval import load_cases
 
     path = Path(tmp_path_factory.mktemp("raw")) / "q.jsonl"
     path.write_bytes(raw)
@@ -228,15 +229,23 @@ QUERY_PIECES = (
 )
 
 
-@FUZZ
-@given(st.one_of(st.text(max_size=200), st.text(st.characters(exclude_categories=()), max_size=60), _tokens(*QUERY_PIECES)))
-@example("x" * 100_000)
-@example("\ud800\udc00\udfff")
-def test_build_text_query_and_clean_query(text: str) -> None:
-    from ragcli.retriever import MAX_QUERY_CHARS, clean_query
-    from ragcli.store import _schema, build_text_query
+@pytest.fixture(scope="module")
+def bm25_schema(tmp_path_factory):  # type: ignore[no-untyped-def]
+    """The schema of a real (empty) BM25 index, as search passes it to text_query."""
+    from ragcli.index.bm25 import open_bm25
 
-    schema = _schema()
+    return open_bm25(tmp_path_factory.mktemp("bm25")).schema
+
+
+@FUZZ
+@given(text=st.one_of(st.text(max_size=200), st.text(st.characters(exclude_categories=()), max_size=60), _tokens(*QUERY_PIECES)))
+@example(text="x" * 100_000)
+@example(text="\ud800\udc00\udfff")
+def test_build_text_query_and_clean_query(bm25_schema, text: str) -> None:  # type: ignore[no-untyped-def]
+    from ragcli.index.bm25 import text_query as build_text_query
+    from ragcli.search.query import MAX_QUERY_CHARS, clean_query
+
+    schema = bm25_schema
     cleaned = _only_ragcli_errors(clean_query, text)
     if cleaned is not None:
         query, notes = cleaned
@@ -257,9 +266,9 @@ def test_build_text_query_and_clean_query(text: str) -> None:
 @example('{"id": "x", "text": "ok", "title": "\\udc00"}')
 @example('{"id": "x", "text": ' + "[" * 60_000 + "]" * 60_000 + "}")
 def test_jsonl_corpus_lines(line: str) -> None:
-    from ragcli.documents import _jsonl_document
+    from ragcli.ingestion.loaders import jsonl_document
 
-    doc = _only_ragcli_errors(_jsonl_document, line, "fuzz.jsonl:1", "fuzz.jsonl", ("everyone",), "")
+    doc = _only_ragcli_errors(jsonl_document, line, source="fuzz.jsonl:1", relative="fuzz.jsonl", default_acl=("everyone",), salt="")
     if doc is not None:
         doc.text.encode("utf-8")
         doc.title.encode("utf-8")

@@ -18,17 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from fixtures_reliability import (
-    assert_one_error,
-    cli,
-    cli_many,
-    passage_ids,
-    search_json,
-    shared_embedder,
-    stderr_lines,
-    write_markdown,
-    write_user,
-)
+from support.cli import assert_one_error_line, cli, cli_many, search_json, stderr_lines
+from support.corpus import all_passages, passage_ids, write_markdown, write_user
+from support.fixtures import shared_embedder
+
+from ragcli import Scope
 
 TENANT = "hostco"
 AS_OF = dt.date(2026, 6, 1)
@@ -57,7 +51,7 @@ class Base:
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory: pytest.TempPathFactory) -> Base:
-    from ragcli.ingest import ingest
+    from ragcli import ingest
 
     tmp = tmp_path_factory.mktemp("hostile")
     folder = tmp / "docs"
@@ -65,7 +59,7 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Base:
         write_markdown(folder / f"{word}.md", {"id": doc_id, "version": "1", "title": word.title()}, text + "\n")
     index = tmp / "index"
     report = ingest(folder, TENANT, index=index, default_acl=["everyone"], embedder=shared_embedder())
-    assert report.published and not report.rejected
+    assert report.published and not report.documents.rejected
     ids = passage_ids(index, TENANT)
     assert {i.split("@")[0] for i in ids} == {d for d, _ in GOOD.values()}
     outside = tmp / "outside"
@@ -82,10 +76,12 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Base:
 
 
 def _texts(index: Path) -> dict[str, str]:
-    from ragcli.store import TenantIndex
-
-    with TenantIndex.open(index, TENANT) as opened:
-        return {p.id: p.text for p in opened.iter_passages()}
+    # passage_ids opens the published generation checksum-verified; the texts are read
+    # straight from its passages.jsonl, and both must list the same passages.
+    ids = passage_ids(index, TENANT)
+    texts = {p.id: p.text for p in all_passages(index, TENANT)}
+    assert set(texts) == ids, set(texts) ^ ids
+    return texts
 
 
 def _copy(base: Base, tmp_path: Path) -> tuple[Path, Path]:
@@ -141,14 +137,14 @@ def _add_hostile(folder: Path, name: str, base: Base) -> Path:
 
 @pytest.mark.parametrize("name", sorted(HOSTILE_FILES))
 def test_hostile_file_is_rejected_and_nothing_is_lost(base: Base, tmp_path: Path, name: str) -> None:
-    from ragcli.ingest import ingest
+    from ragcli import ingest
 
     folder, index = _copy(base, tmp_path)
     path = _add_hostile(folder, name, base)
     report = ingest(folder, TENANT, index=index, default_acl=["everyone"], embedder=shared_embedder())
     needle = HOSTILE_FILES[name][2]
-    assert len(report.rejected) == 1, report.rejected
-    (rejected,) = report.rejected
+    assert len(report.documents.rejected) == 1, report.documents.rejected
+    (rejected,) = report.documents.rejected
     assert rejected.path == str(path) or rejected.path.startswith(f"{path}:"), rejected
     assert needle in rejected.reason.lower(), rejected.reason
     texts = _texts(index)
@@ -160,37 +156,37 @@ def test_hostile_file_is_rejected_and_nothing_is_lost(base: Base, tmp_path: Path
 
 
 def test_file_over_the_size_limit_is_rejected(base: Base, tmp_path: Path) -> None:
-    from ragcli.ingest import ingest
+    from ragcli import ingest
 
     folder, index = _copy(base, tmp_path)
     big = folder / "huge.md"
     big.write_text("quokka " * 200_000, encoding="utf-8")  # 1.4 MB
     report = ingest(folder, TENANT, index=index, default_acl=["everyone"], embedder=shared_embedder(), max_file_bytes=1024 * 1024)
-    assert [(r.path, "limit" in r.reason) for r in report.rejected] == [(str(big), True)]
+    assert [(r.path, "limit" in r.reason) for r in report.documents.rejected] == [(str(big), True)]
     assert _texts(index) == base.texts
 
 
 def test_a_good_file_turned_bad_keeps_its_indexed_version(base: Base, tmp_path: Path) -> None:
-    from ragcli.ingest import ingest
+    from ragcli import ingest
 
     for damage in (b"\xff\xfe not utf-8", b"---\nacl: [unclosed\n---\n\nNew quokka text.\n", b""):
         folder, index = _copy(base, tmp_path / f"damage{len(damage)}")
         (folder / "walrus.md").write_bytes(damage)
         report = ingest(folder, TENANT, index=index, default_acl=["everyone"], embedder=shared_embedder())
-        assert [r.path for r in report.rejected] == [str(folder / "walrus.md")]
-        assert report.deleted == 0
+        assert [r.path for r in report.documents.rejected] == [str(folder / "walrus.md")]
+        assert report.documents.deleted == 0
         assert _texts(index) == base.texts
 
 
 def test_symlinks_out_of_the_folder_are_not_followed(base: Base, tmp_path: Path) -> None:
-    from ragcli.ingest import ingest
+    from ragcli import ingest
 
     folder, index = _copy(base, tmp_path)
     link = folder / "shortcut.txt"
     link.symlink_to(base.outside / "secret.txt")
     (folder / "linked-dir").symlink_to(base.outside / "more", target_is_directory=True)
     report = ingest(folder, TENANT, index=index, default_acl=["everyone"], embedder=shared_embedder())
-    assert [(r.path, "symlink" in r.reason) for r in report.rejected] == [(str(link), True)]
+    assert [(r.path, "symlink" in r.reason) for r in report.documents.rejected] == [(str(link), True)]
     texts = _texts(index)
     assert all("quokka" not in t.lower() for t in texts.values())
     for pid, text in base.texts.items():
@@ -198,9 +194,9 @@ def test_symlinks_out_of_the_folder_are_not_followed(base: Base, tmp_path: Path)
 
 
 def test_script_and_style_text_of_html_is_never_searchable(base: Base, tmp_path: Path) -> None:
-    from ragcli.ingest import ingest
+    from ragcli import ingest
     from ragcli.principal import load_principal
-    from ragcli.retriever import Retriever, SearchConfig
+    from ragcli.search import Retriever, SearchConfig
 
     folder, index = _copy(base, tmp_path)
     (folder / "page.html").write_text(
@@ -211,7 +207,7 @@ def test_script_and_style_text_of_html_is_never_searchable(base: Base, tmp_path:
         encoding="utf-8",
     )
     report = ingest(folder, TENANT, index=index, default_acl=["everyone"], embedder=shared_embedder())
-    assert not report.rejected and report.added == 1
+    assert not report.documents.rejected and report.documents.added == 1
     texts = _texts(index)
     assert any("ocelot section is visible" in t for t in texts.values())
     assert all("quokka" not in t.lower() and "cookies" not in t for t in texts.values())
@@ -219,10 +215,10 @@ def test_script_and_style_text_of_html_is_never_searchable(base: Base, tmp_path:
     retriever = Retriever(index, embedder=shared_embedder())
     try:
         for word in ("quokkascript", "quokkastyle", "quokkanoscript", "quokkatemplate", "quokkasvg", "cookies"):
-            assert retriever.search(kim, word, config=SearchConfig(mode="bm25")).ids == [], word
-        hybrid = retriever.search(kim, "steal cookies quokkascript", as_of=AS_OF)
+            assert retriever.search(Scope.of(kim), word, config=SearchConfig(mode="bm25")).ids == [], word
+        hybrid = retriever.search(Scope.of(kim, AS_OF), "steal cookies quokkascript")
         assert all("quokka" not in r.passage.text.lower() for r in hybrid.results)
-        assert [r.passage.doc_id for r in retriever.search(kim, "ocelot", config=SearchConfig(mode="bm25")).results] == ["page"]
+        assert [r.passage.doc_id for r in retriever.search(Scope.of(kim), "ocelot", config=SearchConfig(mode="bm25")).results] == ["page"]
     finally:
         retriever.close()
 
@@ -266,10 +262,10 @@ CLI_BAD_TENANTS = ["../escape", "/tmp/abs", "Has Space", "x" * 65]
 
 
 def test_bad_tenant_names_are_refused_everywhere(base: Base, tmp_path: Path) -> None:
+    from ragcli import TenantIndex, ingest
     from ragcli.errors import InputError
-    from ragcli.ingest import ingest
+    from ragcli.index.writer import write_lock
     from ragcli.principal import load_principal, validate_tenant
-    from ragcli.store import TenantIndex, writer_lock
 
     index = tmp_path / "index"
     index.mkdir()
@@ -279,7 +275,7 @@ def test_bad_tenant_names_are_refused_everywhere(base: Base, tmp_path: Path) -> 
         with pytest.raises(InputError, match="invalid tenant name"):
             TenantIndex.open(index, name)
         with pytest.raises(InputError, match="invalid tenant name"):
-            with writer_lock(index, name):
+            with write_lock(index, name):
                 pass
         user = tmp_path / "user.json"
         user.write_text(json.dumps({"user": "kim", "tenant": name}), encoding="utf-8")
@@ -295,7 +291,7 @@ def test_bad_tenant_names_are_refused_everywhere(base: Base, tmp_path: Path) -> 
         commands.append(["search", "zebra", "--as", user, "--index", index])
     commands.append(["status", "--tenant", "../escape", "--index", index])
     for proc in cli_many(commands, parallel=4):
-        assert_one_error(proc, "tenant")
+        assert_one_error_line(proc, "tenant")
     assert list(index.iterdir()) == []  # nothing was created, inside the index or beside it
     assert sorted(p.name for p in tmp_path.iterdir() if p.suffix != ".json") == ["index"]
 
@@ -345,7 +341,7 @@ def test_malformed_user_files_are_refused(base: Base, tmp_path: Path) -> None:
     commands = [["search", "zebra", "--as", paths[name], "--index", base.index] for name in CLI_USER_FILES]
     commands.append(["search", "zebra", "--as", unknown, "--index", base.index])
     for name, proc in zip([*CLI_USER_FILES, "unknown_tenant"], cli_many(commands, parallel=4)):
-        line = assert_one_error(proc)
+        line = assert_one_error_line(proc)
         assert proc.stdout == "", (name, proc.stdout)
         assert len(line) < 600, (name, line)  # a 10 kB value is not echoed back whole
         assert ("unknown tenant 'nosuchtenant'" if name == "unknown_tenant" else f"{name}.json") in line, (name, line)
@@ -378,7 +374,7 @@ GOOD_EVAL_LINE = json.dumps({"id": "ok", "question": "zebra crossing", "as": "ki
 
 def test_malformed_eval_files_name_the_bad_line(base: Base, tmp_path: Path) -> None:
     from ragcli.errors import InputError
-    from ragcli.evaluation import load_cases
+    from ragcli.eval import load_cases
 
     write_user(tmp_path / "kim.json", "kim", TENANT)
     paths = {}
@@ -403,9 +399,9 @@ def test_malformed_eval_files_name_the_bad_line(base: Base, tmp_path: Path) -> N
     commands.append(["eval", tmp_path / "nope.jsonl", "--index", base.index])
     results = cli_many(commands, parallel=4)
     for name, proc in zip(CLI_EVAL_LINES, results):
-        line = assert_one_error(proc)
+        line = assert_one_error_line(proc)
         assert f"{name}.jsonl:3" in line, (name, line)
-    assert_one_error(results[-1], "nope.jsonl")
+    assert_one_error_line(results[-1], "nope.jsonl")
 
 
 # --------------------------------------------------------------------------- queries
@@ -435,7 +431,7 @@ def test_malformed_queries_through_the_cli(base: Base) -> None:
         assert not proc.stderr.strip(), proc.stderr[-2000:]
     assert [r["doc_id"] for r in search_json(raw_search)["results"]][:1] == ["good-zebra"]
     assert json.loads(raw_ask.stdout)["disposition"] in ("answered", "abstained")
-    assert_one_error(empty, "empty query")
+    assert_one_error_line(empty, "empty query")
     data = search_json(long_result)
     assert any("cut" in note for note in data.get("notes", [])), data.get("notes")
     assert 0 < len(data["query"]) <= 1000
@@ -466,7 +462,7 @@ QUERIES_THAT_ARE_JUST_TEXT = [
 def test_queries_are_only_text_through_the_library(base: Base) -> None:
     from ragcli.errors import InputError
     from ragcli.principal import load_principal
-    from ragcli.retriever import Retriever, SearchConfig
+    from ragcli.search import Retriever, SearchConfig
 
     kim = load_principal(base.user_file)
     allowed = {d for d, _ in GOOD.values()}
@@ -475,24 +471,24 @@ def test_queries_are_only_text_through_the_library(base: Base) -> None:
         for mode in ("hybrid", "bm25", "dense"):
             config = SearchConfig(mode=mode)  # type: ignore[arg-type]
             for query in QUERIES_THAT_ARE_JUST_TEXT:
-                response = retriever.search(kim, query, config=config, as_of=AS_OF)
+                response = retriever.search(Scope.of(kim, AS_OF), query, config=config)
                 assert {r.passage.doc_id for r in response.results} <= allowed
                 assert len(response.query) <= 1000 and "\x00" not in response.query
             for empty in ("", "\x00\x00", "\u200b", "\x1b", " \n\t"):
                 with pytest.raises(InputError, match="empty query"):
-                    retriever.search(kim, empty, config=config)
-        found = retriever.search(kim, "zebra\x00crossing", config=SearchConfig(mode="bm25"), as_of=AS_OF)
+                    retriever.search(Scope.of(kim), empty, config=config)
+        found = retriever.search(Scope.of(kim, AS_OF), "zebra\x00crossing", config=SearchConfig(mode="bm25"))
         assert [r.passage.doc_id for r in found.results] == ["good-zebra"]
-        stars = retriever.search(kim, "*", config=SearchConfig(mode="bm25"), as_of=AS_OF)
+        stars = retriever.search(Scope.of(kim, AS_OF), "*", config=SearchConfig(mode="bm25"))
         assert stars.results == []  # a wildcard is not a query that matches everything
     finally:
         retriever.close()
 
 
 def test_query_syntax_cannot_reach_another_tenant(base: Base, tmp_path: Path) -> None:
-    from ragcli.ingest import ingest
+    from ragcli import ingest
     from ragcli.principal import load_principal
-    from ragcli.retriever import Retriever, SearchConfig
+    from ragcli.search import Retriever, SearchConfig
 
     index = tmp_path / "index"
     shutil.copytree(base.index, index)
@@ -505,7 +501,7 @@ def test_query_syntax_cannot_reach_another_tenant(base: Base, tmp_path: Path) ->
     try:
         for query in queries:
             for mode in ("hybrid", "bm25", "dense"):
-                response = retriever.search(kim, query, config=SearchConfig(mode=mode), as_of=AS_OF)  # type: ignore[arg-type]
+                response = retriever.search(Scope.of(kim, AS_OF), query, config=SearchConfig(mode=mode))  # type: ignore[arg-type]
                 assert all(r.passage.tenant == TENANT and not r.passage.doc_id.startswith("other") for r in response.results)
     finally:
         retriever.close()

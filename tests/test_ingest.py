@@ -11,13 +11,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import _env, assert_one_error_line, cli_command, make_pdf, markdown, run_cli, write
+from support.cli import assert_one_error_line, clean_env, cli, cli_args
+from support.corpus import all_passages, make_pdf, markdown, status_of, write
 
 from ragcli.errors import InputError
-from ragcli.ingest import ingest
-from ragcli.principal import Principal
-from ragcli.retriever import Retriever, SearchConfig
-from ragcli.store import CURRENT, TenantIndex, audit, writer_lock
+from ragcli import ingest
+from ragcli.principal import Principal, Scope
+from ragcli.search import Retriever, SearchConfig
+from ragcli.index import TenantIndex
+from ragcli.index.layout import CURRENT
+from ragcli.index.writer import write_lock
 
 TODAY = dt.date(2026, 11, 29)
 
@@ -28,24 +31,26 @@ def who(*groups: str, user: str = "u", tenant: str = "t") -> Principal:
 
 def snapshot(index: Path, tenant: str = "t") -> dict[str, tuple[str, tuple[str, ...], str]]:
     """passage id -> (text, acl, doc_id) of the published generation (checksums verified)."""
-    with TenantIndex.open(index, tenant) as ix:
-        return {p.id: (p.text, p.acl, p.doc_id) for p in ix.iter_passages()}
+    with TenantIndex.open(index, tenant, verify=True):
+        pass
+    return {p.id: (p.text, p.acl, p.doc_id) for p in all_passages(index, tenant)}
 
 
 def vectors(index: Path, tenant: str = "t") -> dict[str, np.ndarray]:
     with TenantIndex.open(index, tenant) as ix:
-        return {p.id: np.array(ix.embeddings[row]) for row, p in enumerate(ix.iter_passages())}
+        return {p.id: np.array(ix.embeddings[row]) for row, p in enumerate(all_passages(index, tenant))}
 
 
 def visible_ids(index: Path, principal: Principal, as_of: dt.date = TODAY) -> set[str]:
     with TenantIndex.open(index, principal.tenant) as ix:
-        return {ix.passage(int(r)).id for r in np.flatnonzero(ix.allowed(principal, as_of))}
+        view = ix.view(Scope(principal, as_of))
+        return {view.passage_id(int(r)) for r in view.allowed_rows}
 
 
 def bm25_ids(index: Path, principal: Principal, query: str, embedder, as_of: dt.date = TODAY) -> list[str]:
     r = Retriever(index, embedder=embedder, config=SearchConfig(mode="bm25", k=100, candidates=100))
     try:
-        return r.search(principal, query, as_of=as_of).ids
+        return r.search(Scope.of(principal, as_of), query).ids
     finally:
         r.close()
 
@@ -89,8 +94,8 @@ def mixed_folder(tmp_path: Path) -> Path:
 def test_round_trip_from_files_to_stored_passages(tmp_path, mixed_folder, embedder):
     index = tmp_path / "index"
     report = ingest(mixed_folder, "t", index=index, embedder=embedder, default_acl=["everyone"])
-    assert report.rejected == []
-    assert (report.added, report.updated, report.unchanged, report.deleted) == (6, 0, 0, 0)
+    assert report.documents.rejected == []
+    assert (report.documents.added, report.documents.updated, report.documents.unchanged, report.documents.deleted) == (6, 0, 0, 0)
     assert report.published and report.passages == report.embedded > 0
 
     snap = snapshot(index)
@@ -109,10 +114,10 @@ def test_round_trip_from_files_to_stored_passages(tmp_path, mixed_folder, embedd
     for hidden in ("zzhiddenscript", "zzhiddenstyle", "acl:", "title: Team Notes"):
         assert hidden not in everything
 
+    titles = {p.doc_id: p.title for p in all_passages(index, "t")}
+    assert titles["notes"] == "Team Notes" and titles["page"] == "Status Page" and titles["c1"] == "Corpus One"
+    a = status_of(index, "t")
     with TenantIndex.open(index, "t") as ix:
-        titles = {p.doc_id: p.title for p in ix.iter_passages()}
-        assert titles["notes"] == "Team Notes" and titles["page"] == "Status Page" and titles["c1"] == "Corpus One"
-        a = audit(ix)
         assert (a.documents, a.passages, a.orphan_vectors, a.stale_entries) == (6, len(snap), 0, 0)
         assert ix.embeddings.shape == (len(snap), 384)
         assert np.allclose(np.linalg.norm(ix.embeddings, axis=1), 1.0, atol=1e-3)
@@ -150,7 +155,7 @@ def test_unchanged_folder_embeds_nothing_and_keeps_the_generation(tmp_path, embe
     assert first.embedded == first.passages == 5
     current = (index / "t" / CURRENT).read_text()
     again = ingest(root, "t", index=index, embedder=embedder)
-    assert (again.embedded, again.added, again.updated, again.deleted, again.unchanged) == (0, 0, 0, 0, 3)
+    assert (again.embedded, again.documents.added, again.documents.updated, again.documents.deleted, again.documents.unchanged) == (0, 0, 0, 0, 3)
     assert not again.published and again.generation == first.generation
     assert (index / "t" / CURRENT).read_text() == current
 
@@ -165,7 +170,7 @@ def test_changed_document_replaces_all_its_passages(tmp_path, embedder):
     write(root / "a.md", markdown({"acl": ["everyone"]}, "# Alpha\n\n## One\n\nAlpha one text.\n\n## Two\n\nAlpha two REWRITTEN text.\n\n## Three\n\nAlpha three text.\n"))
     write(root / "b.md", markdown({"acl": ["everyone"], "version": "v1"}, "# Bravo\n\nBravo now says something new about mosses.\n"))
     report = ingest(root, "t", index=index, embedder=embedder)
-    assert (report.updated, report.unchanged, report.added, report.deleted) == (2, 1, 0, 0)
+    assert (report.documents.updated, report.documents.unchanged, report.documents.added, report.documents.deleted) == (2, 1, 0, 0)
     # Only the two changed passage texts are embedded; the rest reuse their vectors.
     assert report.embedded == 2
 
@@ -194,7 +199,7 @@ def test_acl_only_change_reuses_vectors_and_takes_effect(tmp_path, embedder):
     write(root / "plan.md", markdown({"acl": ["g2"]}, "# Plan\n\nThe secret launch plan mentions zeppelins.\n"))
     write(root / "memo.meta.yaml", "acl: [g2, user:zed]\n")
     report = ingest(root, "t", index=index, embedder=embedder)
-    assert report.updated == 2 and report.published
+    assert report.documents.updated == 2 and report.published
     assert report.embedded == 0  # same passage text: vectors reused
 
     after_vec = vectors(index)
@@ -218,7 +223,7 @@ def test_ingest_mirrors_its_path_and_keeps_other_paths(tmp_path, embedder):
 
     (a / "x.md").unlink()
     report = ingest(a, "t", index=index, embedder=embedder)
-    assert (report.deleted, report.unchanged, report.embedded) == (1, 1, 0)
+    assert (report.documents.deleted, report.documents.unchanged, report.embedded) == (1, 1, 0)
     assert doc_ids(snapshot(index)) == {"sub-y", "z"}
 
     # Ingesting one file touches only that file, not its neighbours.
@@ -245,10 +250,10 @@ def test_file_that_becomes_invalid_keeps_its_previous_version(tmp_path, embedder
     write(root / "n.meta.yaml", "acl: everyone\n")  # the sidecar breaks: its file is rejected
     write(root / "other.md", markdown({"acl": ["everyone"]}, "# Other\n\nOther doc now about egrets.\n"))
     report = ingest(root, "t", index=index, embedder=embedder)
-    rejected = {Path(r.path).name: r.reason for r in report.rejected}
+    rejected = {Path(r.path).name: r.reason for r in report.documents.rejected}
     assert set(rejected) == {"good.md", "n.txt"}
     assert "YAML" in rejected["good.md"] and "acl" in rejected["n.txt"]
-    assert report.updated == 1 and report.published  # the rest is committed
+    assert report.documents.updated == 1 and report.published  # the rest is committed
 
     after = snapshot(index)
     for pid, value in before.items():
@@ -261,7 +266,7 @@ def test_file_that_becomes_invalid_keeps_its_previous_version(tmp_path, embedder
     # Fixed again: the new version replaces the kept one.
     write(root / "good.md", markdown({"acl": ["everyone"]}, "# Good\n\nFixed, now about ospreys.\n"))
     report = ingest(root, "t", index=index, embedder=embedder)
-    assert [Path(r.path).name for r in report.rejected] == ["n.txt"]
+    assert [Path(r.path).name for r in report.documents.rejected] == ["n.txt"]
     assert [i.split("@")[0] for i in bm25_ids(index, who(), "ospreys", embedder)] == ["good"]
     assert bm25_ids(index, who(), "kestrels", embedder) == []
 
@@ -279,7 +284,7 @@ def test_invalid_files_are_rejected_and_the_rest_committed(tmp_path, embedder):
     write(root / "order.md", b"---\nacl: [a]\neffective_from: 2026-05-01\nsuperseded_on: 2026-04-01\n---\nbody\n")
     write(root / "noacl.md", b"# No ACL\n\nbody\n")
     report = ingest(root, "t", index=index, embedder=embedder)
-    reasons = {Path(r.path).name: r.reason for r in report.rejected}
+    reasons = {Path(r.path).name: r.reason for r in report.documents.rejected}
     expected = {
         "latin1.md": "UTF-8",
         "nul.md": "NUL",
@@ -294,7 +299,7 @@ def test_invalid_files_are_rejected_and_the_rest_committed(tmp_path, embedder):
     assert set(reasons) == set(expected)
     for name, needle in expected.items():
         assert needle in reasons[name], (name, reasons[name])
-    assert report.added == 1 and doc_ids(snapshot(index)) == {"ok"}
+    assert report.documents.added == 1 and doc_ids(snapshot(index)) == {"ok"}
 
 
 def test_default_acl_applies_only_to_documents_without_one(tmp_path, embedder):
@@ -302,7 +307,7 @@ def test_default_acl_applies_only_to_documents_without_one(tmp_path, embedder):
     write(root / "open.md", "# Open\n\nNo front matter.\n")
     write(root / "own.md", markdown({"acl": ["hr"]}, "# Own\n\nHas its own ACL.\n"))
     report = ingest(root, "t", index=index, embedder=embedder, default_acl=["support", "ops"])
-    assert report.rejected == []
+    assert report.documents.rejected == []
     acl = {v[2]: v[1] for v in snapshot(index).values()}
     assert acl == {"open": ("support", "ops"), "own": ("hr",)}
 
@@ -312,7 +317,7 @@ def test_two_files_claiming_one_passage_id_are_not_both_indexed(tmp_path, embedd
     write(root / "one.md", markdown({"id": "same", "version": "1", "acl": ["everyone"]}, "# Same\n\nFirst file.\n"))
     write(root / "two.md", markdown({"id": "same", "version": "1", "acl": ["everyone"]}, "# Same\n\nSecond file.\n"))
     report = ingest(root, "t", index=index, embedder=embedder)
-    assert len(report.rejected) == 1 and "already used" in report.rejected[0].reason
+    assert len(report.documents.rejected) == 1 and "already used" in report.documents.rejected[0].reason
     snap = snapshot(index)
     assert len(snap) == 1 and len(set(snap)) == 1
 
@@ -364,8 +369,8 @@ def test_sigkill_mid_ingest_leaves_the_previous_generation(tmp_path, embedder):
     killed_at = []
     for name, trigger in triggers.items():
         proc = subprocess.Popen(
-            cli_command("ingest", corpus, "--tenant", "t", "--index", index, "--json"),
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(None), cwd=tmp_path,
+            cli_args("ingest", corpus, "--tenant", "t", "--index", index, "--json"),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=clean_env(None), cwd=tmp_path,
         )
         try:
             fired = _wait_for(lambda: trigger(proc.pid), proc)
@@ -383,16 +388,15 @@ def test_sigkill_mid_ingest_leaves_the_previous_generation(tmp_path, embedder):
             assert state == gen1
         else:  # the kill came after the publish: then it is the whole new generation
             assert len(state) == 300 and all("betaword" in text for text, _, _ in state.values())
-        with TenantIndex.open(index, "t") as ix:
-            a = audit(ix)
-            assert (a.orphan_vectors, a.stale_entries, a.passages) == (0, 0, 300)
+        a = status_of(index, "t")
+        assert (a.orphan_vectors, a.stale_entries, a.passages) == (0, 0, 300)
         if state == gen1:
             assert len(bm25_ids(index, who(), "alphaword", embedder)) > 0
             assert bm25_ids(index, who(), "betaword", embedder) == []
     assert "embedding" in killed_at  # at least the mid-run kill really happened mid-run
 
     # The lock died with the process: a new ingest runs, cleans up and publishes everything.
-    done = subprocess.run(cli_command("ingest", corpus, "--tenant", "t", "--index", index, "--json"), capture_output=True, text=True, env=_env(None), cwd=tmp_path, timeout=300)
+    done = subprocess.run(cli_args("ingest", corpus, "--tenant", "t", "--index", index, "--json"), capture_output=True, text=True, env=clean_env(None), cwd=tmp_path, timeout=300)
     assert done.returncode == 0, done.stderr
     final = snapshot(index)
     assert len(final) == 300 and all("betaword" in text for text, _, _ in final.values())
@@ -403,8 +407,8 @@ def test_sigkill_mid_ingest_leaves_the_previous_generation(tmp_path, embedder):
 def test_second_writer_is_refused(tmp_path, embedder):
     root, index = tmp_path / "docs", tmp_path / "index"
     write(root / "a.md", markdown({"acl": ["everyone"]}, "# A\n\nA text.\n"))
-    with writer_lock(index, "t"):
-        proc = run_cli("ingest", root, "--tenant", "t", "--index", index)
+    with write_lock(index, "t"):
+        proc = cli("ingest", root, "--tenant", "t", "--index", index)
         # In-process too: a second lock on the same tenant is refused, not queued.
         from ragcli.errors import IndexLockedError
 

@@ -23,7 +23,11 @@ from typing import Any
 
 import pytest
 
-from fixtures_reliability import WORDS, cli, passage_ids, search_json, shared_embedder, write_user
+from support.cli import cli, search_json
+from support.corpus import WORDS, passage_ids, write_user
+from support.fixtures import shared_embedder
+
+from ragcli.principal import Scope
 
 TENANT = "scaleco"
 GROUPS = [f"g{i}" for i in range(8)]
@@ -88,7 +92,7 @@ def _principal(user: str, groups: list[str], tenant: str = TENANT):
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
-    from ragcli.ingest import ingest
+    from ragcli import ingest
 
     rng = random.Random(20261129)
     base = tmp_path_factory.mktemp("scale")
@@ -109,10 +113,10 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
     # (whose passage texts are already in the index, so their vectors are reused).
     (folder / "part1.jsonl").write_text("\n".join(json.dumps(docs[i]) for i in files["part1.jsonl"]) + "\n", encoding="utf-8")
     first = ingest(folder, TENANT, index=c.root, embedder=shared_embedder())
-    assert not first.rejected and first.embedded == DISTINCT_TEXTS
+    assert not first.documents.rejected and first.embedded == DISTINCT_TEXTS
     c.write()
     second = ingest(folder, TENANT, index=c.root, embedder=shared_embedder())
-    assert not second.rejected, second.rejected[:3]
+    assert not second.documents.rejected, second.documents.rejected[:3]
     assert passage_ids(c.root, TENANT) and len(passage_ids(c.root, TENANT)) == len(docs)
     return c
 
@@ -132,7 +136,7 @@ def _check_response(response, corpus: Corpus, user: str, groups: set[str], as_of
 
 
 def test_every_result_is_visible_to_its_principal(corpus: Corpus) -> None:
-    from ragcli.retriever import Retriever, SearchConfig
+    from ragcli.search import Retriever, SearchConfig
 
     rng = random.Random(7)
     retriever = Retriever(corpus.root, embedder=shared_embedder())
@@ -148,7 +152,7 @@ def test_every_result_is_visible_to_its_principal(corpus: Corpus) -> None:
             else:
                 query = rng.choice(corpus.texts)
             config = SearchConfig(mode=mode, k=rng.choice((5, 10, 25, 50)), candidates=rng.choice((20, 50, 200)))  # type: ignore[arg-type]
-            response = retriever.search(_principal(user, sorted(groups)), query, as_of=as_of, config=config)
+            response = retriever.search(Scope.of(_principal(user, sorted(groups)), as_of), query, config=config)
             found, limited = _check_response(response, corpus, user, groups, as_of)
             total += found
             restricted += limited
@@ -178,20 +182,20 @@ def test_cli_search_honours_the_same_rule(corpus: Corpus, tmp_path: Path) -> Non
 
 
 def _retriever(corpus: Corpus):  # type: ignore[no-untyped-def]
-    from ragcli.retriever import Retriever
+    from ragcli.search import Retriever
 
     return Retriever(corpus.root, embedder=shared_embedder())
 
 
 def _ids(retriever, principal, query: str, as_of: dt.date, mode: str) -> set[str]:  # type: ignore[no-untyped-def]
-    from ragcli.retriever import SearchConfig
+    from ragcli.search import SearchConfig
 
     config = SearchConfig(mode=mode, k=100, candidates=200)  # type: ignore[arg-type]
-    return {r.passage.doc_id for r in retriever.search(principal, query, as_of=as_of, config=config).results}
+    return {r.passage.doc_id for r in retriever.search(Scope.of(principal, as_of), query, config=config).results}
 
 
 def test_revoking_a_group_hides_the_document_in_every_mode(corpus: Corpus) -> None:
-    from ragcli.ingest import ingest
+    from ragcli import ingest
 
     as_of = dt.date(2026, 6, 1)
     # A document group g can see on as_of, through g alone.
@@ -210,7 +214,7 @@ def test_revoking_a_group_hides_the_document_in_every_mode(corpus: Corpus) -> No
         corpus.docs[doc_id]["acl"] = [a for a in corpus.docs[doc_id]["acl"] if a != group]
         corpus.write()
         report = ingest(corpus.folder, TENANT, index=corpus.root, embedder=shared_embedder())
-        assert report.updated == 1 and report.embedded == 0  # same text: same vector, new ACL
+        assert report.documents.updated == 1 and report.embedded == 0  # same text: same vector, new ACL
 
         fresh = _retriever(corpus)
         try:
@@ -226,7 +230,7 @@ def test_revoking_a_group_hides_the_document_in_every_mode(corpus: Corpus) -> No
 
 
 def test_deleting_a_file_removes_its_documents(corpus: Corpus) -> None:
-    from ragcli.ingest import ingest
+    from ragcli import ingest
 
     gone = corpus.files[f"part{FILES}.jsonl"]
     everyone_can_see = next(d for d in gone if corpus.docs[d]["acl"] == ["everyone"] and _visible(corpus.docs[d], "x", set(), dt.date(2026, 6, 1)))
@@ -238,7 +242,7 @@ def test_deleting_a_file_removes_its_documents(corpus: Corpus) -> None:
         assert everyone_can_see in _ids(retriever, reader, query, as_of, "bm25")
         (corpus.folder / f"part{FILES}.jsonl").unlink()
         report = ingest(corpus.folder, TENANT, index=corpus.root, embedder=shared_embedder())
-        assert report.deleted == len(gone)
+        assert report.documents.deleted == len(gone)
         left = {pid.split("@")[0] for pid in passage_ids(corpus.root, TENANT)}
         assert not left & set(gone)
         for mode in ("hybrid", "bm25", "dense"):
@@ -251,7 +255,7 @@ def test_deleting_a_file_removes_its_documents(corpus: Corpus) -> None:
 
 
 def test_answers_only_use_and_cite_visible_passages(corpus: Corpus) -> None:
-    from ragcli.answer import ask
+    from ragcli.answer import Answered, ask
     from ragcli.models.local import LocalModel
 
     rng = random.Random(3)
@@ -263,8 +267,9 @@ def test_answers_only_use_and_cite_visible_passages(corpus: Corpus) -> None:
             user, groups = rng.choice(USERS), set(rng.sample(GROUPS, rng.randint(0, 2)))
             as_of = DAY0 + dt.timedelta(days=rng.randrange(4 * 365))
             question = rng.choice(corpus.texts) + "?"
-            outcome = ask(question, _principal(user, sorted(groups)), retriever, model, as_of=as_of)
-            for pid in outcome.evidence_ids + [c.passage.id for c in outcome.claims] + [p.id for p in outcome.sources]:
+            outcome = ask(question, Scope.of(_principal(user, sorted(groups)), as_of), retriever, model)
+            cited = [c.passage.id for c in outcome.claims] + [p.id for p in outcome.sources] if isinstance(outcome, Answered) else []
+            for pid in [*outcome.evidence_ids, *cited]:
                 assert _visible(corpus.docs[pid.split("@")[0]], user, groups, as_of), (user, groups, as_of, pid)
             answered += outcome.disposition == "answered"
             evidence += len(outcome.evidence_ids)
@@ -275,7 +280,7 @@ def test_answers_only_use_and_cite_visible_passages(corpus: Corpus) -> None:
 
 def test_one_retriever_serves_each_principal_only_its_own_view(tmp_path: Path) -> None:
     """The Retriever caches query vectors and the opened index: neither may carry one principal's view to another."""
-    from ragcli.ingest import ingest
+    from ragcli import ingest
 
     folder, root = tmp_path / "docs", tmp_path / "index"
     folder.mkdir()
@@ -288,13 +293,13 @@ def test_one_retriever_serves_each_principal_only_its_own_view(tmp_path: Path) -
 
     write(acls)
     ingest(folder, "cacheco", index=root, embedder=shared_embedder())
-    from ragcli.retriever import Retriever, SearchConfig
+    from ragcli.search import Retriever, SearchConfig
 
     a, b, carol = _principal("ann", ["ga"], "cacheco"), _principal("ben", ["gb"], "cacheco"), _principal("carol", [], "cacheco")
     retriever = Retriever(root, embedder=shared_embedder())
 
     def view(principal, mode: str) -> set[str]:  # type: ignore[no-untyped-def]
-        response = retriever.search(principal, text, config=SearchConfig(mode=mode, k=10))  # type: ignore[arg-type]
+        response = retriever.search(Scope.of(principal), text, config=SearchConfig(mode=mode, k=10))  # type: ignore[arg-type]
         return {r.passage.doc_id for r in response.results}
 
     try:
@@ -303,7 +308,7 @@ def test_one_retriever_serves_each_principal_only_its_own_view(tmp_path: Path) -
                 assert view(a, mode) == {"only-a", "both"}, mode
                 assert view(b, mode) == {"only-b", "both"}, mode
                 assert view(carol, mode) == {"carol"}, mode
-        generation = retriever.index_for(a).generation
+        generation = retriever.index_for(a.tenant).generation
 
         acls["both"] = ["ga"]  # revoke gb
         write(acls)
@@ -312,7 +317,7 @@ def test_one_retriever_serves_each_principal_only_its_own_view(tmp_path: Path) -
         for mode in ("dense", "hybrid", "bm25"):
             assert view(b, mode) == {"only-b"}, mode
             assert view(a, mode) == {"only-a", "both"}, mode
-        assert retriever.index_for(a).generation != generation
+        assert retriever.index_for(a.tenant).generation != generation
     finally:
         retriever.close()
     shutil.rmtree(root)

@@ -21,23 +21,11 @@ from pathlib import Path
 
 import pytest
 
-from fixtures_reliability import (
-    assert_one_error,
-    audit_counts,
-    build_dirs,
-    cli,
-    cli_env,
-    cli_many,
-    cli_popen,
-    current_name,
-    generation_dirs,
-    passage_ids,
-    result_ids,
-    shared_embedder,
-    wait_for,
-    write_round,
-    write_user,
-)
+from support.cli import assert_one_error_line, clean_env, cli, cli_many, cli_popen, result_ids, wait_for
+from support.corpus import audit_counts, build_dirs, current_name, generation_dirs, passage_ids, write_round, write_user
+from support.fixtures import shared_embedder
+
+from ragcli.principal import Scope
 
 TENANT = "crashco"
 ROUND_DOCS = 20
@@ -51,11 +39,11 @@ def _principal():
 
 def _search_ids(root: Path) -> list[str]:
     """A fresh reader's hybrid search (BM25 + dense) over the published generation."""
-    from ragcli.retriever import Retriever
+    from ragcli.search import Retriever
 
     retriever = Retriever(root, embedder=shared_embedder())
     try:
-        return retriever.search(_principal(), "refund invoice policy backup audit", k=40, as_of=dt.date(2026, 6, 1)).ids
+        return retriever.search(Scope.of(_principal(), dt.date(2026, 6, 1)), "refund invoice policy backup audit", k=40).ids
     finally:
         retriever.close()
 
@@ -80,10 +68,10 @@ def _assert_whole(root: Path, old: set[str], new: set[str], what: str) -> str:
 
 def _lock_is_free(root: Path) -> None:
     from ragcli.errors import IndexLockedError
-    from ragcli.store import writer_lock
+    from ragcli.index.writer import write_lock
 
     try:
-        with writer_lock(root, TENANT):
+        with write_lock(root, TENANT):
             pass
     except IndexLockedError as exc:  # pragma: no cover - the failure being tested for
         pytest.fail(f"the lock of a killed ingest was not released: {exc}")
@@ -125,14 +113,14 @@ def test_sigkill_at_many_moments_never_breaks_the_published_index(tmp_path: Path
     root = tmp_path / "index"
     folder = tmp_path / "docs"
     user_file = write_user(tmp_path / "kim.json", "kim", TENANT)
-    from ragcli.ingest import ingest
+    from ragcli import ingest
 
     # The very first ingest killed while writing: there is no index yet, readers are told so.
     write_round(folder, 0, 8)
     killed, code, err = _run_and_kill(folder, root, "build", 0.0)
     assert killed, (code, err)
     from ragcli.errors import InputError
-    from ragcli.store import TenantIndex
+    from ragcli.index import TenantIndex
 
     with pytest.raises(InputError, match=f"unknown tenant '{TENANT}'"):
         TenantIndex.open(root, TENANT)
@@ -226,7 +214,7 @@ def test_sigkill_at_many_moments_never_breaks_the_published_index(tmp_path: Path
 def test_ctrl_c_while_writing_exits_130_and_keeps_the_index(tmp_path: Path) -> None:
     root = tmp_path / "index"
     folder = tmp_path / "docs"
-    from ragcli.ingest import ingest
+    from ragcli import ingest
 
     old = write_round(folder, 0, 8)
     ingest(folder, TENANT, index=root, default_acl=["everyone"], embedder=shared_embedder())
@@ -254,7 +242,7 @@ def _fsize_limit(limit: int):
 def test_a_write_that_fails_part_way_leaves_the_previous_index(tmp_path: Path) -> None:
     root = tmp_path / "index"
     folder = tmp_path / "docs"
-    from ragcli.ingest import ingest
+    from ragcli import ingest
 
     old = write_round(folder, 0, 8)
     ingest(folder, TENANT, index=root, default_acl=["everyone"], embedder=shared_embedder())
@@ -265,7 +253,7 @@ def test_a_write_that_fails_part_way_leaves_the_previous_index(tmp_path: Path) -
     # 4 KiB: the passages file already fails; just under the matrix: the embeddings fail.
     for limit in (4096, embeddings_bytes - 2048):
         proc = cli(*_ingest_cmd(folder, root), preexec_fn=_fsize_limit(limit))
-        line = assert_one_error(proc, "previous index is unchanged", f"tenant '{TENANT}'")
+        line = assert_one_error_line(proc, "previous index is unchanged", f"tenant '{TENANT}'")
         assert "cannot write" in line
         assert passage_ids(root, TENANT) == old
         assert audit_counts(root, TENANT) == (0, 0)
@@ -287,7 +275,8 @@ def test_a_write_that_fails_part_way_leaves_the_previous_index(tmp_path: Path) -
 _FEW_DESCRIPTORS = """
 import os, resource, sys
 import markdown_it, numpy, onnxruntime, tantivy, tokenizers, yaml
-import ragcli.chunking, ragcli.cli, ragcli.documents, ragcli.embedder, ragcli.ingest, ragcli.output, ragcli.store
+import ragcli.cli, ragcli.cli.ingest, ragcli.embedder, ragcli.index.previous, ragcli.index.writer
+import ragcli.ingestion.chunking, ragcli.ingestion.html, ragcli.ingestion.incremental, ragcli.ingestion.loaders, ragcli.ingestion.pipeline
 limit = len(os.listdir("/proc/self/fd")) + 3
 resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
 sys.exit(ragcli.cli.main(sys.argv[1:]))
@@ -297,7 +286,7 @@ sys.exit(ragcli.cli.main(sys.argv[1:]))
 def test_a_bm25_write_failure_is_reported_and_leaves_the_previous_index(tmp_path: Path) -> None:
     root = tmp_path / "index"
     folder = tmp_path / "docs"
-    from ragcli.ingest import ingest
+    from ragcli import ingest
 
     old = write_round(folder, 0, 6)
     ingest(folder, TENANT, index=root, default_acl=["everyone"], embedder=shared_embedder())
@@ -305,9 +294,9 @@ def test_a_bm25_write_failure_is_reported_and_leaves_the_previous_index(tmp_path
     write_round(folder, 1, 6)
     proc = subprocess.run(
         [sys.executable, "-c", _FEW_DESCRIPTORS, *map(str, _ingest_cmd(folder, root))],
-        capture_output=True, text=True, env=cli_env(), timeout=300,
+        capture_output=True, text=True, env=clean_env(), timeout=300,
     )
-    line = assert_one_error(proc, "previous index is unchanged", f"tenant '{TENANT}'")
+    line = assert_one_error_line(proc, "previous index is unchanged", f"tenant '{TENANT}'")
     assert "BM25 index could not be written" in line
     assert passage_ids(root, TENANT) == old
     assert audit_counts(root, TENANT) == (0, 0)

@@ -8,14 +8,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import markdown, user, write
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.corpus import markdown, user, visible_to, write
 
 from ragcli.errors import InputError
-from ragcli.ingest import ingest
-from ragcli.principal import Principal
-from ragcli.retriever import MAX_QUERY_CHARS, Retriever, SearchConfig, clean_query, rrf
+from ragcli import ingest
+from ragcli.principal import Principal, Scope
+from ragcli.search import Retriever, SearchConfig
+from ragcli.search.fusion import rrf
+from ragcli.search.query import MAX_QUERY_CHARS, clean_query
 
 NOW = dt.date(2026, 11, 29)
 HYP = dict(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
@@ -62,7 +64,7 @@ def prop_index(tmp_path_factory, embedder):
         write(base / "docs" / f"{doc_id}.md", markdown(meta, f"# Note {i}\n\nShared marker zanzibar. This note {i} is about {topic} and the quarterly plan.\n"))
         docs[doc_id] = GenDoc(doc_id, frozenset(acl), start, end)
     report = ingest(base / "docs", "props", index=base / "index", embedder=embedder)
-    assert report.rejected == [] and report.passages == 60
+    assert report.documents.rejected == [] and report.passages == 60
     retriever = Retriever(base / "index", embedder=embedder)
     yield PropIndex(base / "index", docs, retriever)
     retriever.close()
@@ -84,12 +86,12 @@ def test_every_result_is_visible_to_the_principal_on_the_day(prop_index, princip
     visible = {d.doc_id for d in prop_index.docs.values() if d.visible(tokens, day)}
     # Floors off and enough candidates: what the rankers can reach is exactly the visible set.
     cfg = SearchConfig(mode=mode, k=100, candidates=100, dense_floor=-1.0)
-    response = prop_index.retriever.search(principal, query, as_of=day, config=cfg)
+    response = prop_index.retriever.search(Scope.of(principal, day), query, config=cfg)
     got = [r.passage for r in response.results]
     for p in got:
         assert p.tenant == "props"
         assert set(p.acl) & tokens, (p.id, p.acl, tokens)
-        assert p.visible_on(day), (p.id, p.effective_from, p.superseded_on, day)
+        assert visible_to(p, principal, day), (p.id, p.effective_from, p.superseded_on, day)
         assert p.doc_id in visible
     ids = {p.doc_id for p in got}
     if mode == "dense" or query == "zanzibar":
@@ -107,8 +109,8 @@ def test_property_draws_were_not_trivially_empty(prop_index):
     broad = Principal(user="u1", tenant="props", groups=("g1", "g2", "g3", "g4"))
     narrow = Principal(user="u9", tenant="props", groups=())
     day = dt.date(2026, 1, 15)
-    broad_ids = set(prop_index.retriever.search(broad, "zanzibar", as_of=day, config=SearchConfig(mode="bm25", k=100, candidates=100)).ids)
-    narrow_ids = set(prop_index.retriever.search(narrow, "zanzibar", as_of=day, config=SearchConfig(mode="bm25", k=100, candidates=100)).ids)
+    broad_ids = set(prop_index.retriever.search(Scope.of(broad, day), "zanzibar", config=SearchConfig(mode="bm25", k=100, candidates=100)).ids)
+    narrow_ids = set(prop_index.retriever.search(Scope.of(narrow, day), "zanzibar", config=SearchConfig(mode="bm25", k=100, candidates=100)).ids)
     assert narrow_ids < broad_ids and len(broad_ids) >= 10
 
 
@@ -119,7 +121,7 @@ def test_same_named_documents_stay_in_their_tenant(retriever, sample_index):
     acme_root = str((Path(__file__).parents[1] / "sample_corpus" / "acme").resolve())
     globex_root = str((Path(__file__).parents[1] / "sample_corpus" / "globex").resolve())
     for name, tenant, root, fact, other_fact in (("alice", "acme", acme_root, "600", "300"), ("gina", "globex", globex_root, "300", "600")):
-        response = retriever.search(user(name), "Tier 2 rate limit requests per minute", as_of=NOW)
+        response = retriever.search(Scope.of(user(name), NOW), "Tier 2 rate limit requests per minute")
         assert response.results
         for r in response.results:
             assert r.passage.tenant == tenant and r.passage.source.startswith(root)
@@ -131,16 +133,16 @@ def test_same_named_documents_stay_in_their_tenant(retriever, sample_index):
 
 def test_tenant_named_in_the_query_is_just_text(retriever):
     for query in ("tenant:globex refund window", "tenant:globex", "globex refunds-policy 60 days", "--tenant globex refund"):
-        response = retriever.search(user("alice"), query, as_of=NOW)
+        response = retriever.search(Scope.of(user("alice"), NOW), query)
         assert all(r.passage.tenant == "acme" for r in response.results), query
-    response = retriever.search(user("alice"), "tenant:globex refund window", as_of=NOW)
+    response = retriever.search(Scope.of(user("alice"), NOW), "tenant:globex refund window")
     assert any(r.passage.doc_id == "refunds-policy" and r.passage.version == "2026-09" for r in response.results[:3])
     assert not any("60 days" in r.passage.text for r in response.results)
 
 
 def test_restricted_documents_follow_the_sample_acls(retriever):
     def docs(name, query):
-        return {r.passage.doc_id for r in retriever.search(user(name), query, as_of=NOW, config=SearchConfig(k=50)).results}
+        return {r.passage.doc_id for r in retriever.search(Scope.of(user(name), NOW), query, config=SearchConfig(k=50)).results}
 
     assert "pay-bands" in docs("hana", "pay bands salary range engineer")
     for name in ("alice", "bob", "carol"):
@@ -177,7 +179,7 @@ SYNTAX = [
 @pytest.mark.parametrize("query", SYNTAX)
 @pytest.mark.parametrize("mode", ["hybrid", "bm25"])
 def test_query_syntax_characters_never_raise(retriever, query, mode):
-    response = retriever.search(user("alice"), query, as_of=NOW, config=SearchConfig(mode=mode))
+    response = retriever.search(Scope.of(user("alice"), NOW), query, config=SearchConfig(mode=mode))
     assert all(r.passage.tenant == "acme" for r in response.results)
     assert len(response.query) <= MAX_QUERY_CHARS
 
@@ -189,10 +191,10 @@ def test_any_text_query_searches_or_is_an_empty_query_error(retriever, query):
         cleaned, _ = clean_query(query)
     except InputError:
         with pytest.raises(InputError, match="empty query"):
-            retriever.search(user("bob"), query, as_of=NOW, config=SearchConfig(mode="bm25"))
+            retriever.search(Scope.of(user("bob"), NOW), query, config=SearchConfig(mode="bm25"))
         return
     for mode in ("bm25", "hybrid"):
-        response = retriever.search(user("bob"), query, as_of=NOW, config=SearchConfig(mode=mode))
+        response = retriever.search(Scope.of(user("bob"), NOW), query, config=SearchConfig(mode=mode))
         assert response.query == cleaned
         assert all(r.passage.tenant == "acme" and "hr" not in r.passage.acl for r in response.results)
 
@@ -222,7 +224,7 @@ def test_empty_and_overlong_queries():
 )
 def test_identifier_queries_rank_the_exact_passage_first(retriever, query, ident, expected):
     for mode in ("hybrid", "bm25"):
-        top = retriever.search(user("bob"), query, as_of=NOW, config=SearchConfig(mode=mode)).results[0].passage
+        top = retriever.search(Scope.of(user("bob"), NOW), query, config=SearchConfig(mode=mode)).results[0].passage
         assert f"{top.doc_id}#{top.section}" == expected, (mode, top.id)
         assert ident in top.text
 
@@ -230,34 +232,34 @@ def test_identifier_queries_rank_the_exact_passage_first(retriever, query, ident
 def test_paraphrase_is_found_by_dense_where_bm25_misses(retriever):
     query = "how long until I get my money back"
     target = ("refunds-policy", "how-to-request-a-refund")
-    bm25 = retriever.search(user("alice"), query, as_of=NOW, config=SearchConfig(mode="bm25", k=100, candidates=100))
+    bm25 = retriever.search(Scope.of(user("alice"), NOW), query, config=SearchConfig(mode="bm25", k=100, candidates=100))
     assert target not in {(r.passage.doc_id, r.passage.section) for r in bm25.results}
-    hybrid = retriever.search(user("alice"), query, as_of=NOW, config=SearchConfig(mode="hybrid", k=5))
+    hybrid = retriever.search(Scope.of(user("alice"), NOW), query, config=SearchConfig(mode="hybrid", k=5))
     hits = [r for r in hybrid.results if (r.passage.doc_id, r.passage.section) == target]
     assert hits and hits[0].bm25 is None and hits[0].dense is not None
 
 
 def test_refund_policy_versions_follow_as_of(retriever):
     query = "annual plan refund window days"
-    versions = lambda day: {r.passage.version for r in retriever.search(user("alice"), query, as_of=day, config=SearchConfig(k=30)).results if r.passage.doc_id == "refunds-policy"}  # noqa: E731
+    versions = lambda day: {r.passage.version for r in retriever.search(Scope.of(user("alice"), day), query, config=SearchConfig(k=30)).results if r.passage.doc_id == "refunds-policy"}  # noqa: E731
     assert versions(dt.date(2026, 8, 31)) == {"2025-01"}
     assert versions(dt.date(2026, 9, 1)) == {"2026-09"}  # superseded_on is exclusive, effective_from inclusive
     assert versions(dt.date(2024, 12, 31)) == set()  # before either version existed
-    old = retriever.search(user("alice"), "How many days do I have to refund an annual plan?", as_of=dt.date(2026, 8, 31)).results
+    old = retriever.search(Scope.of(user("alice"), dt.date(2026, 8, 31)), "How many days do I have to refund an annual plan?").results
     assert "14 days" in old[0].passage.text
-    new = retriever.search(user("alice"), "How many days do I have to refund an annual plan?", as_of=dt.date(2026, 10, 1)).results
+    new = retriever.search(Scope.of(user("alice"), dt.date(2026, 10, 1)), "How many days do I have to refund an annual plan?").results
     assert "30 days" in new[0].passage.text
 
 
 @pytest.mark.parametrize("query", ["What is the capital of Mongolia?", "best sourdough bread recipe"])
 def test_off_topic_queries_return_nothing(retriever, query):
     for name in ("alice", "gina"):
-        assert retriever.search(user(name), query, as_of=NOW).results == []
+        assert retriever.search(Scope.of(user(name), NOW), query).results == []
 
 
 def test_results_are_ranked_fused_and_deterministic(retriever):
-    a = retriever.search(user("bob"), "webhook retries delivery", as_of=NOW, config=SearchConfig(k=8))
-    b = retriever.search(user("bob"), "webhook retries delivery", as_of=NOW, config=SearchConfig(k=8))
+    a = retriever.search(Scope.of(user("bob"), NOW), "webhook retries delivery", config=SearchConfig(k=8))
+    b = retriever.search(Scope.of(user("bob"), NOW), "webhook retries delivery", config=SearchConfig(k=8))
     assert a.ids == b.ids and len(a.results) == 8
     assert [r.rank for r in a.results] == list(range(1, 9))
     scores = [r.score for r in a.results]
@@ -277,14 +279,14 @@ def test_rrf():
 
 def test_k_and_candidates_are_validated(retriever):
     with pytest.raises(InputError):
-        retriever.search(user("bob"), "refund", config=SearchConfig(k=0))
+        retriever.search(Scope.of(user("bob")), "refund", config=SearchConfig(k=0))
     with pytest.raises(InputError):
-        retriever.search(user("bob"), "refund", config=SearchConfig(candidates=0))
+        retriever.search(Scope.of(user("bob")), "refund", config=SearchConfig(candidates=0))
 
 
 def test_unknown_tenant_principal(retriever):
     with pytest.raises(InputError, match="unknown tenant 'initech'"):
-        retriever.search(Principal(user="x", tenant="initech"), "refund")
+        retriever.search(Scope.of(Principal(user="x", tenant="initech")), "refund")
 
 
 @pytest.mark.parametrize(
@@ -295,15 +297,15 @@ def test_topic_gate_drops_word_matches_of_off_topic_queries(retriever, query):
     # These share ordinary words ("plan", "hour") with the corpus, so BM25 alone
     # matches; nothing is close in meaning, so hybrid search returns nothing.
     bob = user("bob")
-    ungated = retriever.search(bob, query, as_of=NOW, config=SearchConfig(topic_gate=False))
+    ungated = retriever.search(Scope.of(bob, NOW), query, config=SearchConfig(topic_gate=False))
     assert ungated.results, "the query must share words with the corpus for this test to mean anything"
     assert all(r.dense is None for r in ungated.results)
-    gated = retriever.search(bob, query, as_of=NOW)
+    gated = retriever.search(Scope.of(bob, NOW), query)
     assert gated.results == []
     assert any("off-topic" in note for note in gated.notes)
 
 
 def test_topic_gate_keeps_identifier_queries(retriever):
     # An identifier is found exactly by BM25 even when its meaning is opaque to the model.
-    response = retriever.search(user("alice"), "ERR_4021", as_of=NOW, config=SearchConfig(dense_floor=0.99))
+    response = retriever.search(Scope.of(user("alice"), NOW), "ERR_4021", config=SearchConfig(dense_floor=0.99))
     assert response.results and response.results[0].id.startswith("error-codes@")

@@ -9,27 +9,25 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import assert_one_error_line, markdown, run_cli, write
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.cli import assert_one_error_line, cli
+from support.corpus import all_passages, markdown, status_of, visible_to, write
 
-from ragcli.chunking import CHUNKER_VERSION, Passage
 from ragcli.embedder import VOCAB_PATH, Embedder, ModelSpec
 from ragcli.errors import IndexCorruptError, IndexLockedError, InputError
-from ragcli.ingest import ingest
-from ragcli.principal import Principal
-from ragcli.retriever import Retriever, SearchConfig
-from ragcli.store import (
-    ARRAY_FILES,
-    CURRENT,
-    FORMAT_VERSION,
-    TenantIndex,
-    audit,
-    list_tenants,
-    passage_from_json,
-    passage_to_json,
-    writer_lock,
-)
+from ragcli.index import TenantIndex, list_tenants
+from ragcli.index.layout import CURRENT
+from ragcli.index.manifest import FORMAT_VERSION
+from ragcli.index.rows import RowFile, write_rows
+from ragcli.index.writer import write_lock
+from ragcli import ingest
+from ragcli.ingestion.chunking import CHUNKER_VERSION
+from ragcli.passage import Passage
+from ragcli.principal import Principal, Scope
+from ragcli.search import Retriever, SearchConfig
+
+ARRAY_FILES = ("passages.jsonl", "offsets.npy", "embeddings.npy", "acl.npy", "valid_from.npy", "valid_until.npy")
 
 DOCS = {
     "open.md": ({"acl": ["everyone"]}, "# Open\n\nOpen text about lighthouses.\n"),
@@ -44,6 +42,10 @@ def who(*groups: str, user: str = "u", tenant: str = "t") -> Principal:
     return Principal(user=user, tenant=tenant, groups=tuple(groups))
 
 
+def on(day: dt.date, *groups: str, user: str = "u", tenant: str = "t") -> Scope:
+    return Scope(who(*groups, user=user, tenant=tenant), day)
+
+
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory, embedder) -> Path:
     """A five-document index of tenant 't' (read-only: copy it before damaging it)."""
@@ -51,7 +53,7 @@ def tiny(tmp_path_factory, embedder) -> Path:
     for name, (meta, body) in DOCS.items():
         write(base / "docs" / name, markdown(meta, body))
     report = ingest(base / "docs", "t", index=base / "index", embedder=embedder)
-    assert report.rejected == [] and report.passages == 5
+    assert report.documents.rejected == [] and report.passages == 5
     return base / "index"
 
 
@@ -87,11 +89,12 @@ def test_generation_layout_and_manifest(tiny, embedder):
     assert sorted(d["doc_id"] for d in manifest["documents"]) == ["dated", "future", "g1", "open", "user"]
     assert set(manifest["checksums"]) == names - {"manifest.json"}
 
+    passages = all_passages(tiny, "t")
+    ids = [p.id for p in passages]
+    assert sorted(ids) == sorted(pid for d in manifest["documents"] for pid in d["passage_ids"])
     with TenantIndex.open(tiny, "t") as ix:
-        ids = [p.id for p in ix.iter_passages()]
-        assert sorted(ids) == sorted(pid for d in manifest["documents"] for pid in d["passage_ids"])
         assert ix.embeddings.shape == (5, 384) and ix.embeddings.dtype == np.float32
-        dated = next(p for p in ix.iter_passages() if p.doc_id == "dated")
+        dated = next(p for p in passages if p.doc_id == "dated")
         assert dated.id.startswith("dated@2026-03-01#")
         assert (dated.effective_from, dated.superseded_on) == (dt.date(2026, 3, 1), dt.date(2026, 6, 1))
     assert list_tenants(tiny) == ["t"]
@@ -108,19 +111,20 @@ DAYS = [dt.date(2026, 2, 28), dt.date(2026, 3, 1), dt.date(2026, 5, 31), dt.date
     name=st.sampled_from(["u1", "u2"]),
     day=st.sampled_from(DAYS) | st.dates(dt.date(2025, 1, 1), dt.date(2028, 1, 1)),
 )
-def test_allowed_mask_is_the_acl_and_validity_rule(tiny, groups, name, day):
+def test_view_mask_is_the_acl_and_validity_rule(tiny, groups, name, day):
     principal = who(*groups, user=name)
-    tokens = set(groups) | {"everyone", f"user:{name}"}
+    expected = [visible_to(p, principal, day) for p in all_passages(tiny, "t")]  # row order
     with TenantIndex.open(tiny, "t") as ix:
-        mask = ix.allowed(principal, day)
-        expected = [bool(set(p.acl) & tokens) and p.visible_on(day) for p in ix.iter_passages()]
-    assert mask.tolist() == expected
+        view = ix.view(Scope(principal, day))
+        assert view.mask.tolist() == expected
+        assert view.count() == sum(expected)
 
 
 def test_validity_boundaries(tiny):
     def visible(day):
         with TenantIndex.open(tiny, "t") as ix:
-            return {ix.passage(int(r)).doc_id for r in np.flatnonzero(ix.allowed(who("g1", user="u1"), day))}
+            view = ix.view(on(day, "g1", user="u1"))
+            return {p.doc_id for p in view.passages([int(r) for r in view.allowed_rows])}
 
     assert "dated" not in visible(dt.date(2026, 2, 28))
     assert "dated" in visible(dt.date(2026, 3, 1))  # effective_from is inclusive
@@ -131,30 +135,27 @@ def test_validity_boundaries(tiny):
 
 
 def test_rankers_never_return_denied_rows(tiny, embedder):
+    rows = {p.doc_id: row for row, p in enumerate(all_passages(tiny, "t"))}
+    day = dt.date(2026, 4, 1)
     with TenantIndex.open(tiny, "t") as ix:
-        rows = {p.doc_id: row for row, p in enumerate(ix.iter_passages())}
-        day = dt.date(2026, 4, 1)
-        assert [h.row for h in ix.bm25("submarines", who("g1"), day, 10)] == [rows["g1"]]
-        assert ix.bm25("submarines", who("g2"), day, 10) == []
-        assert ix.bm25("volcanoes", who(user="u2"), day, 10) == []
+        assert [h.row for h in ix.view(on(day, "g1")).bm25("submarines", 10)] == [rows["g1"]]
+        assert ix.view(on(day, "g2")).bm25("submarines", 10) == []
+        assert ix.view(on(day, user="u2")).bm25("volcanoes", 10) == []
         # Even the denied passage's own vector does not bring it back.
         vector = np.array(ix.embeddings[rows["g1"]])
-        dense = ix.dense(vector, who("g2"), day, 10)
+        dense = ix.view(on(day, "g2")).dense(vector, 10)
         assert rows["g1"] not in {h.row for h in dense}
         assert len(dense) == 2  # open + dated: all the g2 principal may see that day
-        assert ix.dense(vector, who("g1"), day, 1)[0].row == rows["g1"]
+        assert ix.view(on(day, "g1")).dense(vector, 1)[0].row == rows["g1"]
+        # Nor can a denied row be fetched by number.
+        with pytest.raises(InputError, match="not visible"):
+            ix.view(on(day, "g2")).passage(rows["g1"])
 
 
 def test_principal_of_another_tenant_is_refused(tiny, embedder):
-    stranger = who("g1", tenant="other")
     with TenantIndex.open(tiny, "t") as ix:
-        for call in (
-            lambda: ix.allowed(stranger, dt.date(2026, 4, 1)),
-            lambda: ix.bm25("submarines", stranger, dt.date(2026, 4, 1), 10),
-            lambda: ix.dense(np.array(ix.embeddings[0]), stranger, dt.date(2026, 4, 1), 10),
-        ):
-            with pytest.raises(InputError, match="cannot read tenant 't'"):
-                call()
+        with pytest.raises(InputError, match="cannot read tenant 't'"):
+            ix.view(on(dt.date(2026, 4, 1), "g1", tenant="other"))
 
 
 def test_unknown_tenant_and_bad_tenant_names(tiny):
@@ -174,47 +175,64 @@ def _flip_byte(path: Path, offset: int = -10) -> None:
     path.write_bytes(bytes(data))
 
 
-DAMAGE = {
-    "embeddings-bit-flip": lambda gen: _flip_byte(gen / "embeddings.npy"),
+# Found on every open (a search included): a stat per file and the manifest parse are enough.
+CHEAP_DAMAGE = {
     "passages-truncated": lambda gen: (gen / "passages.jsonl").write_bytes((gen / "passages.jsonl").read_bytes()[:-20]),
     "acl-missing": lambda gen: (gen / "acl.npy").unlink(),
-    "tantivy-file-damaged": lambda gen: _flip_byte(sorted(p for p in (gen / "tantivy").iterdir() if p.is_file() and p.stat().st_size > 20)[0], 5),
     "manifest-garbage": lambda gen: (gen / "manifest.json").write_text("{not json"),
     "manifest-other-tenant": lambda gen: (gen / "manifest.json").write_text((gen / "manifest.json").read_text().replace('"tenant": "t"', '"tenant": "x"')),
     "manifest-future-format": lambda gen: (gen / "manifest.json").write_text((gen / "manifest.json").read_text().replace(f'"format": {FORMAT_VERSION}', '"format": 99')),
     "current-dangling": lambda gen: (gen.parent / CURRENT).write_text("gen-missing\n"),
     "current-escapes": lambda gen: (gen.parent / CURRENT).write_text("../../etc\n"),
 }
+# Same size, different bytes: only a checksum finds them (status, ingest, open(verify=True)).
+SILENT_DAMAGE = {
+    "embeddings-bit-flip": lambda gen: _flip_byte(gen / "embeddings.npy"),
+    "tantivy-file-damaged": lambda gen: _flip_byte(sorted(p for p in (gen / "tantivy").iterdir() if p.is_file() and p.stat().st_size > 20)[0], 5),
+}
+DAMAGE = {**CHEAP_DAMAGE, **SILENT_DAMAGE}
+
+
+def _refused(root: Path, *, verify: bool) -> str:
+    with pytest.raises(IndexCorruptError) as info:
+        TenantIndex.open(root, "t", verify=verify)
+    message = str(info.value)
+    assert "re-ingest" in message and "\n" not in message
+    return message
+
+
+@pytest.mark.parametrize("damage", list(CHEAP_DAMAGE), ids=list(CHEAP_DAMAGE))
+def test_damage_a_stat_can_see_is_refused_on_every_open(tiny_copy, damage):
+    CHEAP_DAMAGE[damage](generation_dir(tiny_copy))
+    _refused(tiny_copy, verify=False)
 
 
 @pytest.mark.parametrize("damage", list(DAMAGE), ids=list(DAMAGE))
-def test_damaged_index_is_refused_with_a_re_ingest_hint(tiny_copy, damage):
-    gen = generation_dir(tiny_copy)
-    DAMAGE[damage](gen)
-    with pytest.raises(IndexCorruptError) as info:
-        TenantIndex.open(tiny_copy, "t")
-    assert "re-ingest" in str(info.value)
-    assert "\n" not in str(info.value)
+def test_every_damage_is_refused_by_a_verified_open(tiny_copy, damage):
+    DAMAGE[damage](generation_dir(tiny_copy))
+    _refused(tiny_copy, verify=True)
 
 
-def test_damaged_index_cli_status_exit_2(tiny_copy):
+def test_search_open_reads_no_whole_file_but_status_does(tiny_copy):
+    """The trade: a search opens in a few stats; a flipped byte is found by status (and by the next ingest)."""
     _flip_byte(generation_dir(tiny_copy) / "embeddings.npy")
-    assert_one_error_line(run_cli("status", "--index", tiny_copy), "damaged", "re-ingest")
+    with TenantIndex.open(tiny_copy, "t") as ix:
+        assert ix.size == 5
+    assert "embeddings.npy does not match its checksum" in _refused(tiny_copy, verify=True)
+    assert_one_error_line(cli("status", "--index", tiny_copy), "damaged", "re-ingest")
 
 
 def test_audit_counts_orphans_and_stale_entries(tiny_copy):
     gen = generation_dir(tiny_copy)
-    with TenantIndex.open(tiny_copy, "t") as ix:
-        clean = audit(ix)
+    clean = status_of(tiny_copy, "t")
     assert (clean.orphan_vectors, clean.stale_entries, clean.documents, clean.passages) == (0, 0, 5, 5)
     manifest = json.loads((gen / "manifest.json").read_text())
     manifest["documents"][0]["passage_ids"] = []  # a row nobody owns
     manifest["documents"][1]["passage_ids"].append("ghost@1#nowhere")  # an id no row holds
     (gen / "manifest.json").write_text(json.dumps(manifest))
-    with TenantIndex.open(tiny_copy, "t") as ix:
-        damaged = audit(ix)
+    damaged = status_of(tiny_copy, "t")
     assert (damaged.orphan_vectors, damaged.stale_entries) == (1, 1)
-    proc = run_cli("status", "--index", tiny_copy, "--json")
+    proc = cli("status", "--index", tiny_copy, "--json")
     assert proc.returncode == 2
     assert "orphan" in proc.stderr and proc.stderr.startswith("error: ")
     tenant = json.loads(proc.stdout)["tenants"][0]
@@ -229,18 +247,18 @@ def test_writer_lock_refuses_a_second_writer_and_clears_stale_builds(tmp_path):
     tenant_dir = index / "t"
     write(tenant_dir / ".build-gen-old" / "embeddings.npy", b"half written")
     write(tenant_dir / f".{CURRENT}.dead", "gen-x\n")
-    with writer_lock(index, "t") as locked:
-        assert locked == tenant_dir
+    with write_lock(index, "t") as locked:
+        assert locked.directory == tenant_dir and locked.tenant == "t"
         assert not (tenant_dir / ".build-gen-old").exists() and not (tenant_dir / f".{CURRENT}.dead").exists()
         with pytest.raises(IndexLockedError, match="'t' is being ingested by pid"):
-            with writer_lock(index, "t"):
+            with write_lock(index, "t"):
                 pass
-        with writer_lock(index, "other"):  # other tenants are independent
+        with write_lock(index, "other"):  # other tenants are independent
             pass
-    with writer_lock(index, "t"):  # released on exit
+    with write_lock(index, "t"):  # released on exit
         pass
     with pytest.raises(InputError, match="invalid tenant name"):
-        with writer_lock(index, "../t"):
+        with write_lock(index, "../t"):
             pass
     assert not (tmp_path / "t").exists()
 
@@ -262,8 +280,9 @@ def test_empty_folder_gives_an_empty_but_valid_index(tmp_path, embedder):
     assert report.passages == 0
     with TenantIndex.open(tmp_path / "index", "t") as ix:
         assert ix.size == 0
-        assert ix.bm25("anything", who(), dt.date(2026, 1, 1), 5) == []
-        assert ix.dense(np.ones(384, dtype=np.float32) / np.sqrt(384), who(), dt.date(2026, 1, 1), 5) == []
+        view = ix.view(on(dt.date(2026, 1, 1)))
+        assert view.bm25("anything", 5) == []
+        assert view.dense(np.ones(384, dtype=np.float32) / np.sqrt(384), 5) == []
 
 
 # --------------------------------------------------------------------------- model identity
@@ -276,10 +295,10 @@ def test_search_refuses_vectors_from_another_model(tiny, other_model, embedder):
     try:
         for mode in ("hybrid", "dense"):
             with pytest.raises(IndexCorruptError, match="re-ingest") as info:
-                retriever.search(who("g1"), "submarines", config=SearchConfig(mode=mode))
+                retriever.search(Scope.of(who("g1")), "submarines", config=SearchConfig(mode=mode))
             assert other.sha256[:12] in str(info.value) and embedder.sha256[:12] in str(info.value)
         # BM25 needs no vectors, so it still works.
-        assert len(retriever.search(who("g1"), "submarines", config=SearchConfig(mode="bm25")).results) == 1
+        assert len(retriever.search(Scope.of(who("g1")), "submarines", config=SearchConfig(mode="bm25")).results) == 1
     finally:
         retriever.close()
 
@@ -304,7 +323,7 @@ def test_damaged_model_file_is_refused(tmp_path, other_model):
 # --------------------------------------------------------------------------- passage rows
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     text=st.text(min_size=1),
     acl=st.lists(st.text(min_size=1, max_size=20), min_size=1, max_size=4).map(tuple),
@@ -312,10 +331,16 @@ def test_damaged_model_file_is_refused(tmp_path, other_model):
     title=st.text(max_size=50),
     path=st.lists(st.text(max_size=20), max_size=3).map(tuple),
 )
-def test_passage_json_round_trip(text, acl, start, title, path):
+def test_passage_row_round_trip(tmp_path_factory, text, acl, start, title, path):
     p = Passage(
         id="d@v#s", doc_id="d", version="v", section="s", tenant="t", acl=acl, effective_from=start,
         superseded_on=None, title=title, heading_path=path, source="/x.md", source_url=None, text=text,
     )
-    row = json.loads(json.dumps(passage_to_json(p, "h"), ensure_ascii=False))
-    assert passage_from_json(row) == p
+    directory = tmp_path_factory.mktemp("rows")
+    write_rows(directory, [p, p], ["h1", "h2"])
+    rows = RowFile(directory, "t", np.load(directory / "offsets.npy"))
+    try:
+        assert rows.passage(0) == p and rows.passage(1) == p
+        assert rows.record(1)["text_hash"] == "h2"
+    finally:
+        rows.close()

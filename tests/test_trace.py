@@ -9,25 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from anthropic_mock import ScriptedAPI, answer_call, search_call
-from fixtures_ask import (  # noqa: F401 - fixtures are used by name
-    DAY,
-    USERS,
-    ask_embedder,
-    ask_index,
-    ask_local_model,
-    ask_passages,
-    ask_retriever,
-    json_of,
-    long_sentences,
-    run_cli_many,
-    strings_in,
-    user,
-    visible_to,
-)
-from ragcli.answer import PROMPT_VERSION, ask
+from support.anthropic_mock import ScriptedAPI, answer_call, search_call
+from support.cli import cli_many, json_of
+from support.corpus import long_sentences, scope, strings_in, user, visible_to
+from support.paths import DAY, USERS
+
+from ragcli.answer import ask
+from ragcli.answer.loop import PROMPT_VERSION
+from ragcli.answer.trace import append_trace
 from ragcli.errors import InputError
-from ragcli.trace import append_trace
 
 TRACE_KEYS = {
     "request_id", "time", "user", "tenant", "groups", "as_of", "model", "prompt_version",
@@ -38,8 +28,8 @@ ANSWERED_Q = "What does ERR_4021 mean?"
 ABSTAINED_Q = "What is the salary band for an L3 engineer?"
 
 
-def _sentences(ask_passages) -> list[str]:
-    out = {s for tenant in ask_passages.values() for p in tenant for s in long_sentences(p.text, 6)}
+def _sentences(sample_passages) -> list[str]:
+    out = {s for tenant in sample_passages.values() for p in tenant for s in long_sentences(p.text, 6)}
     assert len(out) > 300  # the scan has something to find
     return sorted(out)
 
@@ -50,14 +40,14 @@ def _leaks(trace_lines: list[dict], sentences: list[str]) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def cli_trace(ask_index: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list]:
+def cli_trace(sample_root: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list]:
     path = tmp_path_factory.mktemp("trace") / "runs.jsonl"
-    procs = run_cli_many(
+    procs = cli_many(
         [
             ["ask", ANSWERED_Q, "--as", USERS / "alice.json", "--as-of", "2026-11-29", "--model", "local", "--trace", path, "--json"],
             ["ask", ABSTAINED_Q, "--as", USERS / "bob.json", "--as-of", "2026-11-29", "--model", "local", "--trace", path, "--json"],
         ],
-        index=ask_index,
+        index=sample_root,
     )
     return path, procs
 
@@ -80,7 +70,7 @@ def test_one_json_line_per_run(cli_trace) -> None:
         dt.datetime.fromisoformat(line["time"])
 
 
-def test_trace_of_an_answered_run(cli_trace, ask_passages) -> None:
+def test_trace_of_an_answered_run(cli_trace, sample_passages) -> None:
     path, (answered, _) = cli_trace
     request_id = json_of(answered)["request_id"]
     line = next(json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if request_id in x)
@@ -95,7 +85,7 @@ def test_trace_of_an_answered_run(cli_trace, ask_passages) -> None:
     assert search["bm25"] and search["dense"]
     assert search["selected"] and search["new"] == search["selected"]
     # Every ID anywhere in the trace is a passage alice may see.
-    acme = {p.id: p for p in ask_passages["acme"]}
+    acme = {p.id: p for p in sample_passages["acme"]}
     ids = [i for i, _ in search["bm25"]] + [i for i, _ in search["dense"]] + search["selected"]
     assert all(visible_to(acme[i], user("alice"), DAY) for i in ids)
 
@@ -119,25 +109,25 @@ def test_trace_of_an_abstained_run(cli_trace) -> None:
     assert not any(i.startswith("pay-bands@") for s in line["searches"] for i in s["selected"])
 
 
-def test_trace_holds_no_passage_text(cli_trace, ask_passages) -> None:
+def test_trace_holds_no_passage_text(cli_trace, sample_passages) -> None:
     path, (answered, _) = cli_trace
     lines = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
     # The answer really quoted passage sentences, so there was text that could leak.
     statement = json_of(answered)["claims"][0]["statement"]
-    assert any(statement in s or s in statement for s in _sentences(ask_passages))
-    assert _leaks(lines, _sentences(ask_passages)) == []
+    assert any(statement in s or s in statement for s in _sentences(sample_passages))
+    assert _leaks(lines, _sentences(sample_passages)) == []
     assert statement not in path.read_text(encoding="utf-8")
 
 
-def test_anthropic_trace_holds_no_key_and_no_text(ask_retriever, ask_passages, tmp_path) -> None:
-    fastway = next(p for p in ask_passages["acme"] if p.doc_id == "vendor-notes" and p.section == "fastway-cdn")
+def test_anthropic_trace_holds_no_key_and_no_text(retriever, sample_passages, tmp_path) -> None:
+    fastway = next(p for p in sample_passages["acme"] if p.doc_id == "vendor-notes" and p.section == "fastway-cdn")
     quote = "Our CDN vendor is Fastway, and the contract renews on 2027-03-31"
     api = ScriptedAPI(
         search_call("Fastway purge requests"),
         answer_call((quote + ".", fastway.id, quote)),
     )
     model = api.model(api_key="sk-ant-SECRET123")
-    outcome = ask("Who is our CDN vendor and when does the contract renew?", user("bob"), ask_retriever, model, as_of=DAY)
+    outcome = ask("Who is our CDN vendor and when does the contract renew?", scope("bob", DAY), retriever, model)
     assert outcome.disposition == "answered"
     # The key really was in play: the SDK sent it.
     assert any("sk-ant-SECRET123" in v for r in api.recorded for v in r.headers.values())
@@ -148,18 +138,18 @@ def test_anthropic_trace_holds_no_key_and_no_text(ask_retriever, ask_passages, t
     raw = path.read_text(encoding="utf-8")
     assert raw.count("\n") == 2
     assert "SECRET123" not in raw and "sk-ant" not in raw
-    assert "SECRET123" not in json.dumps(outcome.to_json())
+    assert "SECRET123" not in json.dumps(outcome.to_wire().model_dump(mode="json"))
     line = json.loads(raw.splitlines()[0])
     assert line["model"] == "anthropic:claude-sonnet-4-6"
     assert [s["query"] for s in line["searches"]][1] == "Fastway purge requests"
     assert [d["kind"] for d in line["decisions"]] == ["search", "claims"]
     assert line["usage"]["input_tokens"] > 0
-    assert _leaks([line], _sentences(ask_passages)) == []
+    assert _leaks([line], _sentences(sample_passages)) == []
     assert quote not in raw and "Fastway, and the contract" not in raw
 
 
-def test_trace_file_that_cannot_be_written_is_an_input_error(ask_retriever, ask_local_model, tmp_path) -> None:
-    outcome = ask("What is the capital of Mongolia?", user("bob"), ask_retriever, ask_local_model, as_of=DAY)
+def test_trace_file_that_cannot_be_written_is_an_input_error(retriever, local_model, tmp_path) -> None:
+    outcome = ask("What is the capital of Mongolia?", scope("bob", DAY), retriever, local_model)
     with pytest.raises(InputError, match=re.escape(str(tmp_path))):
         append_trace(tmp_path, outcome.trace)  # a directory
 

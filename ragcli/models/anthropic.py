@@ -5,7 +5,7 @@ The system prompt and the tool schemas are stable across questions and carry
 data inside ``<evidence>`` tags, each passage tagged with its ID, title and
 heading path; the system prompt says that anything inside is untrusted
 content, never instructions. What the model may *do* is not up to the prompt:
-the loop in ``answer.py`` owns the principal, the budget and the checks.
+the loop in ``answer.loop`` owns the principal, the budget and the checks.
 
 API failures (429, 5xx, timeouts) are retried by the SDK; what still fails
 becomes a BackendError (exit 2), never a silent abstention.
@@ -17,11 +17,20 @@ import copy
 import html
 from typing import Any
 
-from ..answer import TOOLS, InvalidDecision, ModelReply, Turn, Usage, parse_tool_call
-from ..chunking import Passage
+from ..answer.protocol import InvalidDecision, ModelReply, Turn, Usage
+from ..answer.tools import TOOLS, parse_tool_call
 from ..errors import BackendError
+from ..passage import Passage
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
+
+PRICES: dict[str, tuple[float, float, float, float]] = {
+    # US dollars per million tokens: input, output, cache write, cache read.
+    "claude-sonnet-4-5": (3.0, 15.0, 3.75, 0.30),
+    "claude-sonnet-4-6": (3.0, 15.0, 3.75, 0.30),
+    "claude-haiku-4-5": (1.0, 5.0, 1.25, 0.10),
+    "claude-opus-4-5": (5.0, 25.0, 6.25, 0.50),
+}
 MAX_OUTPUT_TOKENS = 2048
 MAX_RETRIES = 3
 TIMEOUT_S = 60.0
@@ -89,6 +98,18 @@ class AnthropicModel:
 
     def conversation(self, question: str) -> _Conversation:
         return _Conversation(self, question)
+
+    def cost_usd(self, usage: Usage) -> float | None:
+        prices = PRICES.get(self.model_name)
+        if prices is None:
+            return None
+        p_in, p_out, p_write, p_read = prices
+        return (
+            usage.input_tokens * p_in
+            + usage.output_tokens * p_out
+            + usage.cache_creation_input_tokens * p_write
+            + usage.cache_read_input_tokens * p_read
+        ) / 1_000_000
 
 
 class _Conversation:

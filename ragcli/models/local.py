@@ -12,9 +12,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..answer import AbstainDecision, Claim, ClaimsDecision, ModelReply, Turn
-from ..chunking import Passage, split_sentences
+from ..answer.citations import MIN_QUOTE_WORDS
+from ..answer.protocol import AbstainDecision, Claim, ClaimsDecision, ModelReply, Turn, Usage
 from ..embedder import Embedder
+from ..passage import Passage
+from ..text import query_terms, split_sentences
 
 ANSWER_FLOOR = 0.45
 """Blended score under which no sentence is taken as an answer (tuned on sample_corpus/questions.jsonl)."""
@@ -22,7 +24,6 @@ MARGIN = 0.06
 """Further sentences are claimed only when this close to the best one."""
 MAX_CLAIMS = 3
 MAX_PASSAGES = 8
-MIN_WORDS = 4
 LEXICAL_WEIGHT = 0.35
 
 _LINE_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
@@ -40,7 +41,7 @@ def candidate_sentences(passage: Passage) -> list[str]:
             continue
         stripped = _LINE_MARKER.sub("", stripped)
         out.extend(split_sentences(stripped))
-    return [s for s in out if len(s.split()) >= MIN_WORDS]
+    return [s for s in out if len(s.split()) >= MIN_QUOTE_WORDS]
 
 
 @dataclass
@@ -56,6 +57,9 @@ class LocalModel:
 
     def conversation(self, question: str) -> _LocalConversation:
         return _LocalConversation(self, question)
+
+    def cost_usd(self, usage: Usage) -> float | None:
+        return None  # no price: it runs here
 
 
 class _LocalConversation:
@@ -76,8 +80,6 @@ class _LocalConversation:
         return ModelReply(ClaimsDecision(tuple(claims)))
 
     def _score(self, passages: tuple[Passage, ...]) -> list[tuple[float, Passage, str]]:
-        from ..store import query_terms
-
         pairs = [(p, s) for p in passages for s in candidate_sentences(p)]
         if not pairs:
             return []

@@ -16,58 +16,21 @@ the index records it, and a new value re-chunks every document.
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from .documents import Document, slugify
+from ..embedder import MAX_MODEL_TOKENS, SPECIAL_TOKENS
+from ..passage import HEADING_SEPARATOR, Passage
+from ..text import slugify, split_sentences
+from .loaders import Document
 
 CHUNKER_VERSION = 2
-MAX_PASSAGE_TOKENS = 256
-"""The bundled model was trained on 256-token inputs; longer text would be truncated."""
 OVERLAP_MAX_TOKENS = 48
 """A sentence repeated at the start of the next part must be short, or it crowds out new text."""
-HEADING_SEPARATOR = " › "
 
 TokenCounter = Callable[[Sequence[str]], list[int]]
 """Counts model tokens (without special tokens) for each text."""
-
-
-@dataclass(frozen=True)
-class Passage:
-    """One retrievable unit of text, with everything the permission filter needs."""
-
-    id: str
-    """``{doc_id}@{version}#{section}``: stable while the content is unchanged."""
-    doc_id: str
-    version: str
-    section: str
-    tenant: str
-    acl: tuple[str, ...]
-    effective_from: dt.date | None
-    superseded_on: dt.date | None
-    title: str
-    heading_path: tuple[str, ...]
-    source: str
-    source_url: str | None
-    text: str
-
-    @property
-    def heading_label(self) -> str:
-        """``Title › Section › Subsection``, as shown to people and models."""
-        return HEADING_SEPARATOR.join((self.title, *self.heading_path))
-
-    @property
-    def index_text(self) -> str:
-        """What both rankers see: the title and heading path belong to the passage's meaning."""
-        return f"{self.heading_label}\n\n{self.text}"
-
-    def visible_on(self, day: dt.date) -> bool:
-        """Validity: ``effective_from <= day < superseded_on``, open where a bound is missing."""
-        if self.effective_from is not None and day < self.effective_from:
-            return False
-        return self.superseded_on is None or day < self.superseded_on
 
 
 @dataclass
@@ -82,24 +45,7 @@ class _Section:
     blocks: list[_Block] = field(default_factory=list)
 
 
-# --------------------------------------------------------------------------- sentences
-
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
 _EXCEPTION_START = re.compile(r"^(except|unless|however|but|exception|this does not apply|note:|only if)\b", re.IGNORECASE)
-
-
-def split_sentences(text: str) -> list[str]:
-    """Split prose into sentences at ``. ! ?`` followed by a capital or digit."""
-    text = text.strip()
-    if not text:
-        return []
-    pieces: list[str] = []
-    start = 0
-    for match in _SENTENCE_END.finditer(text):
-        pieces.append(text[start : match.start() + len(match.group(0).rstrip())].strip())
-        start = match.end()
-    pieces.append(text[start:].strip())
-    return [p for p in pieces if p]
 
 
 # --------------------------------------------------------------------------- structure
@@ -292,10 +238,8 @@ def _pack_section(blocks: list[_Block], sizer: _Sizer) -> list[str]:
 # --------------------------------------------------------------------------- passages
 
 
-def chunk_document(
-    doc: Document, tenant: str, count_tokens: TokenCounter, max_tokens: int = MAX_PASSAGE_TOKENS
-) -> list[Passage]:
-    """Cut one document into passages of at most ``max_tokens`` model tokens (heading line included)."""
+def chunk_document(doc: Document, tenant: str, count_tokens: TokenCounter, max_tokens: int = MAX_MODEL_TOKENS) -> list[Passage]:
+    """Cut one document into passages of at most ``max_tokens`` model tokens, special tokens and heading line included."""
     if doc.format in ("markdown", "html"):
         sections = _markdown_sections(doc.text, doc.title)
     else:
@@ -304,8 +248,8 @@ def chunk_document(
     used: set[str] = set()
     for section in sections:
         header = HEADING_SEPARATOR.join((doc.title, *section.path)) + "\n\n"
-        # Two special tokens ([CLS], [SEP]) are added by the embedder.
-        budget = max(32, max_tokens - count_tokens([header])[0] - 2)
+        # The embedder adds its special tokens ([CLS], [SEP]) to every input.
+        budget = max(32, max_tokens - count_tokens([header])[0] - SPECIAL_TOKENS)
         parts = _pack_section(section.blocks, _Sizer(count_tokens, budget))
         slug = _section_slug(section.path, used)
         for n, text in enumerate(parts, start=1):

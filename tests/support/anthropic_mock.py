@@ -20,7 +20,7 @@ import anthropic
 import httpx2
 
 MODEL = "claude-sonnet-4-6"
-"""Not the backend's default (claude-sonnet-4-5): the SDK warns that one is deprecated."""
+"""The model name the scripted API answers as (the backend's default)."""
 _ids = itertools.count(1)
 
 

@@ -1,0 +1,134 @@
+"""What ``ask`` returns: ``Answered`` or ``Abstained``, and the ``--json`` shape of both.
+
+An abstention carries a reason code and shows one generic sentence, the same
+for every reason, so a forbidden document and a missing one look identical.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Union
+
+from pydantic import BaseModel
+
+from ..passage import Passage
+from .citations import CheckResult
+from .protocol import Usage
+from .trace import Trace
+
+ReasonCode = Literal["no_visible_evidence", "citation_check_failed", "model_abstained", "invalid_decision", "budget_exhausted"]
+REASON_CODES: tuple[ReasonCode, ...] = ("no_visible_evidence", "citation_check_failed", "model_abstained", "invalid_decision", "budget_exhausted")
+
+ABSTAIN_MESSAGE = "I can't answer that from the documents available to you."
+"""One sentence for every abstention: the reason code says why, the message never does."""
+
+
+@dataclass(frozen=True)
+class CitedClaim:
+    """A claim that passed every check, with the passage it cites."""
+
+    statement: str
+    passage: Passage
+    quote: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Run:
+    """What every outcome records of its run."""
+
+    searches: int
+    model: str
+    request_id: str
+    usage: Usage
+    evidence_ids: tuple[str, ...]
+    """Every passage ID the model was shown, in the order found."""
+    checks: tuple[CheckResult, ...]
+    """The citation checks of the submitted claims (empty when none were submitted)."""
+    trace: Trace
+
+
+@dataclass(frozen=True, kw_only=True)
+class Answered(_Run):
+    claims: tuple[CitedClaim, ...]
+    disposition: Literal["answered"] = "answered"
+
+    @property
+    def sources(self) -> list[Passage]:
+        """Cited passages, each once, in order of first citation."""
+        seen: dict[str, Passage] = {}
+        for c in self.claims:
+            seen.setdefault(c.passage.id, c.passage)
+        return list(seen.values())
+
+    @property
+    def answer(self) -> str:
+        """The claims as prose with numbered markers pointing at ``sources``."""
+        number = {p.id: i for i, p in enumerate(self.sources, start=1)}
+        return " ".join(f"{c.statement.strip()} [{number[c.passage.id]}]" for c in self.claims)
+
+    def to_wire(self) -> AnswerJson:
+        return AnswerJson.of(self)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Abstained(_Run):
+    reason: ReasonCode
+    disposition: Literal["abstained"] = "abstained"
+
+    @property
+    def message(self) -> str:
+        return ABSTAIN_MESSAGE
+
+    def to_wire(self) -> AnswerJson:
+        return AnswerJson.of(self)
+
+
+Outcome = Union[Answered, Abstained]
+
+
+# --------------------------------------------------------------------------- the --json contract
+
+
+class ClaimJson(BaseModel):
+    statement: str
+    passage_id: str
+    quote: str
+    source: str
+
+
+class SourceJson(BaseModel):
+    n: int
+    passage_id: str
+    title: str
+    source: str
+
+
+class AnswerJson(BaseModel):
+    disposition: Literal["answered", "abstained"]
+    answer: str | None
+    claims: list[ClaimJson]
+    sources: list[SourceJson]
+    reason: ReasonCode | None
+    message: str | None
+    searches: int
+    model: str
+    request_id: str
+    usage: Usage
+
+    @classmethod
+    def of(cls, outcome: Outcome) -> AnswerJson:
+        answered = isinstance(outcome, Answered)
+        claims = outcome.claims if answered else ()
+        sources = outcome.sources if answered else []
+        return cls(
+            disposition=outcome.disposition,
+            answer=outcome.answer if answered else None,
+            claims=[ClaimJson(statement=c.statement, passage_id=c.passage.id, quote=c.quote, source=c.passage.shown_source) for c in claims],
+            sources=[SourceJson(n=i, passage_id=p.id, title=p.heading_label, source=p.shown_source) for i, p in enumerate(sources, start=1)],
+            reason=None if answered else outcome.reason,
+            message=None if answered else outcome.message,
+            searches=outcome.searches,
+            model=outcome.model,
+            request_id=outcome.request_id,
+            usage=outcome.usage,
+        )

@@ -1,0 +1,125 @@
+"""The tools the model sees, and the boundary where its tool calls become Decisions.
+
+The pydantic input models are the one source of truth: the JSON schemas the
+model is shown are generated from them, and the same models validate what
+it sends. No tool accepts a tenant, a user, a group or a date: the loop runs
+every search as the request's own scope.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
+
+from ..errors import InputError, plain_validation_message
+from ..search.query import clean_query
+from .citations import MIN_QUOTE_WORDS
+from .protocol import AbstainDecision, Claim, ClaimsDecision, Decision, InvalidDecision, SearchDecision, ToolName
+
+MAX_QUERY_CHARS = 500
+MAX_TEXT_CHARS = 4000
+MAX_CLAIMS = 20
+
+Text = Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT_CHARS)]
+
+
+class SearchInput(BaseModel):
+    """Search the user's documents again with a new query. Use it only when the evidence so far does not
+    contain the answer. Returns passages not seen before, or nothing."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    query: Annotated[str, StringConstraints(min_length=1, max_length=MAX_QUERY_CHARS)] = Field(description="Plain words to search for.")
+
+
+class ClaimInput(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    statement: Text = Field(description="One sentence of the answer.")
+    passage_id: Annotated[str, StringConstraints(min_length=1, max_length=500)] = Field(description="ID of the evidence passage that supports it.")
+    quote: Text = Field(description=f"Exact words copied from that passage, at least {MIN_QUOTE_WORDS} words.")
+
+
+class AbstainInput(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    reason: Annotated[str, StringConstraints(max_length=2000)] = Field(description="Why the evidence does not answer the question.")
+
+
+class SubmitAnswerInput(BaseModel):
+    """Finish: either answer with claims, each supported by a verbatim quote of at least four words from
+    one evidence passage, or abstain when the evidence does not answer the question."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    claims: list[ClaimInput] | None = Field(default=None, min_length=1, max_length=MAX_CLAIMS)
+    abstain: AbstainInput | None = None
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> SubmitAnswerInput:
+        if (self.claims is None) == (self.abstain is None):
+            raise ValueError("give either claims or abstain")
+        return self
+
+
+INPUTS: dict[ToolName, type[BaseModel]] = {"search": SearchInput, "submit_answer": SubmitAnswerInput}
+
+
+def _model_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The model's JSON schema as a tool schema: references inlined, titles dropped, optional means absent (not null)."""
+    schema = model.model_json_schema()
+    definitions = schema.pop("$defs", {})
+
+    def clean(node: Any) -> Any:
+        if isinstance(node, list):
+            return [clean(n) for n in node]
+        if not isinstance(node, dict):
+            return node
+        if "$ref" in node:
+            return clean(definitions[node["$ref"].rsplit("/", 1)[-1]])
+        branches = node.get("anyOf")
+        if branches and node.get("default", ...) is None and {"type": "null"} in branches and len(branches) == 2:
+            (kept,) = [b for b in branches if b != {"type": "null"}]
+            merged = {**{k: v for k, v in node.items() if k not in ("anyOf", "default")}, **clean(kept)}
+            return clean(merged)
+        # A string "title" is pydantic's label; a property named "title" is a dict and stays.
+        return {k: clean(v) for k, v in node.items() if not (k == "title" and isinstance(v, str))}
+
+    cleaned = clean(schema)
+    cleaned.pop("description", None)  # the tool's description carries it
+    return cleaned
+
+
+def tool_definition(name: ToolName) -> dict[str, Any]:
+    """``{"name", "description", "input_schema"}`` for one tool, generated from its input model."""
+    model = INPUTS[name]
+    return {"name": name, "description": " ".join((model.__doc__ or "").split()), "input_schema": _model_schema(model)}
+
+
+TOOLS: dict[ToolName, dict[str, Any]] = {name: tool_definition(name) for name in INPUTS}
+
+
+def parse_tool_call(name: str | None, payload: object) -> Decision:
+    """The boundary: turn a model's raw tool call into a typed Decision, or InvalidDecision."""
+    if name is None:
+        return InvalidDecision("the model called no tool")
+    if name not in INPUTS:
+        return InvalidDecision(f"unknown tool {name[:60]!r}", tool=name[:60])
+    try:
+        parsed = INPUTS[name].model_validate(payload)  # type: ignore[index]
+    except ValidationError as exc:
+        return InvalidDecision(plain_validation_message(exc, where=name), tool=name)
+    if isinstance(parsed, SearchInput):
+        try:
+            clean_query(parsed.query)
+        except InputError:
+            # Whitespace or control characters only: the retriever would reject it
+            # as the user's bad input (exit 2); here it is the model's.
+            return InvalidDecision("search: field 'query' has no words to search for", tool=name)
+        return SearchDecision(parsed.query)
+    assert isinstance(parsed, SubmitAnswerInput)
+    if parsed.abstain is not None:
+        return AbstainDecision(parsed.abstain.reason)
+    assert parsed.claims is not None
+    return ClaimsDecision(tuple(Claim(c.statement, c.passage_id, c.quote) for c in parsed.claims))

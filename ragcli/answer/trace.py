@@ -1,0 +1,145 @@
+"""One JSON line per ask: what happened, by passage ID only.
+
+A trace never holds passage text, claim statements or quotes (they may copy
+passage text), nor any credential. It holds the question's scope, the model's
+search queries (the user's and the model's own words), each search's
+candidates by ID and rank, the decisions, the checks and the costs.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from ..errors import InputError
+from ..principal import Scope
+from ..search.response import SearchResponse
+from .citations import CheckResult
+from .protocol import AbstainDecision, ClaimsDecision, Decision, InvalidDecision, SearchDecision, Usage
+
+
+class TraceSearch(BaseModel):
+    query: str
+    bm25: list[tuple[str, int]]
+    """Kept BM25 candidates: (passage ID, rank)."""
+    dense: list[tuple[str, int]]
+    selected: list[str]
+    """The fused results, in order."""
+    new: list[str]
+    """Results the model had not seen before."""
+    ms: float
+
+
+class TraceDecision(BaseModel):
+    turn: int
+    offered: list[str]
+    tool: str | None
+    valid: bool
+    kind: Literal["search", "claims", "abstain"] | None = None
+    query: str | None = None
+    cited: list[str] | None = None
+    error: str | None = None
+
+
+class TraceCheck(BaseModel):
+    claim: int
+    passage_id: str
+    check: str
+    passed: bool
+
+
+class Latency(BaseModel):
+    search: float = 0.0
+    model: float = 0.0
+    checks: float = 0.0
+    total: float = 0.0
+
+
+class Trace(BaseModel):
+    """The record of one ask; ``--trace FILE`` appends it as one line."""
+
+    request_id: str
+    time: str
+    user: str
+    tenant: str
+    groups: list[str]
+    as_of: dt.date
+    model: str
+    prompt_version: str
+    searches: list[TraceSearch] = Field(default_factory=list)
+    decisions: list[TraceDecision] = Field(default_factory=list)
+    checks: list[TraceCheck] = Field(default_factory=list)
+    disposition: Literal["answered", "abstained"] | None = None
+    reason: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+    latency_ms: Latency = Field(default_factory=Latency)
+
+    @classmethod
+    def start(cls, request_id: str, scope: Scope, model: str, prompt_version: str) -> Trace:
+        return cls(
+            request_id=request_id,
+            time=dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds"),
+            user=scope.principal.user,
+            tenant=scope.tenant,
+            groups=sorted(scope.principal.groups),
+            as_of=scope.as_of,
+            model=model,
+            prompt_version=prompt_version,
+        )
+
+    def add_search(self, response: SearchResponse, new_ids: list[str], ms: float) -> None:
+        self.searches.append(
+            TraceSearch(
+                query=response.query,
+                bm25=[(c.id, c.rank) for c in response.bm25_candidates if c.kept],
+                dense=[(c.id, c.rank) for c in response.dense_candidates if c.kept],
+                selected=response.ids,
+                new=new_ids,
+                ms=round(ms, 2),
+            )
+        )
+        self.latency_ms.search += ms
+
+    def add_decision(self, turn: int, decision: Decision, offered: list[str]) -> None:
+        entry = TraceDecision(turn=turn, offered=offered, tool=decision.tool, valid=not isinstance(decision, InvalidDecision))
+        if isinstance(decision, InvalidDecision):
+            entry.error = decision.error
+        elif isinstance(decision, SearchDecision):
+            entry.kind, entry.query = "search", decision.query
+        elif isinstance(decision, AbstainDecision):
+            entry.kind = "abstain"
+        elif isinstance(decision, ClaimsDecision):
+            entry.kind, entry.cited = "claims", [c.passage_id for c in decision.claims]
+        self.decisions.append(entry)
+
+    def add_model_time(self, ms: float) -> None:
+        self.latency_ms.model += ms
+
+    def add_checks(self, results: list[CheckResult], cited: list[str], ms: float) -> None:
+        self.checks += [TraceCheck(claim=r.claim, passage_id=cited[r.claim], check=r.check, passed=r.passed) for r in results]
+        self.latency_ms.checks += ms
+
+    def finish(self, disposition: Literal["answered", "abstained"], reason: str | None, usage: Usage, total_ms: float) -> None:
+        self.disposition = disposition
+        self.reason = reason
+        self.usage = usage
+        self.latency_ms.total = total_ms
+        for name in ("search", "model", "checks", "total"):
+            setattr(self.latency_ms, name, round(getattr(self.latency_ms, name), 2))
+
+
+def append_trace(path: str | os.PathLike[str], trace: Trace) -> None:
+    """Append one line with a single write, so concurrent runs never interleave lines."""
+    line = (trace.model_dump_json() + "\n").encode("utf-8")
+    try:
+        fd = os.open(Path(path), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, line)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise InputError(f"cannot write trace file {path}: {exc.strerror or exc}") from None

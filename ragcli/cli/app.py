@@ -1,0 +1,79 @@
+"""The ``ragcli`` Typer app: commands joined, errors turned into one line and an exit code.
+
+Exit codes, for scripts:
+    0  success (search found results, ask answered, eval gates passed)
+    1  a clean "no": search found nothing, ask abstained, an eval gate failed
+    2  bad input or a broken index: one ``error:`` line on stderr
+  130  interrupted (Ctrl-C); the published index is untouched
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from ..errors import RagcliError
+from . import ask, evaluate, ingest, search, status
+
+EXIT_OK, EXIT_NO, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
+INTERRUPTED = "error: interrupted; the published index is unchanged\n"
+
+app = typer.Typer(
+    name="ragcli",
+    help="Answer questions from your team's documents with checked citations, showing each person only the passages they may see.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="rich",
+)
+app.command(epilog=ingest.EPILOG)(ingest.ingest)
+app.command(epilog=status.EPILOG)(status.status)
+app.command(epilog=search.EPILOG)(search.search)
+app.command(epilog=ask.EPILOG)(ask.ask)
+app.command("eval", epilog=evaluate.EPILOG)(evaluate.eval_command)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; every RagcliError or usage error becomes one ``error:`` line and exit 2."""
+    try:
+        # Without standalone mode the parser returns an Exit's code instead of exiting.
+        result = app(args=argv, standalone_mode=False)
+    except RagcliError as exc:
+        sys.stderr.write(f"error: {exc.message}\n")
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        sys.stderr.write(INTERRUPTED)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        return EXIT_NO
+    except Exception as exc:
+        # Typer ships its own copy of click, so its exception classes are
+        # matched by shape rather than imported from a private module.
+        if type(exc).__name__ == "Abort":
+            sys.stderr.write(INTERRUPTED)
+            return EXIT_INTERRUPTED
+        if hasattr(exc, "format_message"):
+            sys.stderr.write(f"error: {_usage_message(exc)}\n")
+            return EXIT_ERROR
+        if type(exc).__name__ == "Exit" and isinstance(getattr(exc, "exit_code", None), int):
+            return int(exc.exit_code)  # type: ignore[attr-defined]
+        raise
+    if result == EXIT_INTERRUPTED:  # typer turns Ctrl-C into a silent return of 130
+        sys.stderr.write(INTERRUPTED)
+    return result if isinstance(result, int) else EXIT_OK
+
+
+def _usage_message(exc: Exception) -> str:
+    message = " ".join(exc.format_message().split())  # type: ignore[attr-defined]
+    param = getattr(exc, "param", None)
+    name = getattr(param, "opts", None) or ([param.name] if getattr(param, "name", None) else None)
+    ctx = getattr(exc, "ctx", None)
+    command = getattr(ctx, "command_path", "ragcli") if ctx is not None else "ragcli"
+    if name and name[0] not in message:
+        message = f"{name[0]}: {message}"
+    return f"{message} (see: {command} --help)"
+
+
+def run() -> None:
+    sys.exit(main())

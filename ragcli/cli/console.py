@@ -1,0 +1,33 @@
+"""Where output goes: Rich consoles for people, one JSON path for scripts.
+
+Every ``--json`` shape is a pydantic model produced by the library; this
+module prints it. Nothing here knows what a search or an answer is.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import NoReturn
+
+import typer
+from pydantic import BaseModel
+from rich.console import Console
+
+console = Console(soft_wrap=False)
+err_console = Console(stderr=True)
+
+
+def emit_json(data: BaseModel) -> None:
+    """The one way a command prints JSON: the model's own serialisation, indented."""
+    sys.stdout.write(data.model_dump_json(indent=2) + "\n")
+
+
+def printable(text: str) -> str:
+    """One line, no terminal control sequences: a file name may hold a newline or an ESC."""
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Print one ``error:`` line and exit with ``code``."""
+    sys.stderr.write(f"error: {message}\n")
+    raise typer.Exit(code)

@@ -1,0 +1,39 @@
+"""Options every command shares, and the one place a CLI request's scope is resolved."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from ..dates import parse_iso_date
+from ..errors import InputError
+from ..principal import Scope, load_principal
+from ..settings import DEFAULT_INDEX_DIR, INDEX_ENV
+
+IndexOpt = Annotated[
+    Path,
+    typer.Option("--index", envvar=INDEX_ENV, help="Index directory (one subfolder per tenant).", show_envvar=True),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout (for scripts).")]
+AsOpt = Annotated[
+    Path,
+    typer.Option("--as", help='User file: {"user", "tenant", "groups"}. The only source of tenant and groups.', show_default=False),
+]
+AsOfOpt = Annotated[
+    Optional[str],
+    typer.Option("--as-of", metavar="YYYY-MM-DD", help="Date for document validity. Default: today.", show_default=False),
+]
+
+DEFAULT_INDEX = DEFAULT_INDEX_DIR
+
+
+def resolve_scope(as_file: Path, as_of: str | None) -> Scope:
+    """The principal from the user file, on the ``--as-of`` day (today by default)."""
+    principal = load_principal(as_file)
+    try:
+        day = parse_iso_date(as_of) if as_of is not None else None
+    except ValueError:
+        raise InputError(f"--as-of {as_of!r} is not a date: use YYYY-MM-DD") from None
+    return Scope.of(principal, day)

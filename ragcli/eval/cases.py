@@ -1,0 +1,128 @@
+"""The question file: one labelled case per JSON line, validated before anything runs.
+
+    {"id": "q07", "question": "...", "as": "users/alice.json", "as_of": "2026-11-29",
+     "expect": "answer", "reason": null, "relevant": ["refunds-policy@2026-09"], "forbidden": ["pay-bands"]}
+
+``as`` is a user file relative to the question file (or give ``principal``
+inline). ``as_of`` defaults to today. Unknown keys are errors (a misspelt
+``relevent`` would otherwise silently score nothing).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..answer import ReasonCode
+from ..dates import IsoDate
+from ..errors import InputError, RagcliError, plain_validation_message
+from ..principal import Principal, Scope, load_principal, parse_principal
+
+MAX_CASES = 100_000
+
+
+class CaseLine(BaseModel):
+    """One line of the question file, validated where it enters."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    id: str | int | None = None
+    question: str = Field(min_length=1, max_length=10_000)
+    as_file: str | None = Field(default=None, alias="as")
+    principal: dict[str, Any] | None = None
+    as_of: IsoDate | None = None
+    expect: Literal["answer", "abstain"] | None = None
+    reason: ReasonCode | None = None
+    relevant: list[str] = Field(default_factory=list)
+    forbidden: list[str] = Field(default_factory=list)
+
+
+KNOWN_KEYS = ("as", *(name for name in CaseLine.model_fields if name != "as_file"))
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    line: int
+    question: str
+    scope: Scope
+    expect: Literal["answer", "abstain"] | None
+    reason: ReasonCode | None
+    relevant: tuple[str, ...]
+    forbidden: tuple[str, ...]
+
+    @property
+    def principal(self) -> Principal:
+        return self.scope.principal
+
+
+def load_cases(path: str | Path, *, today: dt.date | None = None) -> list[Case]:
+    """Read and validate every line before anything runs; a bad line is an error naming it."""
+    path = Path(path)
+    try:
+        if path.exists() and not path.is_file():
+            raise InputError(f"cannot read question file {path}: not a regular file")
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read question file {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    cases: list[Case] = []
+    principals: dict[Path, Principal] = {}
+    for lineno, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        if len(cases) >= MAX_CASES:
+            raise InputError(f"{path}: more than {MAX_CASES} cases")
+        cases.append(parse_case(raw, path=path, lineno=lineno, principals=principals, today=today))
+    if not cases:
+        raise InputError(f"question file {path} has no cases")
+    return cases
+
+
+def parse_case(raw: str, *, path: Path, lineno: int, principals: dict[Path, Principal] | None = None, today: dt.date | None = None) -> Case:
+    """Line ``lineno`` of the question file ``path``; every error message starts with ``FILE:LINE``."""
+    where = f"{path}:{lineno}"
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{where}: not valid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise InputError(f"{where}: not valid JSON (nested too deeply)") from None
+    if not isinstance(data, dict):
+        raise InputError(f"{where}: each line must be a JSON object")
+    try:
+        line = CaseLine.model_validate(data)
+    except ValidationError as exc:
+        raise InputError(plain_validation_message(exc, where=where, known_fields=KNOWN_KEYS)) from None
+    principal = _principal(line, where, path.parent, principals if principals is not None else {})
+    return Case(
+        id=str(line.id) if line.id is not None else f"line{lineno}",
+        line=lineno,
+        question=line.question,
+        scope=Scope.of(principal, line.as_of or today),
+        expect=line.expect,
+        reason=line.reason,
+        relevant=tuple(line.relevant),
+        forbidden=tuple(line.forbidden),
+    )
+
+
+def _principal(line: CaseLine, where: str, base: Path, principals: dict[Path, Principal]) -> Principal:
+    if (line.as_file is None) == (line.principal is None):
+        raise InputError(f"{where}: give exactly one of 'as' (a user file) or 'principal'")
+    try:
+        if line.principal is not None:
+            return parse_principal(line.principal, where=f"{where}: principal")
+        assert line.as_file is not None
+        user_file = (base / line.as_file).resolve()
+        if user_file not in principals:
+            principals[user_file] = load_principal(user_file)
+        return principals[user_file]
+    except RagcliError as exc:
+        raise InputError(f"{where}: {exc.message}") from None
+    except ValueError as exc:  # a path with a NUL byte cannot name a file
+        raise InputError(f"{where}: field 'as': not a usable file path ({exc})") from None

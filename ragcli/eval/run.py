@@ -1,0 +1,82 @@
+"""Running cases: one search per case, and the answer loop with ``--ask``.
+
+Everything runs in one process with each tenant's index opened once. Every
+passage ID a case's principal was shown (results, and with ``--ask`` the
+evidence and citations) is checked against its ``forbidden`` labels.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+
+from ..answer import AnswerModel, Answered, Limits, ask
+from ..errors import InputError
+from ..search import Retriever
+from .cases import Case
+from .metrics import label_matches, retrieval_scores
+from .report import CaseResult, EvalReport, Gates
+
+
+def evaluate(
+    cases: Sequence[Case],
+    retriever: Retriever,
+    *,
+    k: int = 10,
+    model: AnswerModel | None = None,
+    limits: Limits | None = None,
+    gates: Gates | None = None,
+    progress: Callable[[], None] | None = None,
+) -> EvalReport:
+    """Run every case (search, and the answer loop when ``model`` is given) and apply the gates."""
+    _open_every_tenant(cases, retriever)
+    results = []
+    for case in cases:
+        results.append(_run_case(case, retriever, k, model, limits))
+        if progress is not None:
+            progress()
+    return EvalReport.of(results, k=k, model=model.name if model else None, gates=gates or Gates())
+
+
+def _open_every_tenant(cases: Sequence[Case], retriever: Retriever) -> None:
+    """Fail on an unknown tenant before running anything, naming its first line."""
+    first_of_tenant: dict[str, Case] = {}
+    for c in cases:
+        first_of_tenant.setdefault(c.scope.tenant, c)
+    for tenant, case in first_of_tenant.items():
+        try:
+            retriever.index_for(tenant)
+        except InputError as exc:
+            raise InputError(f"line {case.line}: {exc.message}") from None
+
+
+def _violations(case: Case, ids: Sequence[str]) -> list[str]:
+    return [pid for pid in dict.fromkeys(ids) if any(label_matches(lab, pid) for lab in case.forbidden)]
+
+
+def _run_case(case: Case, retriever: Retriever, k: int, model: AnswerModel | None, limits: Limits | None) -> CaseResult:
+    t = time.perf_counter()
+    response = retriever.search(case.scope, case.question, k=k)
+    search_ms = (time.perf_counter() - t) * 1000
+    ranked = response.ids
+    result = CaseResult(
+        case=case,
+        ranked_ids=ranked,
+        search_ms=search_ms,
+        scores=retrieval_scores(case.relevant, ranked, k) if case.relevant else None,
+        violations=_violations(case, ranked),
+    )
+    if model is not None:
+        t = time.perf_counter()
+        outcome = ask(case.question, case.scope, retriever, model, limits=limits)
+        result.ask_ms = (time.perf_counter() - t) * 1000
+        result.disposition = outcome.disposition
+        result.reason = None if isinstance(outcome, Answered) else outcome.reason
+        result.searches = outcome.searches
+        result.claims_submitted = bool(outcome.checks)
+        result.citations_passed = all(c.passed for c in outcome.checks) if outcome.checks else None
+        result.tokens = outcome.usage.total
+        result.cost_usd = model.cost_usd(outcome.usage)
+        cited = [c.passage.id for c in outcome.claims] if isinstance(outcome, Answered) else []
+        result.violations = list(dict.fromkeys(result.violations + _violations(case, [*outcome.evidence_ids, *cited])))
+    return result

@@ -1,0 +1,114 @@
+"""A generation's own description (manifest.json), and the checksums of its files.
+
+The manifest is validated on every open. Checksums (size and CRC32 of every
+file) are computed when a generation is written and verified in full where it
+matters: by ``ragcli status`` and by an ingest before it reuses anything of
+the generation it replaces. A search only checks what is cheap: the manifest
+parses and every file has the size it lists.
+"""
+
+from __future__ import annotations
+
+import zlib
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from ..errors import IndexCorruptError
+from .layout import MANIFEST
+
+FORMAT_VERSION = 1
+
+
+class DocumentEntry(BaseModel):
+    """What the manifest remembers of one source document."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    key: str
+    """Where it came from: a file path, or ``path::id`` for a JSONL line."""
+    doc_id: str
+    version: str
+    source: str
+    fingerprint: str
+    """Hash of everything its passages depend on; unchanged means no re-parse."""
+    passage_ids: list[str]
+
+
+class ModelEntry(BaseModel):
+    """The embedding model every vector of the generation came from."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    sha256: str
+    dim: int
+    pooling: str
+
+
+class Manifest(BaseModel):
+    """The index's own description; validated on every open."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format: int
+    tenant: str
+    generation: str
+    created: str
+    chunker_version: int
+    model: ModelEntry
+    passages: int
+    groups: list[str]
+    """ACL entries in column order of acl.npy."""
+    documents: list[DocumentEntry]
+    checksums: dict[str, list[int]]
+    """File name (relative) -> [size, crc32]; a mismatch means corruption."""
+
+
+def read_manifest(generation: Path, tenant: str) -> Manifest:
+    """Parse and check the manifest of ``generation`` (FileNotFoundError passes through)."""
+    raw = (generation / MANIFEST).read_bytes()
+    try:
+        manifest = Manifest.model_validate_json(raw)
+    except ValidationError:
+        raise IndexCorruptError.damaged(tenant, f"{MANIFEST} is not a valid manifest") from None
+    if manifest.format != FORMAT_VERSION:
+        raise IndexCorruptError(f"index of tenant '{tenant}' has format {manifest.format}, this ragcli reads {FORMAT_VERSION}; re-ingest")
+    if manifest.tenant != tenant:
+        raise IndexCorruptError.damaged(tenant, f"manifest names tenant '{manifest.tenant}'")
+    return manifest
+
+
+def checksum(path: Path) -> list[int]:
+    """[size, crc32] of a file, read in 1 MiB blocks."""
+    crc = 0
+    size = 0
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            crc = zlib.crc32(block, crc)
+            size += len(block)
+    return [size, crc]
+
+
+def checksums_of(directory: Path) -> dict[str, list[int]]:
+    """Checksums of every file under ``directory`` (the manifest is written after, so it is not among them)."""
+    return {p.relative_to(directory).as_posix(): checksum(p) for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+def check_sizes(generation: Path, manifest: Manifest) -> None:
+    """The cheap check on open: every listed file exists with its listed size (one stat each)."""
+    for name, (size, _crc) in manifest.checksums.items():
+        try:
+            actual = (generation / name).stat().st_size
+        except FileNotFoundError:
+            raise IndexCorruptError.damaged(manifest.tenant, f"{name} is missing") from None
+        if actual != size:
+            raise IndexCorruptError.damaged(manifest.tenant, f"{name} has {actual} bytes, the manifest says {size}")
+
+
+def verify_checksums(generation: Path, manifest: Manifest) -> None:
+    """The full check: every listed file's size and CRC32 (reads every byte)."""
+    check_sizes(generation, manifest)
+    for name, expected in manifest.checksums.items():
+        if checksum(generation / name) != expected:
+            raise IndexCorruptError.damaged(manifest.tenant, f"{name} does not match its checksum")

@@ -1,0 +1,73 @@
+"""The generation a writer replaces, read whole: the writer's own path to unscoped rows.
+
+An ingest reuses what has not changed: documents whose fingerprint is the
+same keep their passages and rows, and a passage whose text is unchanged
+keeps its vector. For that it reads every row regardless of permission, which
+only the writer may do: opening one requires the ``WriteLock``. The
+generation's checksums are verified in full first, so damage is rebuilt from
+the source files, never copied forward.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..errors import IndexCorruptError, InputError
+from ..passage import Passage
+from .manifest import DocumentEntry
+from .reader import TenantIndex
+from .writer import WriteLock
+
+if TYPE_CHECKING:
+    import numpy as np
+
+
+class PreviousGeneration:
+    """Rows, vectors and documents of the published generation, for the writer holding ``lock``."""
+
+    def __init__(self, index: TenantIndex) -> None:
+        self._index = index
+        self.documents: dict[str, DocumentEntry] = {d.key: d for d in index.manifest.documents}
+        self.row_of_id: dict[str, int] = {}
+        """Passage ID -> row."""
+        self.row_of_text: dict[str, int] = {}
+        """Text hash -> a row with that text (for reusing its vector)."""
+        for row in range(index.size):
+            record = index._rows.record(row)
+            self.row_of_id[record["id"]] = row
+            self.row_of_text.setdefault(record["text_hash"], row)
+
+    @classmethod
+    def open(cls, lock: WriteLock) -> PreviousGeneration | None:
+        """The published generation if there is one and it is whole; None means rebuild from files."""
+        try:
+            index = TenantIndex.open(lock.root, lock.tenant, verify=True)
+        except (InputError, IndexCorruptError):
+            return None
+        try:
+            return cls(index)
+        except IndexCorruptError:
+            index.close()
+            return None
+
+    @property
+    def generation(self) -> str:
+        return self._index.generation
+
+    @property
+    def size(self) -> int:
+        return self._index.size
+
+    def built_with(self, model_sha256: str, chunker_version: int) -> bool:
+        """Whether its passages and vectors are what this ingest would make (same model and chunker)."""
+        m = self._index.manifest
+        return m.model.sha256 == model_sha256 and m.chunker_version == chunker_version
+
+    def passage(self, row: int) -> Passage:
+        return self._index._rows.passage(row)
+
+    def vector(self, row: int) -> np.ndarray:
+        return self._index.embeddings[row]
+
+    def close(self) -> None:
+        self._index.close()

@@ -1,0 +1,144 @@
+"""``TenantIndex``: one tenant's published generation, opened read-only.
+
+Opening resolves CURRENT once and loads one whole generation: the manifest
+(validated), the permission columns, the memory-mapped embeddings, the row
+file and the BM25 index. It checks only what is cheap (the manifest parses,
+every file has its listed size, array shapes agree), so a search never reads
+a whole file it does not need; ``audit`` and the writer verify checksums.
+
+A ``TenantIndex`` offers no passage and no ranking by itself: call
+``view(scope)`` for what one principal may see on one day.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import IndexCorruptError
+from ..principal import Scope
+from . import layout
+from .bm25 import open_bm25
+from .layout import ACL, BM25_DIRECTORY, EMBEDDINGS, OFFSETS, VALID_FROM, VALID_UNTIL
+from .manifest import Manifest, check_sizes, read_manifest, verify_checksums
+from .rows import RowFile
+
+from .view import View
+
+if TYPE_CHECKING:
+    import numpy as np
+    import tantivy
+
+OPEN_ATTEMPTS = 3
+
+
+class TenantIndex:
+    """A published generation of one tenant's index, opened read-only."""
+
+    def __init__(self, directory: Path, generation: Path, manifest: Manifest) -> None:
+        self.directory = directory
+        """The tenant's directory (holds CURRENT)."""
+        self.path = generation
+        self.manifest = manifest
+        self.tenant = manifest.tenant
+        self._load_arrays()
+        self._rows = RowFile(generation, self.tenant, self.offsets)
+        try:
+            # Open BM25 now, not on first use: once opened, a generation stays
+            # readable even if a later ingest prunes its directory.
+            self._bm25: tantivy.Index = open_bm25(generation / BM25_DIRECTORY)
+        except ValueError as exc:
+            self._rows.close()
+            raise IndexCorruptError.damaged(self.tenant, f"BM25 index unreadable ({exc})") from None
+
+    # -- opening ----------------------------------------------------------------
+
+    @classmethod
+    def open(cls, root: Path, tenant: str, *, verify: bool = False) -> TenantIndex:
+        """Open the tenant's published generation under ``root``; ``verify`` also checks every file's checksum."""
+        directory = layout.published_dir(Path(root), tenant)
+        # A writer may publish (and prune) between reading CURRENT and opening
+        # files; re-resolving is enough because it keeps the previous generation.
+        for attempt in range(OPEN_ATTEMPTS):
+            generation = layout.current_generation(directory)
+            try:
+                manifest = read_manifest(generation, tenant)
+                if verify:
+                    verify_checksums(generation, manifest)
+                else:
+                    check_sizes(generation, manifest)
+                return cls(directory, generation, manifest)
+            except FileNotFoundError:
+                if attempt == OPEN_ATTEMPTS - 1 or layout.current_generation(directory) == generation:
+                    raise IndexCorruptError.damaged(tenant, f"generation {generation.name} is incomplete") from None
+        raise AssertionError("unreachable")
+
+    def _load_arrays(self) -> None:
+        import numpy as np
+
+        m = self.manifest
+        try:
+            self.embeddings: np.ndarray = np.load(self.path / EMBEDDINGS, mmap_mode="r")
+            self.offsets: np.ndarray = np.load(self.path / OFFSETS)
+            acl_packed = np.load(self.path / ACL)
+            self.valid_from: np.ndarray = np.load(self.path / VALID_FROM)
+            self.valid_until: np.ndarray = np.load(self.path / VALID_UNTIL)
+        except FileNotFoundError:
+            raise
+        except (ValueError, OSError, EOFError) as exc:
+            raise IndexCorruptError.damaged(self.tenant, f"unreadable array ({exc})") from None
+        n = m.passages
+        groups = len(m.groups)
+        self.acl: np.ndarray = np.unpackbits(acl_packed, axis=1, count=groups).astype(bool) if n else np.zeros((0, groups), bool)
+        shapes_ok = (
+            self.embeddings.shape == (n, m.model.dim)
+            and self.embeddings.dtype == np.float32
+            and self.offsets.shape == (n + 1,)
+            and self.acl.shape == (n, groups)
+            and self.valid_from.shape == (n,)
+            and self.valid_until.shape == (n,)
+        )
+        if not shapes_ok:
+            raise IndexCorruptError.damaged(self.tenant, "array shapes do not match the manifest")
+
+    # -- what it is -------------------------------------------------------------
+
+    @property
+    def size(self) -> int:
+        return self.manifest.passages
+
+    @property
+    def generation(self) -> str:
+        return self.manifest.generation
+
+    def is_current(self) -> bool:
+        """Whether this is still the generation CURRENT names (a later ingest may have replaced it)."""
+        return layout.current_name(self.directory) == self.path.name
+
+    def check_model(self, model_id: str, sha256: str) -> None:
+        """Refuse to embed queries with a model other than the one the passages were embedded with."""
+        recorded = self.manifest.model
+        if sha256 != recorded.sha256:
+            raise IndexCorruptError(
+                f"tenant '{self.tenant}' was indexed with model {recorded.id} (sha256 {recorded.sha256[:12]}…) "
+                f"but the configured model is {model_id} (sha256 {sha256[:12]}…); re-ingest the tenant with "
+                f"this model (ragcli ingest PATH --tenant {self.tenant})"
+            )
+
+    def disk_bytes(self) -> int:
+        return sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file())
+
+    # -- reading ----------------------------------------------------------------
+
+    def view(self, scope: Scope) -> View:
+        """The index as ``scope`` may see it: the only way to rank or fetch its passages."""
+        return View(self, scope)
+
+    def close(self) -> None:
+        self._rows.close()
+
+    def __enter__(self) -> TenantIndex:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

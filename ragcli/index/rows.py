@@ -1,0 +1,101 @@
+"""Passage records by row: ``passages.jsonl`` plus ``offsets.npy``.
+
+Row ``r`` is the bytes ``offsets[r]:offsets[r+1]`` of passages.jsonl, one
+JSON object: the passage's fields plus ``text_hash`` (what vector reuse keys
+on). Reading a row is one seek and one read.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+from ..errors import IndexCorruptError
+from ..passage import Passage
+from .layout import OFFSETS, PASSAGES
+
+if TYPE_CHECKING:
+    import numpy as np
+
+
+
+def _record(p: Passage, text_hash: str) -> dict[str, Any]:
+    return {
+        "id": p.id,
+        "doc_id": p.doc_id,
+        "version": p.version,
+        "section": p.section,
+        "tenant": p.tenant,
+        "acl": list(p.acl),
+        "effective_from": p.effective_from.isoformat() if p.effective_from else None,
+        "superseded_on": p.superseded_on.isoformat() if p.superseded_on else None,
+        "title": p.title,
+        "heading_path": list(p.heading_path),
+        "source": p.source,
+        "source_url": p.source_url,
+        "text": p.text,
+        "text_hash": text_hash,
+    }
+
+
+def _passage(d: dict[str, Any]) -> Passage:
+    return Passage(
+        id=d["id"],
+        doc_id=d["doc_id"],
+        version=d["version"],
+        section=d["section"],
+        tenant=d["tenant"],
+        acl=tuple(d["acl"]),
+        effective_from=dt.date.fromisoformat(d["effective_from"]) if d["effective_from"] else None,
+        superseded_on=dt.date.fromisoformat(d["superseded_on"]) if d["superseded_on"] else None,
+        title=d["title"],
+        heading_path=tuple(d["heading_path"]),
+        source=d["source"],
+        source_url=d["source_url"],
+        text=d["text"],
+    )
+
+
+def write_rows(directory: Path, passages: Sequence[Passage], text_hashes: Sequence[str]) -> None:
+    """Write passages.jsonl and its offsets, in row order."""
+    import numpy as np
+
+    offsets = np.zeros(len(passages) + 1, dtype=np.int64)
+    with (directory / PASSAGES).open("wb") as fh:
+        for row, (p, h) in enumerate(zip(passages, text_hashes)):
+            data = (json.dumps(_record(p, h), ensure_ascii=False) + "\n").encode("utf-8")
+            fh.write(data)
+            offsets[row + 1] = offsets[row] + len(data)
+    np.save(directory / OFFSETS, offsets)
+
+
+class RowFile:
+    """Random access to the passage records of one generation."""
+
+    def __init__(self, directory: Path, tenant: str, offsets: np.ndarray) -> None:
+        self.tenant = tenant
+        self.offsets = offsets
+        self._file: BinaryIO = (directory / PASSAGES).open("rb")
+
+    def record(self, row: int) -> dict[str, Any]:
+        start, end = int(self.offsets[row]), int(self.offsets[row + 1])
+        self._file.seek(start)
+        try:
+            data = json.loads(self._file.read(end - start))
+            if not isinstance(data, dict):
+                raise TypeError
+            return data
+        except (ValueError, TypeError):
+            raise IndexCorruptError.damaged(self.tenant, f"passage row {row} is unreadable") from None
+
+    def passage(self, row: int) -> Passage:
+        try:
+            return _passage(self.record(row))
+        except (ValueError, KeyError, TypeError):
+            raise IndexCorruptError.damaged(self.tenant, f"passage row {row} is unreadable") from None
+
+    def close(self) -> None:
+        self._file.close()

@@ -1,0 +1,119 @@
+"""``View``: a generation as one scope (principal + as-of date) may see it.
+
+The only way to rank or fetch passages. The permission mask (ACL entries of
+the principal, validity on the as-of day) is built once when the view is
+opened; BM25 filters inside Tantivy with the same rule and is re-checked
+against the mask; dense scoring multiplies allowed rows only; ``passage``
+refuses a row outside the mask. A denied passage's text, score or ID never
+leaves this module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from ..errors import IndexCorruptError, InputError
+from ..passage import Passage
+from ..principal import Scope
+from .bm25 import filtered_search, permission_query, text_query
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .reader import TenantIndex
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A ranked row that passed the permission filter."""
+
+    row: int
+    score: float
+
+
+class View:
+    """What ``scope`` may see of ``index``; build one with ``TenantIndex.view(scope)``."""
+
+    def __init__(self, index: TenantIndex, scope: Scope) -> None:
+        if scope.tenant != index.tenant:
+            # Defence in depth: the caller picked this index from the principal.
+            raise InputError(f"principal of tenant '{scope.tenant}' cannot read tenant '{index.tenant}'")
+        self.index = index
+        self.scope = scope
+        self.mask = self._permission_mask()
+        """Boolean per row: may this scope see it."""
+
+    def _permission_mask(self) -> np.ndarray:
+        import numpy as np
+
+        index = self.index
+        columns = [i for i, g in enumerate(index.manifest.groups) if g in self.scope.acl_tokens]
+        acl_ok = index.acl[:, columns].any(axis=1) if columns else np.zeros(index.size, dtype=bool)
+        day = self.scope.day
+        return acl_ok & (index.valid_from <= day) & (day < index.valid_until)
+
+    @cached_property
+    def allowed_rows(self) -> np.ndarray:
+        """Row numbers of the mask, ascending."""
+        import numpy as np
+
+        return np.flatnonzero(self.mask)
+
+    @property
+    def generation(self) -> str:
+        return self.index.generation
+
+    # -- rankers ----------------------------------------------------------------
+
+    def bm25(self, text: str, limit: int) -> list[Hit]:
+        """BM25 over the allowed rows; the permission clauses add nothing to the score."""
+        bm25 = self.index._bm25
+        scoring = text_query(bm25.schema, text)
+        if scoring is None or self.index.size == 0:
+            return []
+        permission = permission_query(bm25.schema, self.scope.acl_tokens, self.scope.day)
+        try:
+            found = filtered_search(bm25, scoring, permission, limit)
+        except ValueError as exc:
+            raise IndexCorruptError.damaged(self.index.tenant, f"BM25 search failed ({exc})") from None
+        # Belt and braces: the same rule computed from the permission columns.
+        return [Hit(row, score) for row, score in found if 0 <= row < self.index.size and self.mask[row]]
+
+    def dense(self, vector: np.ndarray, limit: int) -> list[Hit]:
+        """Cosine similarity over allowed rows only: denied vectors are never multiplied."""
+        import numpy as np
+
+        rows = self.allowed_rows
+        if rows.size == 0:
+            return []
+        scores = np.asarray(self.index.embeddings[rows], dtype=np.float32) @ vector.astype(np.float32)
+        top = min(limit, rows.size)
+        best = np.argpartition(-scores, top - 1)[:top]
+        best = best[np.lexsort((rows[best], -scores[best]))]
+        return [Hit(int(rows[i]), float(scores[i])) for i in best]
+
+    # -- passages ---------------------------------------------------------------
+
+    def passage(self, row: int) -> Passage:
+        """The passage at ``row``, which must be one this scope may see."""
+        self._check_visible(row)
+        return self.index._rows.passage(row)
+
+    def passage_id(self, row: int) -> str:
+        """The ID of the passage at ``row``, which must be one this scope may see."""
+        self._check_visible(row)
+        return str(self.index._rows.record(row)["id"])
+
+    def passages(self, rows: Sequence[int]) -> list[Passage]:
+        return [self.passage(r) for r in rows]
+
+    def _check_visible(self, row: int) -> None:
+        if not (0 <= row < self.index.size and self.mask[row]):
+            raise InputError(f"row {row} is not visible to this scope")
+
+    def count(self) -> int:
+        """How many passages this scope may see."""
+        return int(self.allowed_rows.size)

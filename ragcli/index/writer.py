@@ -1,0 +1,166 @@
+"""Writing a generation: the one writer's lock, building aside, atomic publish.
+
+A writer takes the tenant's flock(2) lock (refused, not queued, when another
+holds it; the kernel releases it if the writer dies), builds the new
+generation in ``.build-<name>``, fsyncs every file, renames the directory into
+place and only then replaces CURRENT through a temporary file and a rename.
+A crash at any moment leaves the previous generation published. Afterwards it
+prunes all but the new and the previous generation (readers that resolved
+CURRENT a moment ago may still be opening the previous one).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import errno
+import fcntl
+import os
+import secrets
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import IndexLockedError, InputError
+from ..passage import Passage
+from . import layout
+from .bm25 import valid_days, write_bm25
+from .layout import ACL, BM25_DIRECTORY, EMBEDDINGS, MANIFEST, VALID_FROM, VALID_UNTIL
+from .manifest import FORMAT_VERSION, DocumentEntry, Manifest, ModelEntry, checksums_of
+from .rows import write_rows
+
+if TYPE_CHECKING:
+    import numpy as np
+
+
+@dataclass(frozen=True)
+class WriteLock:
+    """Proof that the caller holds a tenant's write lock; what writing and reading-to-rebuild require."""
+
+    root: Path
+    tenant: str
+    directory: Path
+
+
+@contextmanager
+def write_lock(root: Path, tenant: str) -> Iterator[WriteLock]:
+    """Hold the tenant's write lock under ``root``; a second writer is refused, not queued."""
+    base = Path(root)
+    directory = layout.tenant_dir(base, tenant)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        fd = os.open(directory / layout.LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise InputError(f"cannot create the index directory {directory}: {exc.strerror or exc}") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "another process"
+                raise IndexLockedError(f"tenant '{tenant}' is being ingested by {holder}; wait for it to finish and run again") from None
+            raise
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()}".encode(), 0)
+        _remove_leftovers(directory)
+        yield WriteLock(base, tenant, directory)
+    finally:
+        os.close(fd)
+
+
+def _remove_leftovers(directory: Path) -> None:
+    """Half-built generations and CURRENT replacements of a killed writer: garbage, since we hold the lock."""
+    for child in directory.iterdir():
+        if not layout.is_leftover(child):
+            continue
+        if child.is_dir():
+            shutil.rmtree(child, ignore_errors=True)
+        else:
+            child.unlink(missing_ok=True)
+
+
+@dataclass
+class NewGeneration:
+    """Everything a generation holds, in row order, before it is written."""
+
+    passages: list[Passage]
+    text_hashes: list[str]
+    embeddings: np.ndarray
+    documents: list[DocumentEntry]
+    chunker_version: int
+    model: ModelEntry
+
+
+def write_generation(lock: WriteLock, gen: NewGeneration) -> str:
+    """Write ``gen`` beside the published generation, publish it atomically and return its name."""
+    name = layout.new_generation_name()
+    build = lock.directory / f"{layout.BUILD_PREFIX}{name}"
+    build.mkdir()
+    previous = layout.current_name(lock.directory)
+    try:
+        groups = _write_files(build, gen)
+        for path in sorted(build.rglob("*")):
+            if path.is_file():
+                layout.fsync_file(path)
+        manifest = Manifest(
+            format=FORMAT_VERSION,
+            tenant=lock.tenant,
+            generation=name,
+            created=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            chunker_version=gen.chunker_version,
+            model=gen.model,
+            passages=len(gen.passages),
+            groups=groups,
+            documents=gen.documents,
+            checksums=checksums_of(build),
+        )
+        (build / MANIFEST).write_text(manifest.model_dump_json(indent=1), encoding="utf-8")
+        layout.fsync_file(build / MANIFEST)
+        layout.fsync_dir(build)
+        os.rename(build, lock.directory / name)
+        publish(lock.directory, name)
+    except BaseException:
+        shutil.rmtree(build, ignore_errors=True)
+        raise
+    _prune(lock.directory, keep={name} | ({previous} if previous else set()))
+    return name
+
+
+def _write_files(build: Path, gen: NewGeneration) -> list[str]:
+    """The arrays, the row file and BM25; returns the ACL entries in column order."""
+    import numpy as np
+
+    n = len(gen.passages)
+    groups = sorted({entry for p in gen.passages for entry in p.acl})
+    column = {g: i for i, g in enumerate(groups)}
+    acl = np.zeros((n, len(groups)), dtype=bool)
+    for row, p in enumerate(gen.passages):
+        acl[row, [column[g] for g in p.acl]] = True
+    days = np.array([valid_days(p) for p in gen.passages], dtype=np.int32).reshape(n, 2)
+    write_rows(build, gen.passages, gen.text_hashes)
+    np.save(build / EMBEDDINGS, np.ascontiguousarray(gen.embeddings, dtype=np.float32).reshape(n, gen.model.dim))
+    np.save(build / ACL, np.packbits(acl, axis=1))
+    np.save(build / VALID_FROM, np.ascontiguousarray(days[:, 0]))
+    np.save(build / VALID_UNTIL, np.ascontiguousarray(days[:, 1]))
+    write_bm25(build / BM25_DIRECTORY, gen.passages)
+    return groups
+
+
+def publish(directory: Path, name: str) -> None:
+    """Point CURRENT at ``name``: write a temporary file, fsync it, rename it over CURRENT."""
+    tmp = directory / f"{layout.CURRENT_TMP_PREFIX}{secrets.token_hex(4)}"
+    with tmp.open("w", encoding="utf-8") as fh:
+        fh.write(name + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, directory / layout.CURRENT)
+    layout.fsync_dir(directory)
+
+
+def _prune(directory: Path, keep: set[str]) -> None:
+    """Drop generations other than ``keep``, including ones a crash left unpublished."""
+    for old in layout.generations(directory):
+        if old.name not in keep:
+            shutil.rmtree(old, ignore_errors=True)

@@ -1,0 +1,124 @@
+"""Document metadata: YAML front matter, sidecars and JSONL fields, validated.
+
+Keys: ``id``, ``title``, ``version``, ``acl``, ``effective_from``,
+``superseded_on``, ``source_url``; other keys are ignored (a BEIR line carries
+its own). Values YAML reads as something else (``version: 4.10`` as a float)
+are refused with a hint instead of silently changed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
+
+from ..dates import IsoDate
+from ..errors import DocumentRejected, plain_validation_message
+
+_ID_FORBIDDEN = re.compile(r"[@#\s]")
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)?---[ \t]*(?:\n|\Z)", re.DOTALL)
+
+
+class Metadata(BaseModel):
+    """Metadata as found in front matter, a sidecar or a JSONL line (validated here)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str | None = None
+    title: str | None = None
+    version: str | None = None
+    acl: list[str] | None = None
+    effective_from: IsoDate | None = None
+    superseded_on: IsoDate | None = None
+    source_url: str | None = None
+
+    @field_validator("id", "version", mode="before")
+    @classmethod
+    def _scalar_to_str(cls, value: Any) -> Any:
+        # YAML reads `version: 2026-09-01` as a date and JSON ids are often numbers.
+        if isinstance(value, (int, dt.date)) and not isinstance(value, bool):
+            return value.isoformat() if isinstance(value, dt.date) else str(value)
+        if isinstance(value, float):
+            # 4.10 would silently become "4.1": only the author knows the intended text.
+            raise ValueError(f"{value!r} was read as a number; write it in quotes (for example \"4.10\")")
+        return value
+
+    @field_validator("title", mode="before")
+    @classmethod
+    def _title_to_str(cls, value: Any) -> Any:
+        if isinstance(value, (int, float, dt.date)) and not isinstance(value, bool):
+            return str(value)
+        return value
+
+    @field_validator("id", "version")
+    @classmethod
+    def _no_separators(cls, value: str | None) -> str | None:
+        if value is not None and (not value or _ID_FORBIDDEN.search(value) or len(value) > 200):
+            raise ValueError("must be 1-200 characters without spaces, '@' or '#'")
+        return value
+
+    @field_validator("acl", mode="before")
+    @classmethod
+    def _acl_is_list(cls, value: Any) -> Any:
+        if value is not None and not isinstance(value, list):
+            raise ValueError("must be a list of group names (or user:NAME entries), not a single value")
+        return value
+
+    @field_validator("acl")
+    @classmethod
+    def _acl_entries(cls, value: list[str] | None) -> list[str] | None:
+        if value is not None:
+            for entry in value:
+                if not entry.strip() or len(entry) > 256:
+                    raise ValueError("entries must be non-empty names")
+        return value
+
+    @model_validator(mode="after")
+    def _dates_in_order(self) -> Metadata:
+        if self.effective_from and self.superseded_on and self.superseded_on <= self.effective_from:
+            raise ValueError("superseded_on must be after effective_from")
+        return self
+
+
+def validate_metadata(data: dict[str, Any], source: str) -> Metadata:
+    """Validate metadata; a bad value rejects the document with the field and the rule."""
+    try:
+        meta = Metadata.model_validate(data)
+    except ValidationError as exc:
+        raise DocumentRejected(source, plain_validation_message(exc, where="metadata")) from None
+    # A YAML or JSON "\ud800" escape decodes to a lone surrogate that no later step can encode.
+    for value in (meta.id, meta.title, meta.version, meta.source_url, *(meta.acl or ())):
+        if value is not None and any("\ud800" <= c <= "\udfff" for c in value):
+            raise DocumentRejected(source, "metadata holds an unpaired surrogate escape (\\ud800-\\udfff), not text")
+    return meta
+
+
+def split_front_matter(text: str, source: str) -> tuple[dict[str, Any], str]:
+    """Split YAML front matter from a Markdown body."""
+    match = _FRONT_MATTER.match(text)
+    if not match:
+        return {}, text
+    return load_yaml_mapping(match.group(1) or "", source), text[match.end() :]
+
+
+def load_yaml_mapping(text: str, source: str) -> dict[str, Any]:
+    """Parse YAML that must be a mapping; anything broken rejects the document."""
+    import yaml  # only when there is YAML to read
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        raise DocumentRejected(source, f"broken YAML metadata{where}") from None
+    except (ValueError, OverflowError, RecursionError) as exc:
+        # PyYAML reads an unquoted 2026-02-30 as a timestamp and then fails to build
+        # the date with a plain ValueError; deep nesting overflows its recursion.
+        raise DocumentRejected(source, f"broken YAML metadata: {exc}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise DocumentRejected(source, "YAML metadata must be a mapping of keys to values")
+    return data

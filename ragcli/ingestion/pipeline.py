@@ -1,0 +1,258 @@
+"""The ingest pipeline: files -> documents -> passages -> vectors -> a new generation.
+
+``ingest PATH`` mirrors PATH: documents ingested earlier from under PATH that
+are gone are removed; documents from other paths stay; a file that fails to
+load keeps its previously indexed version. Everything else is committed in
+one atomic publish (see ``index.writer``). What can be kept from the previous
+generation is decided in ``incremental``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from pydantic import BaseModel, Field, field_serializer
+
+from ..embedder import Embedder
+from ..errors import DocumentRejected, IndexWriteError, InputError
+from ..index.manifest import ModelEntry
+from ..index.previous import PreviousGeneration
+from ..index.writer import NewGeneration, WriteLock, write_generation, write_lock
+from ..principal import validate_tenant
+from ..settings import index_root
+from .chunking import CHUNKER_VERSION, chunk_document
+from .incremental import Incremental, Loaded
+from .loaders import Document, load_file, load_jsonl
+from .sources import DEFAULT_MAX_FILE_BYTES, SourceFile, discover, file_fingerprint, read_bytes, read_sidecar
+
+
+class Rejection(BaseModel):
+    path: str
+    reason: str
+
+
+class DocumentCounts(BaseModel):
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    deleted: int = 0
+    rejected: list[Rejection] = Field(default_factory=list)
+
+
+class IngestReport(BaseModel):
+    """What one ingest did; its JSON is what ``ingest --json`` prints."""
+
+    tenant: str
+    documents: DocumentCounts = Field(default_factory=DocumentCounts)
+    passages: int = 0
+    embedded: int = 0
+    seconds: float = 0.0
+    generation: str | None = None
+    published: bool = Field(default=False, exclude=True)
+    """Whether a new generation was published (False when nothing changed)."""
+
+    @field_serializer("seconds")
+    def _round_seconds(self, value: float) -> float:
+        return round(value, 3)
+
+    def reject(self, path: str, reason: str) -> None:
+        self.documents.rejected.append(Rejection(path=path, reason=reason))
+
+
+class Progress:
+    """Hooks the CLI uses to draw bars; the library stays silent by default."""
+
+    def files(self, total: int) -> None: ...
+    def file_done(self) -> None: ...
+    def embedding(self, total: int) -> None: ...
+    def embedded(self, count: int) -> None: ...
+
+
+def ingest(
+    path: str | os.PathLike[str],
+    tenant: str,
+    *,
+    index: str | os.PathLike[str] | None = None,
+    default_acl: tuple[str, ...] | list[str] = (),
+    embedder: Embedder | None = None,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    progress: Progress | None = None,
+) -> IngestReport:
+    """Ingest ``path`` (a folder or one file) into ``tenant``'s index and publish it atomically."""
+    started = time.perf_counter()
+    validate_tenant(tenant)
+    root = Path(path)
+    if not root.exists():
+        raise InputError(f"path not found: {root}")
+    run = _Run(tenant, tuple(default_acl), embedder or Embedder(), max_file_bytes, progress or Progress())
+    with write_lock(index_root(index), tenant) as lock:
+        previous = PreviousGeneration.open(lock)
+        try:
+            run.ingest(root.resolve(), lock, previous)
+        finally:
+            if previous is not None:
+                previous.close()
+    run.report.seconds = time.perf_counter() - started
+    return run.report
+
+
+class _Run:
+    """One ingest, under the write lock."""
+
+    def __init__(self, tenant: str, default_acl: tuple[str, ...], embedder: Embedder, max_file_bytes: int, progress: Progress) -> None:
+        self.tenant = tenant
+        self.default_acl = default_acl
+        self.embedder = embedder
+        self.max_file_bytes = max_file_bytes
+        self.progress = progress
+        self.report = IngestReport(tenant=tenant)
+        self.model = ModelEntry(id=embedder.model_id, sha256=embedder.sha256, dim=embedder.dim, pooling=embedder.spec.pooling)
+        # What a passage depends on beyond its file: a change re-chunks and re-embeds everything.
+        self.salt = f"chunker={CHUNKER_VERSION};model={self.model.sha256}"
+
+    def ingest(self, root: Path, lock: WriteLock, previous: PreviousGeneration | None) -> None:
+        diff = Incremental(previous, model_sha256=self.model.sha256, chunker_version=CHUNKER_VERSION)
+        loaded, failed_files = self._load_all(root, diff)
+        kept = self._kept(root, diff, loaded, failed_files)
+        items = self._unique_ids([*kept, *loaded.values()], indexed=set(diff.documents))
+        self._count(items, loaded, diff)
+        docs = self.report.documents
+        if previous is not None and diff.compatible and not (docs.added or docs.updated or docs.deleted) and len(items) == len(diff.documents):
+            self.report.passages = previous.size
+            self.report.generation = previous.generation
+            return
+        self._publish(lock, diff, items)
+
+    # -- loading ----------------------------------------------------------------
+
+    def _load_all(self, root: Path, diff: Incremental) -> tuple[dict[str, Loaded], set[str]]:
+        """Every source under ``root`` loaded (or reused), and the files that failed to load."""
+        files, rejected = discover(root)
+        for r in rejected:
+            self.report.reject(r.source, r.reason)
+        self.progress.files(len(files))
+        loaded: dict[str, Loaded] = {}
+        failed: set[str] = set()
+        for src in files:
+            try:
+                for item in self._load_source(src, diff):
+                    if isinstance(item, DocumentRejected):
+                        self.report.reject(item.source, item.reason)
+                        failed.add(str(src.path))
+                    elif item.key in loaded:
+                        doc_id = item.passages[0].doc_id if item.passages else item.key
+                        self.report.reject(item.key, f"duplicate document id '{doc_id}' in one source")
+                    else:
+                        loaded[item.key] = item
+            except DocumentRejected as rej:
+                self.report.reject(rej.source, rej.reason)
+                failed.add(str(src.path))
+            self.progress.file_done()
+        return loaded, failed
+
+    def _load_source(self, src: SourceFile, diff: Incremental) -> Iterator[Loaded | DocumentRejected]:
+        """Loaded items (or rejections) for one file: one per JSONL line, else one."""
+        if src.is_jsonl:
+            for item in load_jsonl(src, default_acl=self.default_acl, salt=self.salt, max_bytes=self.max_file_bytes):
+                yield item if isinstance(item, DocumentRejected) else self._passages(f"{src.path}::{item.doc_id}", item, diff)
+            return
+        key = str(src.path)
+        recorded = diff.fingerprint_of(key)
+        if recorded is not None:
+            # Fingerprint before parsing: an unchanged file costs one read and one hash.
+            raw = read_bytes(src.path, self.max_file_bytes)
+            if file_fingerprint(src, raw, read_sidecar(src), self.default_acl, self.salt) == recorded:
+                reused = diff.reuse(key)
+                if reused is not None:
+                    yield reused
+                    return
+        doc = load_file(src, default_acl=self.default_acl, salt=self.salt, max_bytes=self.max_file_bytes)
+        yield self._passages(key, doc, diff)
+
+    def _passages(self, key: str, doc: Document, diff: Incremental) -> Loaded:
+        if diff.fingerprint_of(key) == doc.fingerprint:
+            reused = diff.reuse(key)
+            if reused is not None:
+                return reused
+        passages = chunk_document(doc, self.tenant, self.embedder.count_tokens)
+        if not passages:
+            raise DocumentRejected(doc.source, "no text to index")
+        return Loaded.fresh(key, doc, passages)
+
+    # -- deciding ---------------------------------------------------------------
+
+    def _kept(self, root: Path, diff: Incremental, loaded: dict[str, Loaded], failed_files: set[str]) -> list[Loaded]:
+        """Earlier documents this run does not replace: other paths, and files that failed to load now."""
+        kept = []
+        for key in diff.documents:
+            if key in loaded:
+                continue
+            file_part = key.split("::", 1)[0]
+            under_root = Path(file_part) == root or Path(file_part).is_relative_to(root)
+            if under_root and file_part not in failed_files:
+                self.report.documents.deleted += 1
+                continue
+            item = diff.keep(key)
+            if item is not None:
+                kept.append(item)
+        return kept
+
+    def _unique_ids(self, items: list[Loaded], indexed: set[str]) -> list[Loaded]:
+        """Two sources may not claim the same passage ID (same doc id and version).
+
+        A source already indexed keeps its IDs: a newly added file that reuses them
+        is the one rejected, so it cannot replace (or re-permission) that document.
+        """
+        seen: set[str] = set()
+        out = []
+        for item in sorted(items, key=lambda i: (i.key not in indexed, i.key)):
+            ids = {p.id for p in item.passages}
+            if ids & seen:
+                first = item.passages[0]
+                self.report.reject(item.key, f"document id '{first.doc_id}@{first.version}' is already used by another file; give it its own id or version")
+                continue
+            seen |= ids
+            out.append(item)
+        return out
+
+    def _count(self, items: list[Loaded], loaded: dict[str, Loaded], diff: Incremental) -> None:
+        docs = self.report.documents
+        for item in items:
+            if item.key not in loaded:
+                continue
+            if item.doc is None:
+                docs.unchanged += 1
+            elif item.key in diff.documents:
+                docs.updated += 1
+            else:
+                docs.added += 1
+
+    # -- writing ----------------------------------------------------------------
+
+    def _publish(self, lock: WriteLock, diff: Incremental, items: list[Loaded]) -> None:
+        passages = [p for item in items for p in item.passages]
+        vectors, todo = diff.reused_vectors(items, self.model.dim)
+        self.progress.embedding(len(todo))
+        if todo:
+            vectors[todo] = self.embedder.embed([passages[i].index_text for i in todo], progress=self.progress.embedded)
+        self.report.embedded = len(todo)
+        gen = NewGeneration(
+            passages=passages,
+            text_hashes=[h for item in items for h in item.text_hashes],
+            embeddings=vectors,
+            documents=[item.entry() for item in items],
+            chunker_version=CHUNKER_VERSION,
+            model=self.model,
+        )
+        try:
+            self.report.generation = write_generation(lock, gen)
+        except OSError as exc:
+            raise IndexWriteError(
+                f"cannot write the new index of tenant '{self.tenant}' in {lock.directory}: {exc.strerror or exc}; "
+                "the previous index is unchanged"
+            ) from None
+        self.report.published = True
+        self.report.passages = len(passages)

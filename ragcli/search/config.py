@@ -1,0 +1,69 @@
+"""How search ranks: modes, floors, fusion constant, candidates. Every field is a CLI flag.
+
+The defaults were measured, not guessed; the numbers are in the docstrings
+and in the README's "How the defaults were chosen" (bench/floors.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from ..errors import InputError
+
+Mode = Literal["hybrid", "bm25", "dense"]
+MODES: tuple[Mode, ...] = ("hybrid", "bm25", "dense")
+
+DENSE_FLOOR = 0.30
+"""Cosine under which a passage is noise for the bundled MiniLM.
+
+Chosen from data (bench/floors.py): the cosine of unrelated query/passage
+pairs has p99 0.39 (SciFact queries x random abstracts) and 0.27 (SQuAD
+questions x other articles' paragraphs); relevant pairs have a median of 0.59
+(SciFact) and 0.58 (SQuAD). At 0.30 the best hit of an off-topic query
+(SciFact claims against the uv docs) passes 1% of the time, while 100% of
+SciFact and 99.3% of SQuAD queries keep at least one hit.
+"""
+
+BM25_FLOOR = 0.0
+"""Minimum BM25 score; 0 keeps every hit that matches a non-stop-word term.
+
+BM25 scores grow with query length and term rarity, so off-topic and relevant
+scores overlap and no absolute value works across corpora (bench/floors.py: a
+floor of 10 cut 12% of SciFact's relevant documents and still let 83% of
+off-topic questions through). Off-topic queries are sent home by the topic
+gate instead (SearchConfig.topic_gate).
+"""
+
+RRF_K = 60
+CANDIDATES = 50
+TOP_K = 10
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """How search ranks; every field is a CLI flag."""
+
+    k: int = TOP_K
+    candidates: int = CANDIDATES
+    """How many candidates each ranker returns before floors and fusion."""
+    bm25_floor: float = BM25_FLOOR
+    dense_floor: float = DENSE_FLOOR
+    rrf_k: int = RRF_K
+    mode: Mode = "hybrid"
+    topic_gate: bool = True
+    """In hybrid mode, drop BM25's word matches when the query is off-topic (see ``search.gate``)."""
+
+    def __post_init__(self) -> None:
+        if self.k < 1 or self.candidates < 1:
+            raise InputError("-k and --candidates must be at least 1")
+        if self.mode not in MODES:
+            raise InputError(f"--mode {self.mode!r}: use hybrid, bm25 or dense")
+
+    @property
+    def uses_bm25(self) -> bool:
+        return self.mode in ("hybrid", "bm25")
+
+    @property
+    def uses_dense(self) -> bool:
+        return self.mode in ("hybrid", "dense")

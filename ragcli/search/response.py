@@ -1,0 +1,190 @@
+"""What a search returns, and its ``--json`` shape.
+
+``SearchResponse`` holds passages (already permission-filtered) and, for
+``--explain`` and traces, every candidate of each ranker by ID with its rank,
+score and what became of it. ``SearchJson`` is the contract scripts read.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from ..passage import Passage
+from ..principal import Scope
+from .config import SearchConfig
+
+CandidateStatus = Literal["in_results", "cut_at_k", "under_floor", "topic_gate"]
+
+
+@dataclass(frozen=True)
+class RankerHit:
+    """Where one ranker put a passage."""
+
+    rank: int
+    score: float
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """One fused result."""
+
+    rank: int
+    passage: Passage
+    score: float
+    """RRF score: the sum of 1 / (rrf_k + rank) over the rankers that kept it."""
+    bm25: RankerHit | None
+    dense: RankerHit | None
+
+    @property
+    def id(self) -> str:
+        return self.passage.id
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A ranker's candidate as shown by ``--explain`` and traces (IDs only, already permission-filtered)."""
+
+    id: str
+    rank: int
+    score: float
+    status: CandidateStatus
+    """In the results, or why not: fused but cut at k, under its ranker's floor, or dropped by the topic gate."""
+
+    @property
+    def kept(self) -> bool:
+        """Whether it passed its floor and the gate, i.e. took part in the fusion."""
+        return self.status in ("in_results", "cut_at_k")
+
+
+@dataclass
+class SearchResponse:
+    query: str
+    """The query as searched (normalised)."""
+    scope: Scope
+    results: list[SearchResult]
+    config: SearchConfig
+    generation: str
+    bm25_candidates: list[Candidate] = field(default_factory=list)
+    dense_candidates: list[Candidate] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def ids(self) -> list[str]:
+        return [r.id for r in self.results]
+
+    @property
+    def as_of(self) -> dt.date:
+        return self.scope.as_of
+
+    def to_wire(self, *, explain: bool = False) -> SearchJson:
+        return SearchJson.of(self, explain=explain)
+
+
+# --------------------------------------------------------------------------- the --json contract
+
+
+class RankJson(BaseModel):
+    rank: int
+    score: float
+
+
+class ResultJson(BaseModel):
+    rank: int
+    id: str
+    doc_id: str
+    title: str
+    heading_path: list[str]
+    source: str
+    text: str
+    score: float
+    bm25: RankJson | None
+    dense: RankJson | None
+
+
+class CandidateJson(BaseModel):
+    id: str
+    rank: int
+    score: float
+    kept: bool
+    status: CandidateStatus
+
+
+class ExplainJson(BaseModel):
+    mode: str
+    floors: dict[str, float]
+    topic_gate: bool
+    rrf_k: int
+    candidates: int
+    bm25: list[CandidateJson]
+    dense: list[CandidateJson]
+    timings_ms: dict[str, float]
+    generation: str
+
+
+class SearchJson(BaseModel):
+    query: str
+    tenant: str
+    user: str
+    as_of: dt.date
+    results: list[ResultJson]
+    notes: list[str] | None = Field(default=None, exclude_if=lambda v: not v)
+    """Facts from search about this query (cut to length, dropped as off-topic); present only when there are some."""
+    explain: ExplainJson | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Each ranker's candidates, floors and fusion; present only with ``--explain``."""
+
+    @classmethod
+    def of(cls, response: SearchResponse, *, explain: bool = False) -> SearchJson:
+        principal = response.scope.principal
+        return cls(
+            query=response.query,
+            tenant=principal.tenant,
+            user=principal.user,
+            as_of=response.as_of,
+            results=[_result_json(r) for r in response.results],
+            notes=list(response.notes),
+            explain=_explain_json(response) if explain else None,
+        )
+
+
+def _rank_json(hit: RankerHit | None) -> RankJson | None:
+    return RankJson(rank=hit.rank, score=round(hit.score, 4)) if hit else None
+
+
+def _result_json(r: SearchResult) -> ResultJson:
+    p = r.passage
+    return ResultJson(
+        rank=r.rank,
+        id=p.id,
+        doc_id=p.doc_id,
+        title=p.title,
+        heading_path=list(p.heading_path),
+        source=p.shown_source,
+        text=p.text,
+        score=round(r.score, 6),
+        bm25=_rank_json(r.bm25),
+        dense=_rank_json(r.dense),
+    )
+
+
+def _candidates_json(candidates: list[Candidate]) -> list[CandidateJson]:
+    return [CandidateJson(id=c.id, rank=c.rank, score=round(c.score, 4), kept=c.kept, status=c.status) for c in candidates]
+
+
+def _explain_json(response: SearchResponse) -> ExplainJson:
+    cfg = response.config
+    return ExplainJson(
+        mode=cfg.mode,
+        floors={"bm25": cfg.bm25_floor, "dense": cfg.dense_floor},
+        topic_gate=cfg.topic_gate,
+        rrf_k=cfg.rrf_k,
+        candidates=cfg.candidates,
+        bm25=_candidates_json(response.bm25_candidates),
+        dense=_candidates_json(response.dense_candidates),
+        timings_ms={k: round(v, 2) for k, v in response.timings_ms.items()},
+        generation=response.generation,
+    )

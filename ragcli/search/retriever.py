@@ -1,0 +1,155 @@
+"""``Retriever``: scope + query -> ranked passages. View -> rankers -> floors -> gate -> fusion.
+
+The scope picks the tenant's index and the permission filter; the query is
+only text. Each ranker returns its top candidates among the rows the scope
+may see (a ``View``), floors and the topic gate drop what is not evidence
+(``gate``), and Reciprocal Rank Fusion (k = 60) merges what survives
+(``fusion``). This is the read tool of the CLI, the answer loop and eval.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from dataclasses import replace
+from typing import TYPE_CHECKING, TypeVar
+
+from ..embedder import Embedder
+from ..index import Hit, TenantIndex, View
+from ..principal import Scope
+from ..settings import index_root
+from .config import SearchConfig
+from .fusion import fused_order
+from .gate import Status, apply_gates
+from .query import clean_query
+from .response import Candidate, RankerHit, SearchResponse, SearchResult
+
+if TYPE_CHECKING:
+    import numpy as np
+
+VECTOR_CACHE_SIZE = 256
+Key = TypeVar("Key", bound=Hashable)
+Value = TypeVar("Value")
+VIEW_CACHE_SIZE = 8
+
+
+class Retriever:
+    """Searches any tenant's published index for a scope.
+
+    Opens each tenant's index once (and switches when a newer generation is
+    published), keeps the last few views, and opens the ONNX model only when a
+    dense ranking is needed.
+    """
+
+    def __init__(self, index: str | os.PathLike[str] | None = None, *, embedder: Embedder | None = None, config: SearchConfig | None = None) -> None:
+        self.root = index_root(index)
+        self.config = config or SearchConfig()
+        self._embedder = embedder
+        self._indexes: dict[str, TenantIndex] = {}
+        self._views: OrderedDict[tuple[str, Scope], View] = OrderedDict()
+        # A query vector depends on the model and the text only.
+        self._vectors: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = Embedder()
+        return self._embedder
+
+    # -- indexes and views --------------------------------------------------------
+
+    def index_for(self, tenant: str) -> TenantIndex:
+        """The tenant's published generation, reopened when a newer one was published."""
+        index = self._indexes.get(tenant)
+        if index is not None and not index.is_current():
+            # A re-ingest published a newer generation (perhaps revoking access): switch to it.
+            del self._indexes[tenant]
+            index.close()
+            index = None
+        if index is None:
+            index = TenantIndex.open(self.root, tenant)
+            self._indexes[tenant] = index
+        return index
+
+    def view(self, scope: Scope) -> View:
+        """The current generation as ``scope`` may see it (the permission mask is built once per generation)."""
+        index = self.index_for(scope.tenant)
+        return _cached(self._views, (index.generation, scope), lambda: index.view(scope), VIEW_CACHE_SIZE)
+
+    def close(self) -> None:
+        for index in self._indexes.values():
+            index.close()
+        self._indexes.clear()
+        self._views.clear()
+
+    # -- search -------------------------------------------------------------------
+
+    def search(self, scope: Scope, query: str, *, k: int | None = None, config: SearchConfig | None = None) -> SearchResponse:
+        """Search what ``scope`` may see for ``query``."""
+        cfg = config or self.config
+        if k is not None:
+            cfg = replace(cfg, k=k)
+        text, notes = clean_query(query)
+        view = self.view(scope)
+        timings: dict[str, float] = {}
+        bm25_hits: list[Hit] = []
+        dense_hits: list[Hit] = []
+        if cfg.uses_bm25:
+            t = time.perf_counter()
+            bm25_hits = view.bm25(text, cfg.candidates)
+            timings["bm25"] = (time.perf_counter() - t) * 1000
+        if cfg.uses_dense:
+            t = time.perf_counter()
+            vector = self._query_vector(view.index, text)
+            timings["embed"] = (time.perf_counter() - t) * 1000
+            t = time.perf_counter()
+            dense_hits = view.dense(vector, cfg.candidates)
+            timings["dense"] = (time.perf_counter() - t) * 1000
+
+        gated = apply_gates(text, bm25_hits, dense_hits, cfg)
+        fused = fused_order([[h.row for h in gated.bm25], [h.row for h in gated.dense]], cfg.rrf_k)
+        selected = fused[: cfg.k]
+        bm25_rank = {h.row: RankerHit(i, h.score) for i, h in enumerate(gated.bm25, start=1)}
+        dense_rank = {h.row: RankerHit(i, h.score) for i, h in enumerate(gated.dense, start=1)}
+        results = [
+            SearchResult(rank, view.passage(row), score, bm25_rank.get(row), dense_rank.get(row))
+            for rank, (row, score) in enumerate(selected, start=1)
+        ]
+        in_results = {row for row, _ in selected}
+        return SearchResponse(
+            query=text,
+            scope=scope,
+            results=results,
+            config=cfg,
+            generation=view.generation,
+            bm25_candidates=self._candidates(view, bm25_hits, gated.bm25_status, in_results),
+            dense_candidates=self._candidates(view, dense_hits, gated.dense_status, in_results),
+            notes=notes + gated.notes,
+            timings_ms=timings,
+        )
+
+    @staticmethod
+    def _candidates(view: View, hits: list[Hit], statuses: list[Status], in_results: set[int]) -> list[Candidate]:
+        return [
+            Candidate(view.passage_id(h.row), i, h.score, ("in_results" if h.row in in_results else "cut_at_k") if status == "kept" else status)
+            for i, (h, status) in enumerate(zip(hits, statuses), start=1)
+        ]
+
+    def _query_vector(self, index: TenantIndex, text: str) -> np.ndarray:
+        embedder = self.embedder
+        index.check_model(embedder.model_id, embedder.sha256)
+        return _cached(self._vectors, (embedder.sha256, text), lambda: embedder.embed([text])[0], VECTOR_CACHE_SIZE)
+
+
+def _cached(cache: OrderedDict[Key, Value], key: Key, make: Callable[[], Value], limit: int) -> Value:
+    """``cache[key]``, made on a miss; the least recently used entry leaves when ``limit`` is passed."""
+    value = cache.get(key)
+    if value is None:
+        value = cache[key] = make()
+        if len(cache) > limit:
+            cache.popitem(last=False)
+    else:
+        cache.move_to_end(key)
+    return value

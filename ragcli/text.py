@@ -1,0 +1,88 @@
+"""Text rules shared by every layer: analysis, identifiers, sentences, slugs.
+
+One analyzer object serves indexing, query building and the local answerer's
+term overlap, so a query term is always spelled the way the index spells it.
+Tantivy is imported only when an analyzer is first needed.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any
+
+BODY_TOKENIZER = "ragcli_en"
+IDENT_TOKENIZER = "ragcli_ident"
+IDENT_PATTERN = r"[A-Za-z0-9_]+(?:[.\-/:][A-Za-z0-9_]+)*"
+
+STOP_WORDS = frozenset(
+    # Lucene's English list plus question words and pronouns: questions are
+    # full of them, and matching "what" is not evidence of relevance.
+    "a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with "
+    "what which who whom whose how when where why do does did done can could should would shall may might must has have had am been being "
+    "i me my we us our you your he him his she her its them were from about so than too very just also any some all".split()
+)
+
+
+@functools.lru_cache(maxsize=1)
+def analyzers() -> dict[str, Any]:
+    """The two Tantivy analyzers: stemmed English words, and identifiers kept whole."""
+    import tantivy
+
+    body = (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+        .filter(tantivy.Filter.remove_long(40))
+        .filter(tantivy.Filter.lowercase())
+        .filter(tantivy.Filter.custom_stopword(sorted(STOP_WORDS)))
+        .filter(tantivy.Filter.stemmer("english"))
+        .build()
+    )
+    ident = (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(IDENT_PATTERN))
+        .filter(tantivy.Filter.remove_long(80))
+        .filter(tantivy.Filter.lowercase())
+        .build()
+    )
+    return {BODY_TOKENIZER: body, IDENT_TOKENIZER: ident}
+
+
+def query_terms(text: str) -> list[str]:
+    """The stemmed, stop-word-free terms BM25 would search for ``text``."""
+    return list(analyzers()[BODY_TOKENIZER].analyze(text))
+
+
+def looks_like_identifier(token: str) -> bool:
+    """``ERR_4021``, ``ORB-7731``, ``v2.3.1``, ``retry_backoff_ms``: a separator, or letters with digits."""
+    has_digit = any(c.isdigit() for c in token)
+    has_alpha = any(c.isalpha() for c in token)
+    return any(c in "_.-/:" for c in token) or (has_digit and has_alpha)
+
+
+def identifier_terms(text: str) -> list[str]:
+    """Tokens of ``text`` that look like identifiers, as the ident field spells them (lowercased)."""
+    return [t for t in analyzers()[IDENT_TOKENIZER].analyze(text) if looks_like_identifier(t)]
+
+
+# --------------------------------------------------------------------------- sentences
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split prose into sentences at ``. ! ?`` followed by a capital or digit."""
+    text = text.strip()
+    if not text:
+        return []
+    pieces: list[str] = []
+    start = 0
+    for match in _SENTENCE_END.finditer(text):
+        pieces.append(text[start : match.start() + len(match.group(0).rstrip())].strip())
+        start = match.end()
+    pieces.append(text[start:].strip())
+    return [p for p in pieces if p]
+
+
+def slugify(text: str, *, fallback: str = "section") -> str:
+    """Lowercase ASCII slug: runs of anything but a-z and 0-9 become one '-'."""
+    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return slug[:80].strip("-") or fallback

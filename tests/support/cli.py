@@ -1,0 +1,155 @@
+"""One way to run the CLI: a real subprocess (``cli``, ``cli_popen``, ``cli_many``) or the
+real entry point in this process (``invoke``), always with a clean environment."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+# Variables that would change which model, key or index a CLI run uses.
+_DROP_ENV = ("ANTHROPIC_API_KEY", "RAGCLI_MODEL", "RAGCLI_EMBED_MODEL", "RAGCLI_EMBED_TOKENIZER", "RAGCLI_EMBED_POOLING")
+
+
+def clean_env(extra: dict[str, str] | None = None, *, index: Path | None = None) -> dict[str, str]:
+    """The environment of a CLI run: no API key or model override, wide columns, ``index`` as RAGCLI_INDEX if given."""
+    env = {k: v for k, v in os.environ.items() if k not in _DROP_ENV}
+    env["PYTHONWARNINGS"] = "ignore"
+    env["COLUMNS"] = "200"
+    if index is not None:
+        env["RAGCLI_INDEX"] = str(index)
+    if extra:
+        env.update(extra)
+    return env
+
+
+def cli_args(*args: object) -> list[str | bytes]:
+    """The command line; a bytes argument is passed as raw bytes (for undecodable argv)."""
+    return [sys.executable, "-m", "ragcli.cli", *(a if isinstance(a, bytes) else str(a) for a in args)]
+
+
+def _cwd(cwd: Path | None) -> str:
+    # The test's private index directory: a relative path never lands in the repository.
+    return str(cwd) if cwd is not None else os.environ.get("RAGCLI_INDEX") or tempfile.gettempdir()
+
+
+def cli(
+    *args: object,
+    env: dict[str, str] | None = None,
+    index: Path | None = None,
+    cwd: Path | None = None,
+    timeout: float = 300,
+    preexec_fn: Callable[[], None] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m ragcli.cli ARGS`` as a real subprocess to completion."""
+    return subprocess.run(
+        cli_args(*args),
+        capture_output=True,
+        text=True,
+        env=clean_env(env, index=index),
+        cwd=_cwd(cwd),
+        timeout=timeout,
+        preexec_fn=preexec_fn,
+    )
+
+
+def cli_popen(*args: object, env: dict[str, str] | None = None, index: Path | None = None, cwd: Path | None = None) -> subprocess.Popen[str]:
+    return subprocess.Popen(cli_args(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env(env, index=index), cwd=_cwd(cwd))
+
+
+def cli_many(
+    commands: Iterable[Sequence[object]],
+    *,
+    env: dict[str, str] | None = None,
+    envs: Sequence[dict[str, str] | None] | None = None,
+    index: Path | None = None,
+    parallel: int = 2,
+    timeout: float = 300,
+) -> list[subprocess.CompletedProcess[str]]:
+    """Run independent CLI commands, ``parallel`` at a time; results in order."""
+    commands = [list(c) for c in commands]
+    results: list[subprocess.CompletedProcess[str] | None] = [None] * len(commands)
+    running: list[tuple[int, subprocess.Popen[str]]] = []
+    pending = list(range(len(commands)))
+    deadline = time.monotonic() + timeout
+    while pending or running:
+        while pending and len(running) < parallel:
+            i = pending.pop(0)
+            running.append((i, cli_popen(*commands[i], env=envs[i] if envs is not None else env, index=index)))
+        i, proc = running.pop(0)
+        try:
+            out, err = proc.communicate(timeout=max(1.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+        results[i] = subprocess.CompletedProcess(cli_args(*commands[i]), proc.returncode, out, err)
+    return [r for r in results if r is not None]
+
+
+def invoke(capsys: pytest.CaptureFixture[str], *args: object) -> subprocess.CompletedProcess[str]:
+    """Run the real CLI entry point (``ragcli.cli.main``) in this process; same result shape as ``cli``.
+
+    Quick for sweeping many error cases; each kind also runs as a real subprocess somewhere.
+    """
+    from ragcli.cli import main
+
+    capsys.readouterr()
+    argv = [str(a) for a in args]
+    code = main(argv)
+    captured = capsys.readouterr()
+    return subprocess.CompletedProcess(argv, code, captured.out, captured.err)
+
+
+def json_of(proc: subprocess.CompletedProcess[str]) -> Any:
+    try:
+        return json.loads(proc.stdout)
+    except json.JSONDecodeError as exc:  # pragma: no cover - shown on failure only
+        raise AssertionError(f"stdout is not JSON ({exc}): {proc.stdout!r} / stderr {proc.stderr!r}") from None
+
+
+def search_json(proc: subprocess.CompletedProcess[str]) -> dict[str, Any]:
+    """A search's JSON, after checking it exited 0 or 1 without a traceback."""
+    assert proc.returncode in (0, 1), (proc.args[3:], proc.returncode, proc.stderr[-2000:])
+    assert "Traceback" not in proc.stderr
+    return json.loads(proc.stdout)
+
+
+def result_ids(proc: subprocess.CompletedProcess[str]) -> list[str]:
+    return [r["id"] for r in search_json(proc)["results"]]
+
+
+def stderr_lines(proc: subprocess.CompletedProcess[str]) -> list[str]:
+    return [line for line in proc.stderr.splitlines() if line.strip()]
+
+
+def assert_one_error_line(proc: subprocess.CompletedProcess[str], *needles: str) -> str:
+    """Exit 2 and exactly one stderr line, ``error: ...``, no traceback; the line holds every needle."""
+    lines = stderr_lines(proc)
+    context = (proc.args, proc.returncode, proc.stdout[-500:], proc.stderr[-2000:])
+    assert proc.returncode == 2, context
+    assert "Traceback" not in proc.stderr, context
+    assert len(lines) == 1, context
+    assert lines[0].startswith("error: "), context
+    for needle in needles:
+        assert needle.lower() in lines[0].lower(), (needle, lines[0])
+    return lines[0]
+
+
+def wait_for(predicate: Callable[[], bool], proc: subprocess.Popen[str] | None = None, poll: float = 0.001, limit: float = 300) -> bool:
+    """Poll until ``predicate()`` holds; False if ``proc`` exits first (or after ``limit`` seconds)."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        if proc is not None and proc.poll() is not None:
+            return predicate()
+        time.sleep(poll)
+    return False

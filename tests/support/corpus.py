@@ -1,0 +1,213 @@
+"""Writing test inputs (documents, user files, PDFs, generated corpora) and reading the index back
+through ragcli's public paths."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import json
+import random
+import re
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .paths import USERS
+
+# A small vocabulary: every generated text shares words with many others, so
+# any query built from it matches a good share of the corpus in every ranker.
+WORDS = (
+    "refund invoice billing account policy support ticket escalation server deploy backup restore "
+    "password token rotate webhook retry latency quota region cluster storage archive audit report "
+    "budget salary contract vendor laptop office travel expense approval manager review release"
+).split()
+
+
+def write(path: Path, content: str | bytes) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8")
+    return path
+
+
+def markdown(meta: dict[str, Any] | None, body: str) -> str:
+    """A Markdown file with YAML front matter (none when meta is None)."""
+    if meta is None:
+        return body
+    return "---\n" + yaml.safe_dump(meta, sort_keys=False) + "---\n\n" + body
+
+
+def write_markdown(path: Path, meta: dict[str, Any] | None, body: str) -> Path:
+    return write(path, markdown(meta, body))
+
+
+def write_user(path: Path, user: str, tenant: str, groups: Sequence[str] = ()) -> Path:
+    """A user file, as ``--as`` reads it."""
+    return write(path, json.dumps({"user": user, "tenant": tenant, "groups": list(groups)}))
+
+
+def user(name: str):  # type: ignore[no-untyped-def]
+    """A sample principal: alice, bob, carol, hana (acme), gus, gina (globex)."""
+    from ragcli import load_principal
+
+    return load_principal(USERS / f"{name}.json")
+
+
+def scope(name: str, as_of: dt.date):  # type: ignore[no-untyped-def]
+    """A sample principal on ``as_of``."""
+    from ragcli import Scope
+
+    return Scope.of(user(name), as_of)
+
+
+def make_pdf(pages: list[str]) -> bytes:
+    """A small valid PDF with one line of Helvetica text per page, written with pypdf."""
+    from pypdf import PdfWriter
+    from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
+
+    writer = PdfWriter()
+    font = writer._add_object(
+        DictionaryObject(
+            {
+                NameObject("/Type"): NameObject("/Font"),
+                NameObject("/Subtype"): NameObject("/Type1"),
+                NameObject("/BaseFont"): NameObject("/Helvetica"),
+            }
+        )
+    )
+    for text in pages:
+        page = writer.add_blank_page(612, 792)
+        page[NameObject("/Resources")] = DictionaryObject({NameObject("/Font"): DictionaryObject({NameObject("/F1"): font})})
+        stream = DecodedStreamObject()
+        escaped = text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+        stream.set_data(b"BT /F1 12 Tf 72 720 Td (" + escaped.encode("latin-1") + b") Tj ET")
+        page[NameObject("/Contents")] = writer._add_object(stream)
+    buf = io.BytesIO()
+    writer.write(buf)
+    return buf.getvalue()
+
+
+def sentence(rng: random.Random, n: int = 14) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(n)).capitalize() + "."
+
+
+def write_round(folder: Path, round_no: int, n: int, *, seed: int | None = None, prefix: str = "r") -> set[str]:
+    """Replace the Markdown files of ``folder`` with ``n`` one-passage docs of one "round".
+
+    Every doc id carries the round (``r07-doc-012``) and so does the title, so
+    a round's passages are told apart from any other round's by ID, and every
+    round's text is new (it must be embedded). File names stay the same from
+    round to round, as when a team edits its documents. Returns the passage IDs
+    a complete ingest of the folder produces.
+    """
+    rng = random.Random(seed if seed is not None else round_no)
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.glob("*.md"):
+        old.unlink()
+    ids = set()
+    for i in range(n):
+        doc_id = f"{prefix}{round_no:02d}-doc-{i:03d}"
+        meta = {"id": doc_id, "version": "1", "title": f"Round {round_no} note {i}"}
+        write_markdown(folder / f"doc{i:03d}.md", meta, sentence(rng, 12) + "\n")
+        ids.add(f"{doc_id}@1#top")
+    return ids
+
+
+# --------------------------------------------------------------------------- reading the index back
+
+
+def status_of(root: Path, tenant: str):  # type: ignore[no-untyped-def]
+    """The tenant's audit (every checksum verified), against the bundled model."""
+    from ragcli.embedder import Embedder
+    from ragcli.index import audit_tenant
+
+    embedder = Embedder()
+    return audit_tenant(root, tenant, model_id=embedder.model_id, model_sha256=embedder.sha256)
+
+
+def passage_ids(root: Path, tenant: str) -> set[str]:
+    """IDs of every passage of the published generation, as its manifest lists them (checksum-verified)."""
+    from ragcli.index import TenantIndex
+
+    with TenantIndex.open(root, tenant, verify=True) as index:
+        return {pid for doc in index.manifest.documents for pid in doc.passage_ids}
+
+
+def audit_counts(root: Path, tenant: str) -> tuple[int, int]:
+    a = status_of(root, tenant)
+    return a.orphan_vectors, a.stale_entries
+
+
+def build_dirs(root: Path, tenant: str) -> list[str]:
+    tenant_dir = root / tenant
+    return sorted(p.name for p in tenant_dir.iterdir() if p.name.startswith(".build-")) if tenant_dir.is_dir() else []
+
+
+def generation_dirs(root: Path, tenant: str) -> list[str]:
+    tenant_dir = root / tenant
+    return sorted(p.name for p in tenant_dir.iterdir() if p.name.startswith("gen-")) if tenant_dir.is_dir() else []
+
+
+def current_name(root: Path, tenant: str) -> str | None:
+    try:
+        return (root / tenant / "CURRENT").read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+
+
+def all_passages(root: Path, tenant: str) -> list[Any]:
+    """Every passage of the published generation, read straight from its passages.jsonl.
+
+    Deliberately not through ragcli's reader: the tests hold the index's
+    permission filter against this independent, unfiltered copy.
+    """
+    from ragcli import Passage
+
+    generation = root / tenant / str(current_name(root, tenant))
+    out = []
+    for line in (generation / "passages.jsonl").read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        record.pop("text_hash")
+        for key in ("acl", "heading_path"):
+            record[key] = tuple(record[key])
+        for key in ("effective_from", "superseded_on"):
+            record[key] = dt.date.fromisoformat(record[key]) if record[key] else None
+        out.append(Passage(**record))
+    return out
+
+
+# --------------------------------------------------------------------------- checking text
+
+
+def visible_to(passage: Any, principal: Any, as_of: dt.date) -> bool:
+    """Independent restatement of the permission rule, from the passage's own fields."""
+    in_time = (passage.effective_from is None or passage.effective_from <= as_of) and (passage.superseded_on is None or as_of < passage.superseded_on)
+    return passage.tenant == principal.tenant and bool(set(passage.acl) & principal.acl_tokens()) and in_time
+
+
+def long_sentences(text: str, min_words: int = 6) -> list[str]:
+    """Sentences (and lines) of a passage with at least ``min_words`` words, whitespace-collapsed."""
+    out = []
+    for line in text.split("\n"):
+        for piece in re.split(r"(?<=[.!?])\s+", line):
+            piece = " ".join(piece.strip(" |-*").split())
+            if len(piece.split()) >= min_words:
+                out.append(piece)
+    return out
+
+
+def strings_in(value: Any) -> Iterator[str]:
+    """Every string (keys and values) inside a JSON-like value."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield str(k)
+            yield from strings_in(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from strings_in(v)
