@@ -10,7 +10,8 @@ it is, so it is not copied; the converter writes into ``--out``:
 
 For ``squad2-dev`` (corpus.jsonl, queries.jsonl with ``answerable``/``answers``/
 ``source_passage``, qrels.tsv) answerable questions get ``expect: "answer"`` and
-``relevant: [source paragraph id]``; unanswerable ones get ``expect: "abstain"``,
+``relevant: [source paragraph id]`` and ``answer_contains`` (its gold answers: any one
+in the answer text counts as right); unanswerable ones get ``expect: "abstain"``,
 no ``reason`` (either abstention path is right) and no relevant labels. ``--sample N --seed S``
 takes a deterministic sample of the questions.
 
@@ -73,14 +74,17 @@ def squad_cases(folder: Path, principal: dict[str, Any]) -> list[dict[str, Any]]
     cases = []
     for q in read_jsonl(folder / "queries.jsonl"):
         if q.get("answerable"):
-            cases.append(case(str(q["_id"]), q["text"], principal, "answer", None, [str(q["source_passage"])]))
+            answers = list(dict.fromkeys(a.strip() for a in q.get("answers", []) if a.strip()))
+            cases.append(case(str(q["_id"]), q["text"], principal, "answer", None, [str(q["source_passage"])], answers))
         else:
             cases.append(case(str(q["_id"]), q["text"], principal, "abstain", SQUAD_ABSTAIN_REASON, []))
     return cases
 
 
-def case(qid: str, question: str, principal: dict[str, Any], expect: str, reason: str | None, relevant: list[str]) -> dict[str, Any]:
-    return {
+def case(
+    qid: str, question: str, principal: dict[str, Any], expect: str, reason: str | None, relevant: list[str], answers: list[str] | None = None
+) -> dict[str, Any]:
+    data = {
         "id": qid,
         "question": question,
         "principal": principal,
@@ -89,6 +93,9 @@ def case(qid: str, question: str, principal: dict[str, Any], expect: str, reason
         "relevant": relevant,
         "forbidden": [],
     }
+    if answers:
+        data["answer_contains"] = answers  # SQuAD's gold answers: any one in the answer text is right
+    return data
 
 
 def take_sample(cases: list[dict[str, Any]], n: int | None, seed: int) -> list[dict[str, Any]]:

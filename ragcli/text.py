@@ -58,9 +58,40 @@ def looks_like_identifier(token: str) -> bool:
     return any(c in "_.-/:" for c in token) or (has_digit and has_alpha)
 
 
+_NUMBER_UNIT = re.compile(r"\b([A-Za-z][A-Za-z]+)[ -](\d+(?:\.\d+)*)\b")
+_UNIT_WORD = re.compile(r"^(?:[A-Z]{2,}|[A-Z][a-z]+|[a-z]+[A-Z]\w*)$")
+_FLAG = re.compile(r"(?:^|\s)(--?[A-Za-z][\w-]*)")
+
+
+def number_units(text: str) -> list[str]:
+    """Name + number pairs (``PEP 723``, ``RFC 9110``, ``Python 3.12``, ``macOS 13``) as single identifier tokens: ``pep_723``.
+
+    The word must look like a name (an acronym, a capitalised word, or camel
+    case like ``macOS``): "in 2008" or "than 6" are not units.
+
+    Indexed beside the text and searched for in queries, so ``PEP 723`` ranks
+    the passage that names PEP 723 above one that only says "PEP" and "723" apart.
+    """
+    return [f"{word.lower()}_{number}" for word, number in _NUMBER_UNIT.findall(text) if _UNIT_WORD.match(word) and word.lower() not in STOP_WORDS]
+
+
 def identifier_terms(text: str) -> list[str]:
-    """Tokens of ``text`` that look like identifiers, as the ident field spells them (lowercased)."""
-    return [t for t in analyzers()[IDENT_TOKENIZER].analyze(text) if looks_like_identifier(t)]
+    """Tokens of ``text`` that look like identifiers, as the ident field spells them (lowercased), and its number units."""
+    found = [t for t in analyzers()[IDENT_TOKENIZER].analyze(text) if looks_like_identifier(t)]
+    return list(dict.fromkeys([*found, *number_units(text)]))
+
+
+def is_strong_identifier(token: str) -> bool:
+    """An identifier no ordinary word looks like: digits with letters (``ERR_4021``, ``PD-1``), an underscore,
+    or a dot, slash or colon between parts (``pylock.toml``, ``astral-sh/setup-uv``). ``up-to-date`` is not one."""
+    has_digit = any(c.isdigit() for c in token)
+    has_alpha = any(c.isalpha() for c in token)
+    return (has_digit and has_alpha) or "_" in token or any(sep in token for sep in "./:")
+
+
+def flags(text: str) -> list[str]:
+    """Command-line flags in ``text`` (``--frozen``, ``-k``): a query naming one is specific."""
+    return _FLAG.findall(text)
 
 
 # --------------------------------------------------------------------------- sentences

@@ -223,6 +223,73 @@ def test_number_not_in_passage_fails_the_citation_check(retriever, pid) -> None:
     assert {c.check for c in outcome.trace.checks if not c.passed} == {"numbers_in_passage"}
 
 
+TIER_QUESTION = "How many requests per minute does Tier 2 allow?"
+
+
+@pytest.mark.parametrize(
+    "question, doc, section, statement, quote, words",
+    [
+        (CDN_QUESTION, "vendor-notes", "fastway-cdn", "Fastway is our CDN vendor.", "Our CDN vendor", 3),
+        (CDN_QUESTION, "vendor-notes", "fastway-cdn", "Fastway is our CDN vendor.", "Our CDN vendor is", 4),
+        # Table pipes are not words: three cells are three words, four are four.
+        (TIER_QUESTION, "api-rate-limits", "tiers", "Tier 2 is the Growth plan's tier.", "| Tier 2 | Growth |", 3),
+        (TIER_QUESTION, "api-rate-limits", "tiers", "Tier 2 is the Growth plan's tier.", "| Tier 2 | Growth | 600 |", 4),
+    ],
+    ids=["3-words", "4-words", "3-table-words", "4-table-words"],
+)
+def test_quote_length_minimum_is_four_words(retriever, pid, question, doc, section, statement, quote, words) -> None:
+    """Through the real loop: a quote of three words abstains, one of four words (the minimum) answers."""
+    target = pid("acme", doc, section)
+    outcome = run(ScriptedAPI(answer_call((statement, target, quote))), question, retriever=retriever)
+    assert target in outcome.evidence_ids  # retrieved, and the quote is the passage's own text: only the length decides
+    length = next(c for c in outcome.trace.checks if c.check == "quote_length")
+    assert length.passed is (words >= 4)
+    if words >= 4:
+        assert outcome.disposition == "answered", outcome.checks
+        assert [(c.statement, c.passage.id, c.quote) for c in outcome.claims] == [(statement, target, quote)]
+    else:
+        assert (outcome.disposition, getattr(outcome, "reason", None)) == ("abstained", "citation_check_failed"), outcome.checks
+        assert {c.check for c in outcome.trace.checks if not c.passed} == {"quote_length"}
+        assert [c.detail for c in outcome.checks if c.check == "quote_length"] == [f"{words} words"]
+
+
+WEBHOOK_QUESTION = "How long does my webhook endpoint have to respond?"
+WEBHOOK_QUOTE = "Your endpoint must respond with a 2xx status within 10 seconds"
+ANNUAL_QUESTION = "How much cheaper is annual billing than monthly billing?"
+ANNUAL_QUOTE = "Annual billing is discounted by 20% compared to monthly billing"
+
+
+@pytest.mark.parametrize(
+    "question, doc, section, quote, statement, supported",
+    [
+        # The passage says "10" (seconds), never "10%": a percentage is a different claim.
+        (WEBHOOK_QUESTION, "webhooks-guide", "delivery-rules", WEBHOOK_QUOTE, "The endpoint must respond within 10 seconds.", True),
+        (WEBHOOK_QUESTION, "webhooks-guide", "delivery-rules", WEBHOOK_QUOTE, "The endpoint must respond within 10% of the delivery window.", False),
+        (WEBHOOK_QUESTION, "webhooks-guide", "delivery-rules", WEBHOOK_QUOTE, "The endpoint must respond within 10 percent of the delivery window.", False),
+        # The passage says "20%": "20 percent" and "20 per cent" are the same number.
+        (ANNUAL_QUESTION, "pricing-plans", "annual-billing", ANNUAL_QUOTE, "Annual billing is 20% cheaper than monthly billing.", True),
+        (ANNUAL_QUESTION, "pricing-plans", "annual-billing", ANNUAL_QUOTE, "Annual billing is 20 percent cheaper than monthly billing.", True),
+        (ANNUAL_QUESTION, "pricing-plans", "annual-billing", ANNUAL_QUOTE, "Annual billing is 20 per cent cheaper than monthly billing.", True),
+        (ANNUAL_QUESTION, "pricing-plans", "annual-billing", ANNUAL_QUOTE, "Annual billing is 25% cheaper than monthly billing.", False),
+    ],
+    ids=["10-as-stated", "10%-vs-10", "10-percent-vs-10", "20%", "20-percent", "20-per-cent", "25%-vs-20%"],
+)
+def test_percent_rule(retriever, pid, text_of, question, doc, section, quote, statement, supported) -> None:
+    target = pid("acme", doc, section)
+    text = text_of("acme", target)
+    if doc == "webhooks-guide":
+        assert "10 seconds" in text and "%" not in text and "percent" not in text  # the premise of the first three cases
+    else:
+        assert "20%" in text and "25" not in text
+    outcome = run(ScriptedAPI(answer_call((statement, target, quote))), question, retriever=retriever)
+    assert target in outcome.evidence_ids
+    if supported:
+        assert outcome.disposition == "answered", outcome.checks
+    else:
+        assert (outcome.disposition, getattr(outcome, "reason", None)) == ("abstained", "citation_check_failed"), outcome.checks
+        assert {c.check for c in outcome.trace.checks if not c.passed} == {"numbers_in_passage"}
+
+
 @pytest.mark.parametrize(
     "tenant, doc_id, section",
     [("acme", "pay-bands", "engineering-bands"), ("globex", "oncall-handbook", "paging-and-acknowledgement")],
@@ -261,6 +328,39 @@ def test_fourth_search_is_budget_exhausted(retriever) -> None:
     assert outcome.searches == 3 and api.calls == 3 and api.remaining == 0
     assert [s.query for s in outcome.trace.searches] == [CDN_QUESTION, "SCIM provisioning plan", "webhook delivery retries"]
     assert all(s.new for s in outcome.trace.searches)
+
+
+# Each finds passages the earlier searches did not, so no search is closed for lack of news.
+NEW_QUERIES = ["SCIM provisioning plan", "webhook delivery retries", "pricing of the Growth plan", "data retention period for application logs"]
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5])
+def test_max_searches_n_allows_exactly_n_searches(retriever, text_of, n) -> None:
+    """The question's own search plus n-1 of the model's; the model's n-th request is budget_exhausted."""
+    api = ScriptedAPI(*(search_call(q) for q in NEW_QUERIES[: n - 1]), search_call("vendor risk review duration"))
+    outcome = run(api, CDN_QUESTION, limits=Limits(max_searches=n), retriever=retriever)
+    assert [tool_names(b) for b in api.bodies] == [["search", "submit_answer"]] * (n - 1) + [["submit_answer"]]
+    assert (outcome.disposition, getattr(outcome, "reason", None)) == ("abstained", "budget_exhausted")
+    assert outcome.searches == n and api.calls == n and api.remaining == 0 and not api.overrun
+    assert [s.query for s in outcome.trace.searches] == [CDN_QUESTION, *NEW_QUERIES[: n - 1]]
+    assert all(s.new for s in outcome.trace.searches)
+    assert outcome.trace.decisions[-1].offered == ["submit_answer"] and outcome.trace.decisions[-1].tool == "search"
+
+    # The same budget spent, then an answer citing a passage only the n-th search found: it counted and is citable.
+    if n > 1:
+        cited: list[str] = []
+
+        def answer_from_last_search(body: dict) -> dict:
+            found = passage_ids(last_user_text(body))
+            assert found, "the last search found nothing new"
+            cited.append(found[0])
+            return answer_call(("The evidence says so.", found[0], long_sentences(text_of("acme", found[0]))[0]))
+
+        api = ScriptedAPI(*(search_call(q) for q in NEW_QUERIES[: n - 1]), answer_from_last_search)
+        outcome = run(api, CDN_QUESTION, limits=Limits(max_searches=n), retriever=retriever)
+        assert outcome.disposition == "answered", outcome.checks
+        assert outcome.searches == n and api.calls == n
+        assert cited[0] in outcome.trace.searches[-1].new and [c.passage.id for c in outcome.claims] == cited
 
 
 def test_repeated_query_closes_search(retriever) -> None:

@@ -217,25 +217,36 @@ def test_missing_and_forbidden_look_identical(cli_runs, sample_passages, index_w
     assert "pay-bands" not in forbidden_json.stdout + forbidden_text.stdout
 
 
-def test_abstention_message_is_one_sentence_for_every_reason() -> None:
-    from ragcli.answer.protocol import Usage
-    from ragcli.answer.trace import Trace
+def test_real_abstentions_for_different_reasons_look_the_same(retriever, local_model) -> None:
+    """Real abstentions through the real loop, for different reasons and after different evidence.
 
-    messages = set()
-    for reason in REASON_CODES:
-        outcome = Abstained(
-            reason=reason,
-            searches=1,
-            model="local",
-            request_id="0" * 32,
-            usage=Usage(),
-            evidence_ids=(),
-            checks=(),
-            trace=Trace.start("0" * 32, scope("bob", DAY), "local", "v"),
-        )
-        messages.add(outcome.message)
-        assert outcome.to_wire().model_dump(mode="json")["message"] == ABSTAIN_MESSAGE
-    assert messages == {ABSTAIN_MESSAGE}
+    Off-topic (nothing visible), a page bob may not read (whatever reason the local model gives),
+    and an answerable question with no turn left (budget_exhausted, after ten passages): the user
+    sees the same sentence and the same JSON shape; only the reason code (and the request id,
+    usage, search count) differ.
+    """
+    from ragcli.answer import Limits
+
+    outcomes = [
+        ask(OFF_TOPIC, scope("bob", DAY), retriever, local_model),
+        ask(PAY_BAND_QUESTION, scope("bob", DAY), retriever, local_model),
+        ask(ANSWERABLE[0][0], scope("alice", DAY), retriever, local_model, limits=Limits(max_turns=0)),
+    ]
+    assert all(isinstance(o, Abstained) for o in outcomes), [(o.disposition, getattr(o, "reason", None)) for o in outcomes]
+    reasons = {o.reason for o in outcomes}
+    assert {"no_visible_evidence", "budget_exhausted"} <= reasons, reasons
+    seen = {len(o.evidence_ids) for o in outcomes}
+    assert 0 in seen and len(seen) >= 2, seen  # the runs really saw different evidence
+    wires = set()
+    for outcome in outcomes:
+        data = outcome.to_wire().model_dump(mode="json")
+        assert data["reason"] == outcome.reason and data["message"] == ABSTAIN_MESSAGE
+        for pid in outcome.evidence_ids:  # nothing the run saw reaches the user
+            assert pid not in json.dumps(data), pid
+        wires.add(json.dumps({k: v for k, v in data.items() if k not in ("reason", "request_id", "usage", "searches")}, sort_keys=True))
+    assert len(wires) == 1, wires
+    assert json.loads(wires.pop()) == {"disposition": "abstained", "answer": None, "claims": [], "sources": [], "message": ABSTAIN_MESSAGE, "model": "local"}
+    # The one sentence names no reason and hints at no permission.
     for reason in REASON_CODES:
         assert reason.replace("_", " ") not in ABSTAIN_MESSAGE
     for word in ("forbidden", "permission", "restricted", "access", "exist"):

@@ -9,6 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from support.paths import VOCAB_PATH
+
 from ragcli.embedder import MAX_MODEL_TOKENS, SPECIAL_TOKENS
 from ragcli.ingestion.chunking import chunk_document
 from ragcli.ingestion.loaders import Document
@@ -34,6 +36,24 @@ def make_doc(text: str, *, title: str = "Doc Title", fmt: str = "markdown", doc_
     )
 
 
+def _specials_the_tokenizer_adds() -> int:
+    """[CLS] and [SEP], counted by the bundled tokenizer itself.
+
+    Not ragcli's SPECIAL_TOKENS: the chunker reserves that constant, so a check using it
+    would cancel out if it were ever wrong (0 would pass, and every passage would be cut by 2).
+    """
+    from tokenizers.implementations import BertWordPieceTokenizer
+
+    return len(BertWordPieceTokenizer(str(VOCAB_PATH), lowercase=True).encode("").ids)
+
+
+MODEL_SPECIALS = _specials_the_tokenizer_adds()
+
+
+def test_the_chunker_reserves_what_the_tokenizer_adds():
+    assert MODEL_SPECIALS == 2 and SPECIAL_TOKENS == MODEL_SPECIALS
+
+
 def words_of(text: str) -> set[str]:
     return set(re.findall(r"[a-z0-9]+", text.lower()))
 
@@ -42,9 +62,9 @@ def assert_within_cap(passages, count):
     for p in passages:
         text_tokens = count([p.text])[0]
         full_tokens = count([p.index_text])[0]
-        assert text_tokens + SPECIAL_TOKENS <= MAX_MODEL_TOKENS, (text_tokens, p.id)
+        assert text_tokens + MODEL_SPECIALS <= MAX_MODEL_TOKENS, (text_tokens, p.id)
         # The heading line is part of what the model embeds; with [CLS]/[SEP] it must still fit.
-        assert full_tokens + SPECIAL_TOKENS <= MAX_MODEL_TOKENS, (full_tokens, p.id)
+        assert full_tokens + MODEL_SPECIALS <= MAX_MODEL_TOKENS, (full_tokens, p.id)
 
 
 # --------------------------------------------------------------------------- generated Markdown
@@ -156,7 +176,7 @@ def test_generated_markdown_properties(embedder, gen: Gen):
     # 4. Lists and code blocks that fit are kept whole, in a passage of their section.
     for kind, block, path in gen.whole_blocks:
         label = HEADING_SEPARATOR.join((gen.title, *path))
-        if count([f"{label}\n\n{block}"])[0] + SPECIAL_TOKENS <= MAX_MODEL_TOKENS:
+        if count([f"{label}\n\n{block}"])[0] + MODEL_SPECIALS <= MAX_MODEL_TOKENS:
             assert any(block in p.text and p.heading_path == path for p in passages), (kind, block[:80])
 
     # 5. Table rows: every row appears, and always under its table's header row.
@@ -236,7 +256,9 @@ def test_code_block_and_list_stay_whole_when_they_fit(embedder):
     passages = chunk_document(make_doc(text), "t", embedder.count_tokens)
     assert len(passages) > 3
     assert sum(code in p.text for p in passages) == 1
-    assert sum(items in p.text for p in passages) == 1
+    # The items' soft-wrapped continuation lines are joined onto their items (chunker v3).
+    joined = "\n".join(f"- step {i}: check the widget number {i} with a continuation line" for i in range(8))
+    assert sum(joined in p.text for p in passages) == 1
     assert_within_cap(passages, embedder.count_tokens)
 
 
@@ -320,3 +342,99 @@ def test_section_ids_with_parts(embedder):
     # "Deploy 2"'s own slug is taken by part 2 of "Deploy": it must not collide.
     assert len(set(sections)) == len(sections)
     assert passages[-1].text == "Short." and passages[-1].section != "deploy-2"
+
+
+# --------------------------------------------------------------------------- real documentation: wraps, admonitions, intros
+
+WRAPPED = """# Guide
+
+## Locking
+
+While the lockfile is created automatically, the lockfile may also be explicitly created or
+updated using `uv lock`, which resolves every dependency of the project and writes the result to
+disk. Second sentence here.
+
+- A list item that is long enough to wrap onto a second line in the source
+  file, like real documentation does.
+
+A line with a hard break  
+stays on two lines.
+"""
+
+
+def test_soft_wrapped_prose_is_joined_and_hard_breaks_kept(embedder):
+    (passage,) = chunk_document(make_doc(WRAPPED, title="Guide"), "t", embedder.count_tokens)
+    lines = passage.text.split("\n")
+    assert "While the lockfile is created automatically, the lockfile may also be explicitly created or updated using `uv lock`, which resolves every dependency of the project and writes the result to disk. Second sentence here." in lines
+    assert "- A list item that is long enough to wrap onto a second line in the source file, like real documentation does." in lines
+    assert "A line with a hard break  " in lines and "stays on two lines." in lines
+
+
+ADMONITIONS = """# Page
+
+## Notes
+
+!!! note
+
+    The `--frozen` flag uses the lockfile
+    without checking it.
+
+!!! tip "Faster installs"
+
+    Use the cache.
+
+=== "macOS and Linux"
+
+    ```console
+    $ curl -LsSf https://astral.sh/uv/install.sh | sh
+    ```
+
+=== "Windows"
+
+    ```console
+    $ powershell -c "irm https://astral.sh/uv/install.ps1 | iex"
+    ```
+
+```console
+!!! note
+```
+"""
+
+
+def test_admonitions_and_tabs_become_labelled_prose_and_code(embedder):
+    text = "\n\n".join(p.text for p in chunk_document(make_doc(ADMONITIONS, title="Page"), "t", embedder.count_tokens))
+    assert "Note: The `--frozen` flag uses the lockfile without checking it." in text
+    assert "Faster installs: Use the cache." in text
+    # A tab's label introduces its code block, which is still a fenced block (not indented "code").
+    assert "macOS and Linux:\n\n```console\n$ curl -LsSf https://astral.sh/uv/install.sh | sh\n```" in text
+    assert "Windows:\n\n```console\n$ powershell" in text
+    assert "```console\n!!! note\n```" in text  # a marker inside a code block is code
+
+
+def _intro_doc(filler_sentences: int, code_lines: int) -> str:
+    filler = " ".join(f"Filler sentence number {i} talks about caching and resolution in some detail." for i in range(filler_sentences))
+    code = "\n".join(f'classifiers = ["Private :: Do Not Upload {i}"]' for i in range(code_lines))
+    return f"# Pub\n\n## Publishing\n\n{filler}\n\nIf you have internal packages, you can mark them as private:\n\n```toml\n{code}\n```\n\nAfter the block.\n"
+
+
+@pytest.mark.parametrize("filler", [0, 5, 12, 20])
+def test_an_introducing_sentence_stays_with_its_block(embedder, filler):
+    passages = chunk_document(make_doc(_intro_doc(filler, 3), title="Pub"), "t", embedder.count_tokens)
+    holders = [p for p in passages if "you can mark them as private:" in p.text]
+    assert len(holders) == 1 and 'classifiers = ["Private :: Do Not Upload 0"]' in holders[0].text
+    assert not any(p.text.rstrip().endswith(":") for p in passages)
+    assert not any(p.text.lstrip().startswith("```") for p in passages)
+    assert_within_cap(passages, embedder.count_tokens)
+
+
+def test_a_split_block_repeats_its_introduction_and_stays_fenced(embedder):
+    passages = chunk_document(make_doc(_intro_doc(2, 60), title="Pub"), "t", embedder.count_tokens)
+    parts = [p for p in passages if "Do Not Upload" in p.text]
+    assert len(parts) >= 3
+    for p in parts:
+        assert "If you have internal packages, you can mark them as private:\n\n```toml\n" in p.text, p.text[:200]
+        assert sum(1 for line in p.text.split("\n") if line.startswith("```")) == 2  # opened and closed in every part
+    # Every code line is kept, each once.
+    lines = [line for p in parts for line in p.text.split("\n") if line.startswith("classifiers")]
+    assert sorted(lines) == sorted(f'classifiers = ["Private :: Do Not Upload {i}"]' for i in range(60))
+    assert_within_cap(passages, embedder.count_tokens)

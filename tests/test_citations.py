@@ -36,7 +36,11 @@ STYLED = P(
     "Open **Console > Billing > Request refund** and pick the invoice.\n"
     "The file is stored for 90 days."
 )
-PASSAGES = {"refunds#annual": REFUNDS, "limits#tiers": LIMITS, "outage#summary": OUTAGE, "styled#x": STYLED}
+CHANGELOG = P(
+    "## v2.3.1\n\nFixed: retry_backoff_ms now defaults to 800 after ERR_4021. See PEP 723 for script metadata.\n\n"
+    "| Tier | Requests per minute | Burst |\n|---|---|---|\n| 2 | 600 | 1200 |"
+)
+PASSAGES = {"refunds#annual": REFUNDS, "limits#tiers": LIMITS, "outage#summary": OUTAGE, "styled#x": STYLED, "changelog#v231": CHANGELOG}
 
 
 def run(statement: str, passage_id: str, quote: str) -> dict[str, bool]:
@@ -128,6 +132,36 @@ def test_numbers_in_passage(passage_id: str, statement: str, supported: bool) ->
     checks = run(statement, passage_id, quote)
     assert checks["quote_in_passage"] is True
     assert checks["numbers_in_passage"] is supported
+
+
+@pytest.mark.parametrize(
+    "statement, supported",
+    [
+        ("Fixed in v2.3.1: the default is 800.", True),
+        ("Fixed in v2.4.0: the default is 800.", False),  # a version the passage does not name
+        ("See ERR_4021 for the backoff.", True),
+        ("See ERR_9999 for the backoff.", False),  # an error code the passage does not name
+        ("PEP 723 covers script metadata.", True),
+        ("PEP 724 covers script metadata.", False),  # 724 is nowhere; the unit is checked whole
+        ("The setting is retry_backoff_ms.", True),
+        ("Set retry_backoff_ms2 instead.", False),
+    ],
+)
+def test_numbers_inside_identifiers_and_versions_are_checked(statement: str, supported: bool) -> None:
+    checks = run(statement, "changelog#v231", "retry_backoff_ms now defaults to 800")
+    assert checks["quote_in_passage"] is True
+    assert checks["numbers_in_passage"] is supported, statement
+
+
+@pytest.mark.parametrize("quote", ["| 600 | | |", "| 2 | 600 | 1200 |", "**  ** v2.3.1 **", "--- | --- | ---"])
+def test_markup_and_table_pipes_are_not_words(quote: str) -> None:
+    checks = run("Tier 2 allows 600 requests per minute.", "changelog#v231", quote)
+    assert checks["quote_length"] is False, quote
+
+
+def test_a_table_row_with_four_real_words_is_long_enough() -> None:
+    passages = {"t#x": P("| Tier | Limit |\n|---|---|\n| Tier 2 keys | 600 per minute |")}
+    assert all_passed(check_claims([C("Tier 2 keys allow 600 per minute.", "t#x", "| Tier 2 keys | 600 per minute |")], passages))
 
 
 def test_numbers_in_parses_separators_and_percent() -> None:

@@ -210,7 +210,7 @@ def test_search_json_shape_and_explain(sample_index):
     assert {"mode", "floors", "rrf_k", "candidates", "bm25", "dense"} <= set(e)
     defaults = SearchConfig()
     assert e["mode"] == "hybrid" and e["rrf_k"] == defaults.rrf_k and e["candidates"] == defaults.candidates
-    assert e["floors"] == {"bm25": defaults.bm25_floor, "dense": defaults.dense_floor}
+    assert e["floors"] == {"bm25": defaults.bm25_floor, "dense": defaults.dense_floor, "bm25_only_min_terms": defaults.bm25_only_min_terms}
     assert e["bm25"] and e["dense"]
     for cand in e["bm25"] + e["dense"]:
         assert set(cand) == {"id", "rank", "score", "kept", "status"}

@@ -148,7 +148,20 @@ def test_html_to_markdown_on_arbitrary_text(html: str) -> None:
 
 # --------------------------------------------------------------------------- principals and eval cases
 
+names = st.text(min_size=1, max_size=20).filter(str.strip)
+good_tenants = st.from_regex(r"[a-z0-9][a-z0-9_-]{0,20}", fullmatch=True)
+bad_tenants = st.sampled_from(["../x", "A", "a" * 65, "a b", "", "acme\x00", "-acme", "acme/x"])
+# Well-formed principals, half of them with one field broken (a bad tenant, a blank or
+# overlong group, an unknown key), beside arbitrary JSON: valid ones come often enough
+# that the checks on an accepted principal run on many inputs, not only the rejections.
+principal_shaped = st.fixed_dictionaries(
+    {"user": names | st.sampled_from(["  kim  ", "", "   ", "k" * 257]), "tenant": good_tenants | bad_tenants},
+    optional={"groups": st.lists(names | st.sampled_from(["", "  ", "g" * 257]), max_size=5), "admin": json_values},
+)
+valid_principals = st.fixed_dictionaries({"user": names, "tenant": good_tenants}, optional={"groups": st.lists(names, max_size=5)})
 principal_objects = st.one_of(
+    valid_principals,
+    principal_shaped,
     json_values,
     st.fixed_dictionaries(
         {},
@@ -161,23 +174,47 @@ principal_objects = st.one_of(
     ),
 )
 
+# How many inputs each property test accepted in its last run: a property whose inputs are all
+# rejected never runs its checks on an accepted value, and passes whatever the code does.
+ACCEPTED: dict[str, int] = {}
+
+
+def _accepts_some(name: str, prop, minimum: int, **fixtures) -> None:  # type: ignore[no-untyped-def]
+    """Run the Hypothesis property ``prop`` and check that at least ``minimum`` inputs were accepted."""
+    ACCEPTED[name] = 0
+    prop(**fixtures)
+    assert ACCEPTED[name] >= minimum, f"{name}: only {ACCEPTED[name]} accepted inputs; the checks on an accepted value hardly ran"
+
 
 @FUZZ
-@given(principal_objects)
-@example({"user": "kim", "tenant": "acme", "groups": "hr"})
-@example({"user": "kim", "tenant": "acme", "groups": [["nested"]]})
-@example({"user": "k" * 10_000, "tenant": "acme"})
-@example({"user": "k\ud800", "tenant": "acme", "groups": ["\udc00"]})
-def test_parse_principal_on_arbitrary_objects(data: object) -> None:
+@given(data=principal_objects)
+@example(data={"user": "kim", "tenant": "acme", "groups": "hr"})
+@example(data={"user": "kim", "tenant": "acme", "groups": [["nested"]]})
+@example(data={"user": "k" * 10_000, "tenant": "acme"})
+@example(data={"user": "k\ud800", "tenant": "acme", "groups": ["\udc00"]})
+@example(data={"user": "kim", "tenant": "acme", "groups": ["support", "hr"]})  # valid
+@example(data={"user": " kim ", "tenant": "a-1_b", "groups": [" hr ", "everyone"]})  # valid, padded
+@example(data={"user": "kim", "tenant": "acme"})  # valid, no groups
+def _principal_property(data: object) -> None:
     from ragcli.principal import TENANT_PATTERN, parse_principal
 
     principal = _only_ragcli_errors(parse_principal, data)
     if principal is not None:
         import re
 
-        assert re.fullmatch(TENANT_PATTERN, principal.tenant)
+        assert isinstance(data, dict)
+        ACCEPTED["principal"] += 1
+        assert re.fullmatch(TENANT_PATTERN, principal.tenant) and principal.tenant == data["tenant"]
+        # Surrounding spaces are dropped (what counts as one differs from str.strip at \x1c-\x1f: compare stripped).
+        assert principal.user.strip() == data["user"].strip() and principal.user == principal.user.strip(" \t\n")
+        assert 0 < len(principal.user) <= 256
+        assert tuple(g.strip() for g in principal.groups) == tuple(g.strip() for g in data.get("groups", ()))
         assert all(isinstance(g, str) and 0 < len(g) <= 256 for g in principal.groups)
-        assert "everyone" in principal.acl_tokens()
+        assert principal.acl_tokens() == {*principal.groups, "everyone", f"user:{principal.user}"}
+
+
+def test_parse_principal_on_arbitrary_objects() -> None:
+    _accepts_some("principal", _principal_property, 10)
 
 
 CASE_PIECES = (
@@ -187,16 +224,52 @@ CASE_PIECES = (
 )
 
 
+REASONS = ["no_visible_evidence", "citation_check_failed", "model_abstained", "invalid_decision", "budget_exhausted"]
+valid_case_objects = st.fixed_dictionaries(
+    {"question": st.text(min_size=1, max_size=40)},
+    optional={
+        "id": st.text(max_size=8) | st.integers(0, 10**6),
+        "as_of": st.dates(dt.date(2000, 1, 1), dt.date(2100, 1, 1)).map(dt.date.isoformat),
+        "expect": st.sampled_from(["answer", "abstain"]),
+        "reason": st.sampled_from(REASONS),
+        "relevant": st.lists(st.text(max_size=10), max_size=3),
+        "forbidden": st.lists(st.text(max_size=10), max_size=3),
+        "answer_contains": st.lists(st.text(min_size=1, max_size=10), max_size=3),
+    },
+).flatmap(
+    lambda case: st.sampled_from(
+        [{**case, "as": "users.json"}, {**case, "principal": {"user": "u", "tenant": "acme"}}, {**case, "principal": {"user": "v", "tenant": "acme", "groups": ["g"]}}]
+    )
+)
+valid_case_lines = valid_case_objects.map(json.dumps)
+# One key broken or added: still mostly JSON objects with a question, so rejections are for a reason.
+broken_case_lines = valid_case_objects.flatmap(
+    lambda case: st.sampled_from(
+        [
+            {**case, "as": "users.json", "principal": {"user": "u", "tenant": "acme"}},
+            {**case, "question": ""},
+            {**case, "relevent": ["a"]},
+            {**case, "as_of": "2026-02-30"},
+            {**case, "expect": "maybe"},
+            {k: v for k, v in case.items() if k not in ("as", "principal")},
+        ]
+    )
+).map(json.dumps)
+case_lines = st.one_of(valid_case_lines, broken_case_lines, _tokens(*CASE_PIECES, size=25))
+
+
 @FUZZ
-@given(st.lists(_tokens(*CASE_PIECES, size=25), min_size=1, max_size=4))
-@example(['{"question": "q", "as": "a\\u0000b"}'])
-@example(['{"question": "q", "as": ""}'])
-@example(['{"question": "q", "principal": {"user": "u", "tenant": "acme", "groups": "g"}}'])
-@example(['{"question": "\\ud800", "principal": {"user": "u", "tenant": "acme"}}'])
-@example(['{"question": "q", "as": "\\ud800.json"}'])
-@example(["[" * 50_000 + "]" * 50_000])
-@example(['{"question": "q", "principal": ' + "[" * 50_000 + "]" * 50_000 + "}"])
-def test_eval_case_lines(tmp_path_factory, lines: list[str]) -> None:  # type: ignore[no-untyped-def]
+@given(lines=st.one_of(st.lists(valid_case_lines, min_size=1, max_size=4), st.lists(case_lines, min_size=1, max_size=4)))
+@example(lines=['{"question": "q", "as": "a\\u0000b"}'])
+@example(lines=['{"question": "q", "as": ""}'])
+@example(lines=['{"question": "q", "principal": {"user": "u", "tenant": "acme", "groups": "g"}}'])
+@example(lines=['{"question": "\\ud800", "principal": {"user": "u", "tenant": "acme"}}'])
+@example(lines=['{"question": "q", "as": "\\ud800.json"}'])
+@example(lines=["[" * 50_000 + "]" * 50_000])
+@example(lines=['{"question": "q", "principal": ' + "[" * 50_000 + "]" * 50_000 + "}"])
+@example(lines=['{"id": "v1", "question": "What does ERR_4021 mean?", "as": "users.json", "as_of": "2026-11-29", "expect": "answer", "relevant": ["error-codes"]}'])  # valid
+@example(lines=['{"question": "q", "principal": {"user": "u", "tenant": "acme"}, "expect": "abstain", "reason": "no_visible_evidence"}', '{"question": "r", "as": "users.json"}'])  # valid
+def _eval_case_property(tmp_path_factory, lines: list[str]) -> None:  # type: ignore[no-untyped-def]
     from ragcli.eval import load_cases
     from ragcli.eval.cases import parse_case
 
@@ -204,11 +277,35 @@ def test_eval_case_lines(tmp_path_factory, lines: list[str]) -> None:  # type: i
     (folder / "users.json").write_text(json.dumps({"user": "u", "tenant": "acme"}), encoding="utf-8")
     path = folder / "q.jsonl"
     path.write_text("\n".join(lines).replace("\r", "") + "\n", encoding="utf-8", errors="surrogatepass")
+    today = dt.date(2026, 1, 1)
     for n, line in enumerate(lines, start=1):
-        _only_ragcli_errors(parse_case, line, path=path, lineno=n, principals={}, today=dt.date(2026, 1, 1))
-    cases = _only_ragcli_errors(load_cases, path)
+        case = _only_ragcli_errors(parse_case, line, path=path, lineno=n, principals={}, today=today)
+        if case is not None:
+            ACCEPTED["eval_case_line"] += 1
+            _check_case(case, json.loads(line), n, today)
+    cases = _only_ragcli_errors(load_cases, path, today=today)
     if cases is not None:
-        assert all(c.principal.tenant == "acme" and c.question for c in cases)
+        ACCEPTED["eval_case"] += 1
+        assert len(cases) == len([line for line in lines if line.strip()])
+        for case in cases:
+            _check_case(case, json.loads(lines[case.line - 1]), case.line, today)
+
+
+def _check_case(case, data: dict, lineno: int, today: dt.date) -> None:  # type: ignore[no-untyped-def]
+    """An accepted case holds what its line said: nothing dropped, swapped or defaulted wrongly."""
+    principal = data.get("principal") or {"user": "u", "tenant": "acme"}
+    assert (case.principal.user, case.principal.tenant, case.principal.groups) == (principal["user"], "acme", tuple(principal.get("groups", ())))
+    assert case.question == data["question"] and case.question
+    assert case.id == (str(data["id"]) if "id" in data else f"line{lineno}") and case.line == lineno
+    assert case.scope.as_of == (dt.date.fromisoformat(data["as_of"]) if "as_of" in data else today)
+    assert (case.expect, case.reason) == (data.get("expect"), data.get("reason"))
+    assert (case.relevant, case.forbidden, case.answer_contains) == tuple(tuple(data.get(k, ())) for k in ("relevant", "forbidden", "answer_contains"))
+
+
+def test_eval_case_lines(tmp_path_factory) -> None:  # type: ignore[no-untyped-def]
+    ACCEPTED["eval_case_line"] = 0
+    _accepts_some("eval_case", _eval_case_property, 20, tmp_path_factory=tmp_path_factory)
+    assert ACCEPTED["eval_case_line"] >= 40, ACCEPTED
 
 
 @FEW
@@ -259,19 +356,49 @@ def test_build_text_query_and_clean_query(bm25_schema, text: str) -> None:  # ty
         _only_ragcli_errors(build_text_query, schema, text)
 
 
+doc_ids = st.from_regex(r"[A-Za-z0-9_.:-]{1,20}", fullmatch=True) | st.integers(0, 10**9)
+valid_records = st.fixed_dictionaries(
+    {"text": st.text(min_size=1, max_size=60).filter(str.strip)},
+    optional={
+        "title": st.text(max_size=30),
+        "acl": st.lists(names, min_size=1, max_size=4),
+        "version": st.from_regex(r"[a-z0-9.-]{1,10}", fullmatch=True),
+        "effective_from": st.dates(dt.date(2000, 1, 1), dt.date(2100, 1, 1)).map(dt.date.isoformat),
+        "metadata": json_values,  # a BEIR line's own keys are ignored
+    },
+).flatmap(lambda rec: doc_ids.flatmap(lambda i: st.sampled_from([{**rec, "id": i}, {**rec, "_id": i}, {**rec, "id": i, "_id": "other"}])))
+jsonl_soup = st.lists(st.sampled_from(["{", "[", '"a":', "1", ",", "]", "}", '"\\ud800"', '"text"', ":", " "]), max_size=40).map("".join)
+
+
 @FEW
-@given(st.lists(st.sampled_from(["{", "[", '"a":', "1", ",", "]", "}", '"\\ud800"', '"text"', ":", " "]), max_size=40).map("".join))
-@example("[" * 60_000 + "]" * 60_000)
-@example('{"id": "x", "text": "\\ud800 lone"}')
-@example('{"id": "x", "text": "ok", "title": "\\udc00"}')
-@example('{"id": "x", "text": ' + "[" * 60_000 + "]" * 60_000 + "}")
-def test_jsonl_corpus_lines(line: str) -> None:
+@given(line=st.one_of(valid_records.map(lambda r: json.dumps(r, ensure_ascii=False)), valid_records.map(json.dumps), jsonl_soup))
+@example(line="[" * 60_000 + "]" * 60_000)
+@example(line='{"id": "x", "text": "\\ud800 lone"}')
+@example(line='{"id": "x", "text": "ok", "title": "\\udc00"}')
+@example(line='{"id": "x", "text": ' + "[" * 60_000 + "]" * 60_000 + "}")
+@example(line='{"_id": "doc1", "title": "A title", "text": "Body text.", "metadata": {}}')  # valid (BEIR)
+@example(line='{"id": 42, "text": "Body", "acl": ["hr", "hr", "everyone"]}')  # valid
+def _jsonl_property(line: str) -> None:
     from ragcli.ingestion.loaders import jsonl_document
 
     doc = _only_ragcli_errors(jsonl_document, line, source="fuzz.jsonl:1", relative="fuzz.jsonl", default_acl=("everyone",), salt="")
     if doc is not None:
+        ACCEPTED["jsonl"] += 1
+        record = json.loads(line)
         doc.text.encode("utf-8")
         doc.title.encode("utf-8")
+        assert doc.text == record["text"]
+        assert doc.doc_id == str(record["id"] if "id" in record else record["_id"])
+        assert doc.acl == tuple(dict.fromkeys(record.get("acl", ["everyone"])))
+        assert doc.title == " ".join(doc.title.split()) and 0 < len(doc.title) <= 300
+        if (record.get("title") or "").strip():
+            assert doc.title == " ".join(record["title"].split())[:300]
+        if "version" in record:
+            assert doc.version == record["version"]
+
+
+def test_jsonl_corpus_lines() -> None:
+    _accepts_some("jsonl", _jsonl_property, 15)
 
 
 @FEW

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import builtins
 import datetime as dt
+import errno
+import io
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -15,7 +19,7 @@ from support.cli import assert_one_error_line, cli
 from support.corpus import all_passages, markdown, status_of, visible_to, write
 
 from ragcli.embedder import VOCAB_PATH, Embedder, ModelSpec
-from ragcli.errors import IndexCorruptError, IndexLockedError, InputError
+from ragcli.errors import IndexCorruptError, IndexLockedError, IndexWriteError, InputError, RagcliError
 from ragcli.index import TenantIndex, list_tenants
 from ragcli.index.layout import CURRENT
 from ragcli.index.manifest import FORMAT_VERSION
@@ -152,6 +156,46 @@ def test_rankers_never_return_denied_rows(tiny, embedder):
             ix.view(on(day, "g2")).passage(rows["g1"])
 
 
+# Thirty passages only the 'vault' group may read say "quasar" many times and first; the one
+# everyone may read mentions it once, deep in a long page. A filter applied after the top-k cut
+# would hand an everyone-only reader an empty list for any limit below 31.
+CROWD = 30
+
+
+@pytest.fixture(scope="module")
+def crowded(tmp_path_factory, embedder) -> Path:
+    base = tmp_path_factory.mktemp("crowded")
+    for i in range(CROWD):
+        body = f"# Quasar {i}\n\nQuasar quasar quasar. The quasar survey note {i}: quasar light, quasar jets, quasar redshift.\n"
+        write(base / "docs" / f"denied-{i:02d}.md", markdown({"id": f"denied-{i:02d}", "acl": ["vault"]}, body))
+    filler = " ".join(f"The harbour log for day {d} records calm weather, two ferries and a late delivery of rope." for d in range(1, 6))
+    write(base / "docs" / "allowed.md", markdown({"id": "allowed", "acl": ["everyone"]}, f"# Harbour log\n\n{filler} On the last night a quasar was named in a radio show.\n"))
+    report = ingest(base / "docs", "t", index=base / "index", embedder=embedder)
+    assert report.documents.rejected == [] and report.passages == CROWD + 1
+    return base / "index"
+
+
+def test_filter_runs_before_the_top_k_cut_when_denied_rows_outscore_the_allowed_one(crowded, embedder):
+    rows = {p.doc_id: row for row, p in enumerate(all_passages(crowded, "t"))}
+    allowed = rows["allowed"]
+    day = dt.date(2026, 4, 1)
+    vector = embedder.embed(["quasar survey note: quasar light and jets"])[0]
+    with TenantIndex.open(crowded, "t") as ix:
+        everything, everyone = ix.view(on(day, "vault")), ix.view(on(day))
+        assert everyone.allowed_rows.tolist() == [allowed]
+        # Precondition: seen unfiltered, every denied row outranks the allowed one in both rankers.
+        bm25_all = [h.row for h in everything.bm25("quasar", CROWD + 1)]
+        dense_all = [h.row for h in everything.dense(vector, CROWD + 1)]
+        assert len(bm25_all) == CROWD + 1 and bm25_all[-1] == allowed, bm25_all
+        assert len(dense_all) == CROWD + 1 and dense_all[-1] == allowed, dense_all
+        # The restricted reader still gets its one row, whatever the limit.
+        for limit in (1, 5, CROWD):
+            assert [h.row for h in everyone.bm25("quasar", limit)] == [allowed], ("bm25", limit)
+            assert [h.row for h in everyone.dense(vector, limit)] == [allowed], ("dense", limit)
+        # And the vault reader's limit=1 is the best of all rows, not the allowed one.
+        assert everything.bm25("quasar", 1)[0].row != allowed and everything.dense(vector, 1)[0].row != allowed
+
+
 def test_principal_of_another_tenant_is_refused(tiny, embedder):
     with TenantIndex.open(tiny, "t") as ix:
         with pytest.raises(InputError, match="cannot read tenant 't'"):
@@ -261,6 +305,108 @@ def test_writer_lock_refuses_a_second_writer_and_clears_stale_builds(tmp_path):
         with write_lock(index, "../t"):
             pass
     assert not (tmp_path / "t").exists()
+
+
+def _fd_path(fd: int) -> Path:
+    return Path(os.readlink(f"/proc/self/fd/{fd}"))
+
+
+class _WritesFail:
+    """A file whose writes first call ``fault`` (which raises): a disk that fills up mid-write."""
+
+    def __init__(self, fh, fault) -> None:  # type: ignore[no-untyped-def]
+        self._fh, self._fault = fh, fault
+
+    def write(self, data):  # type: ignore[no-untyped-def]
+        self._fault()
+        return self._fh.write(data)
+
+    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+        return getattr(self._fh, name)
+
+    def __enter__(self):  # type: ignore[no-untyped-def]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._fh.close()
+
+
+@pytest.mark.parametrize("fault", ["write", "fsync", "rename"])
+def test_current_is_replaced_atomically_a_failure_before_the_rename_keeps_the_old_generation(tmp_path, embedder, monkeypatch, fault):
+    """A fault injected while CURRENT's replacement is written, synced or renamed into place.
+
+    ``write``: writing the new name fails (disk full); ``fsync``: syncing it fails; ``rename``:
+    os.replace onto CURRENT fails. Each time a reader must go on seeing the old generation,
+    whole, during the fault and after it. A writer that truncates CURRENT and writes the new
+    name in place fails this: the write fault finds CURRENT empty, the fsync fault finds the
+    new name already in it, and the rename fault is never reached.
+    """
+    docs, index = tmp_path / "docs", tmp_path / "index"
+    tenant_dir = index / "t"
+    write(docs / "a.md", markdown({"acl": ["everyone"]}, "# A\n\nThe old text about lighthouses.\n"))
+    old = ingest(docs, "t", index=index, embedder=embedder).generation
+    assert (tenant_dir / CURRENT).read_text() == old + "\n"
+    write(docs / "a.md", markdown({"acl": ["everyone"]}, "# A\n\nThe new text about submarines.\n"))
+
+    at_fault: list[tuple[str, str]] = []  # (what CURRENT held, what a fresh reader opened) when the fault hit
+
+    def hit() -> None:
+        try:
+            with TenantIndex.open(index, "t") as ix:
+                reader = ix.generation
+        except RagcliError as exc:
+            reader = type(exc).__name__
+        at_fault.append(((tenant_dir / CURRENT).read_text(), reader))
+        raise OSError(errno.ENOSPC if fault == "write" else errno.EIO, f"injected {fault} failure")
+
+    def is_current_file(path: object) -> bool:
+        return isinstance(path, (str, os.PathLike)) and Path(path).parent == tenant_dir and CURRENT in Path(path).name
+
+    real_open, real_write, real_fsync, real_replace = io.open, os.write, os.fsync, os.replace
+
+    def open_(file, mode="r", *args, **kwargs):  # type: ignore[no-untyped-def]
+        fh = real_open(file, mode, *args, **kwargs)
+        return _WritesFail(fh, hit) if fault == "write" and is_current_file(file) and set(mode) & set("wax+") else fh
+
+    def write_(fd: int, data: bytes) -> int:
+        if fault == "write" and is_current_file(_fd_path(fd)):
+            hit()
+        return real_write(fd, data)
+
+    def fsync(fd: int) -> None:
+        if fault == "fsync" and is_current_file(_fd_path(fd)):
+            hit()
+        real_fsync(fd)
+
+    def replace(src, dst, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if fault == "rename" and Path(dst) == tenant_dir / CURRENT:
+            hit()
+        return real_replace(src, dst, *args, **kwargs)
+
+    with monkeypatch.context() as patched, pytest.raises(IndexWriteError):
+        patched.setattr(io, "open", open_)
+        patched.setattr(builtins, "open", open_)
+        patched.setattr(os, "write", write_)
+        patched.setattr(os, "fsync", fsync)
+        patched.setattr(os, "replace", replace)
+        ingest(docs, "t", index=index, embedder=embedder)
+
+    # The fault was reached, and at that moment CURRENT and a fresh reader named the old generation.
+    assert at_fault == [(old + "\n", old)], at_fault
+    # Afterwards too: CURRENT names the old generation, which opens, verifies and answers.
+    assert (tenant_dir / CURRENT).read_text() == old + "\n"
+    new_name = next(p.name for p in tenant_dir.glob("gen-*") if p.name != old)  # renamed into place, never published
+    with TenantIndex.open(index, "t", verify=True) as ix:
+        assert ix.generation == old
+        view = ix.view(on(dt.date(2026, 1, 1)))
+        assert [view.passage(h.row).text for h in view.bm25("lighthouses", 5)] == ["The old text about lighthouses."]
+        assert view.bm25("submarines", 5) == []
+    # The next ingest publishes the new generation and clears what the failed one left behind.
+    report = ingest(docs, "t", index=index, embedder=embedder)
+    assert report.published and report.generation not in (old, new_name)
+    assert (tenant_dir / CURRENT).read_text() == report.generation + "\n"
+    assert not [p for p in tenant_dir.iterdir() if p.name.startswith(f".{CURRENT}.")]
+    assert new_name not in {p.name for p in tenant_dir.glob("gen-*")}
 
 
 def test_old_generations_are_pruned(tmp_path, embedder):

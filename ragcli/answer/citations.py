@@ -1,11 +1,14 @@
 """The four deterministic checks every claim must pass. Pure functions, no I/O.
 
 1. ``retrieved``: the cited passage was retrieved for this principal in this run.
-2. ``quote_length``: the quote has at least four words.
+2. ``quote_length``: the quote has at least four words, counted after
+   Markdown markup and table pipes are stripped (``| 600 | | |`` is one word).
 3. ``quote_in_passage``: the quote appears in that passage after whitespace,
    case and Unicode (NFKC, quote marks, dashes) normalisation.
 4. ``numbers_in_passage``: every number in the statement appears in the passage
-   (``1,200`` = ``1200``, ``10%`` = ``10 percent``).
+   (``1,200`` = ``1200``, ``10%`` = ``10 percent``), and so does every token
+   that carries a number inside it, whole: an identifier, version or code
+   (``v2.4.0``, ``ERR_9999``, ``PEP 723``, ``python3.12``).
 
 A claim that fails any check sinks the whole answer: partial answers would let
 an unsupported sentence ride along with supported ones.
@@ -67,6 +70,30 @@ def normalize(text: str) -> str:
 
 
 _NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(\s*(?:%|percent\b|per\s+cent\b))?", re.IGNORECASE)
+_TOKEN = re.compile(r"[A-Za-z0-9_]+(?:[.\-/:][A-Za-z0-9_]+)*")
+_ACRONYM_NUMBER = re.compile(r"\b([A-Z]{2,})[ -](\d+)\b")
+
+
+def quote_words(quote: str) -> int:
+    """Words of a quote once markup and table pipes are stripped: tokens with a letter or digit."""
+    return sum(1 for word in normalize(quote).split() if any(c.isalnum() for c in word))
+
+
+def _is_coded(token: str) -> bool:
+    """A token that carries a number inside an identifier, version or code: ``v2.4.0``, ``ERR_4021``, ``1.2.3``, ``x86_64``."""
+    if not any(c.isdigit() for c in token):
+        return False
+    if any(c.isalpha() or c == "_" for c in token):
+        return True
+    return sum(token.count(sep) for sep in ".-/:") >= 2 or any(sep in token for sep in "-/:")
+
+
+def coded_tokens(text: str) -> set[str]:
+    """Identifiers, versions and codes with digits in ``text`` (case-folded), and ``PEP 723``-style units."""
+    text = unicodedata.normalize("NFKC", html.unescape(text))
+    found = {t.casefold() for t in _TOKEN.findall(text) if _is_coded(t)}
+    found |= {f"{a.casefold()} {n}" for a, n in _ACRONYM_NUMBER.findall(text)}
+    return found
 
 
 @dataclass(frozen=True)
@@ -100,7 +127,7 @@ def check_claim(index: int, claim: ClaimLike, retrieved: Mapping[str, PassageLik
     """Run the four checks on one claim; later checks are skipped (failed) when the passage is unknown."""
     passage = retrieved.get(claim.passage_id)
     results = [CheckResult(index, "retrieved", passage is not None, "" if passage else "passage was not retrieved in this run")]
-    words = len(claim.quote.split())
+    words = quote_words(claim.quote)
     results.append(CheckResult(index, "quote_length", words >= MIN_QUOTE_WORDS, f"{words} words"))
     if passage is None:
         results.append(CheckResult(index, "quote_in_passage", False, "no passage to look in"))
@@ -109,15 +136,9 @@ def check_claim(index: int, claim: ClaimLike, retrieved: Mapping[str, PassageLik
     quote_ok = bool(normalize(claim.quote)) and normalize(claim.quote) in normalize(passage.text)
     results.append(CheckResult(index, "quote_in_passage", quote_ok, "" if quote_ok else "quote not found in the passage"))
     passage_numbers = numbers_in(passage.text)
-    missing = [n for n in numbers_in(claim.statement) if not _number_supported(n, passage_numbers)]
-    results.append(
-        CheckResult(
-            index,
-            "numbers_in_passage",
-            not missing,
-            "" if not missing else "numbers not in the passage: " + ", ".join(f"{n.value:f}{'%' if n.percent else ''}" for n in missing),
-        )
-    )
+    missing = [f"{n.value:f}{'%' if n.percent else ''}" for n in numbers_in(claim.statement) if not _number_supported(n, passage_numbers)]
+    missing += sorted(coded_tokens(claim.statement) - coded_tokens(passage.text))
+    results.append(CheckResult(index, "numbers_in_passage", not missing, "" if not missing else "not in the passage: " + ", ".join(missing)))
     return results
 
 

@@ -68,11 +68,11 @@ def _print(outcome: Outcome) -> None:
     from ..answer import Answered
 
     if isinstance(outcome, Answered):
-        console.print(escape(outcome.answer))
-        console.print()
+        console().print(escape(outcome.answer))
+        console().print()
         for i, p in enumerate(outcome.sources, start=1):
-            console.print(f"[bold][{i}][/bold] {escape(p.id)} — {escape(p.heading_label)} — {escape(p.shown_source)}")
+            console().print(f"[bold][{i}][/bold] {escape(p.id)} — {escape(p.heading_label)} — {escape(p.shown_source)}")
     else:
-        console.print(escape(outcome.message))
-        console.print(f"[dim]reason: {outcome.reason}[/dim]")
-    console.print(f"[dim]model: {escape(outcome.model)} · searches: {outcome.searches} · request {outcome.request_id}[/dim]")
+        console().print(escape(outcome.message))
+        console().print(f"[dim]reason: {outcome.reason}[/dim]")
+    console().print(f"[dim]model: {escape(outcome.model)} · searches: {outcome.searches} · request {outcome.request_id}[/dim]")

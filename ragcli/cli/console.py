@@ -6,15 +6,31 @@ module prints it. Nothing here knows what a search or an answer is.
 
 from __future__ import annotations
 
+import functools
 import sys
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import typer
-from pydantic import BaseModel
-from rich.console import Console
 
-console = Console(soft_wrap=False)
-err_console = Console(stderr=True)
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+    from rich.console import Console
+
+
+@functools.cache
+def console() -> Console:
+    """Rich output on stdout (imported on first use: ``--help`` and ``--json`` runs never need it)."""
+    from rich.console import Console
+
+    return Console(soft_wrap=False)
+
+
+@functools.cache
+def err_console() -> Console:
+    """Rich output on stderr: progress bars and notes."""
+    from rich.console import Console
+
+    return Console(stderr=True)
 
 
 def emit_json(data: BaseModel) -> None:

@@ -52,7 +52,7 @@ def _progress(enabled: bool) -> Iterator[Any]:
     """Rich progress bars for files parsed and passages embedded (only on a terminal)."""
     from ..ingestion import Progress
 
-    if not enabled or not err_console.is_terminal:
+    if not enabled or not err_console().is_terminal:
         yield Progress()
         return
     from rich.progress import BarColumn, MofNCompleteColumn, TaskProgressColumn, TextColumn, TimeRemainingColumn
@@ -64,7 +64,7 @@ def _progress(enabled: bool) -> Iterator[Any]:
         MofNCompleteColumn(),
         TaskProgressColumn(show_speed=True),
         TimeRemainingColumn(),
-        console=err_console,
+        console=err_console(),
         transient=True,
     )
 
@@ -100,6 +100,6 @@ def _summary(report: IngestReport) -> None:
         *(str(n) for n in (docs.added, docs.updated, docs.unchanged, docs.deleted, len(docs.rejected), report.passages, report.embedded)),
         f"{report.seconds:.1f}",
     )
-    console.print(table)
+    console().print(table)
     if not report.published:
-        console.print("[dim]nothing changed; the published index was kept[/dim]")
+        console().print("[dim]nothing changed; the published index was kept[/dim]")

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from ..dates import parse_iso_date
-from ..errors import InputError
-from ..principal import Scope, load_principal
 from ..settings import DEFAULT_INDEX_DIR, INDEX_ENV
+
+if TYPE_CHECKING:
+    from ..principal import Scope
 
 IndexOpt = Annotated[
     Path,
@@ -31,6 +31,10 @@ DEFAULT_INDEX = DEFAULT_INDEX_DIR
 
 def resolve_scope(as_file: Path, as_of: str | None) -> Scope:
     """The principal from the user file, on the ``--as-of`` day (today by default)."""
+    from ..dates import parse_iso_date
+    from ..errors import InputError
+    from ..principal import Scope, load_principal
+
     principal = load_principal(as_file)
     try:
         day = parse_iso_date(as_of) if as_of is not None else None

@@ -17,7 +17,13 @@ if TYPE_CHECKING:
     from ..search import SearchResponse
 
 EPILOG = "Example: ragcli search 'rate limit tier 2' --as user.json --json"
-STATUS_LABELS = {"in_results": "in results", "cut_at_k": "cut at k", "under_floor": "[dim]under floor[/dim]", "topic_gate": "[dim]topic gate[/dim]"}
+STATUS_LABELS = {
+    "in_results": "in results",
+    "cut_at_k": "cut at k",
+    "under_floor": "[dim]under floor[/dim]",
+    "topic_gate": "[dim]topic gate[/dim]",
+    "weak_word_match": "[dim]weak word match[/dim]",
+}
 
 
 def search(
@@ -29,9 +35,13 @@ def search(
     candidates: Annotated[int, typer.Option("--candidates", help="Candidates per ranker before fusion.", min=1, max=10000)] = 50,
     bm25_floor: Annotated[Optional[float], typer.Option("--bm25-floor", help="Drop BM25 hits at or under this score. [default: 0.0]", show_default=False)] = None,
     dense_floor: Annotated[Optional[float], typer.Option("--dense-floor", help="Drop dense hits under this cosine. [default: 0.3]", show_default=False)] = None,
+    bm25_only_min_terms: Annotated[
+        int,
+        typer.Option("--bm25-only-min-terms", help="Hybrid mode: a word match not close in meaning must share this many of a longer query's words (1 keeps all).", min=1),
+    ] = 2,
     topic_gate: Annotated[
         bool,
-        typer.Option("--topic-gate/--no-topic-gate", help="Hybrid mode: drop BM25's word matches when the query is off-topic for the corpus."),
+        typer.Option("--topic-gate/--no-topic-gate", help="Hybrid mode: when no passage is close in meaning and the query names nothing specific (identifier, flag, rare word), drop BM25's word matches as off-topic."),
     ] = True,
     explain: Annotated[bool, typer.Option("--explain", help="Show each ranker's candidates, the floors and the fusion.")] = False,
     index: IndexOpt = DEFAULT_INDEX,
@@ -52,6 +62,7 @@ def search(
         mode=mode,  # type: ignore[arg-type]
         bm25_floor=defaults.bm25_floor if bm25_floor is None else bm25_floor,
         dense_floor=defaults.dense_floor if dense_floor is None else dense_floor,
+        bm25_only_min_terms=bm25_only_min_terms,
         topic_gate=topic_gate,
     )
     response = Retriever(Path(index), config=config).search(scope, query)
@@ -84,9 +95,9 @@ def _table(response: SearchResponse, *, explain: bool = False) -> None:
 
     p = response.scope.principal
     for note in response.notes:
-        err_console.print(f"[yellow]note:[/yellow] {escape(note)}")
+        err_console().print(f"[yellow]note:[/yellow] {escape(note)}")
     if not response.results:
-        console.print(f"no results for [bold]{escape(p.user)}[/bold] in tenant [bold]{escape(p.tenant)}[/bold] as of {response.as_of}")
+        console().print(f"no results for [bold]{escape(p.user)}[/bold] in tenant [bold]{escape(p.tenant)}[/bold] as of {response.as_of}")
     else:
         table = Table(
             title=f"{len(response.results)} results for {escape(p.user)} in {escape(p.tenant)} as of {response.as_of}",
@@ -100,7 +111,7 @@ def _table(response: SearchResponse, *, explain: bool = False) -> None:
         table.add_column("source", overflow="fold", max_width=30)
         for r in response.results:
             table.add_row(str(r.rank), escape(r.passage.id), escape(r.passage.heading_label), snippet(r.passage.text, response.query), escape(r.passage.shown_source))
-        console.print(table)
+        console().print(table)
     if explain:
         _explain(response)
 
@@ -110,7 +121,10 @@ def _explain(response: SearchResponse) -> None:
     from rich.table import Table
 
     cfg = response.config
-    console.print(f"mode {cfg.mode}; floors: bm25 > {cfg.bm25_floor}, dense >= {cfg.dense_floor}; RRF k = {cfg.rrf_k}; {cfg.candidates} candidates per ranker")
+    console().print(
+        f"mode {cfg.mode}; floors: bm25 > {cfg.bm25_floor}, dense >= {cfg.dense_floor}, a word match not close in meaning shares >= "
+        f"{cfg.bm25_only_min_terms} query words; RRF k = {cfg.rrf_k}; {cfg.candidates} candidates per ranker"
+    )
     for name, cands in (("BM25", response.bm25_candidates), ("dense", response.dense_candidates)):
         table = Table(title=f"{name} candidates", title_justify="left")
         table.add_column("rank", justify="right")
@@ -119,10 +133,10 @@ def _explain(response: SearchResponse) -> None:
         table.add_column("outcome")
         for c in cands[:20]:
             table.add_row(str(c.rank), escape(c.id), f"{c.score:.4f}", STATUS_LABELS[c.status])
-        console.print(table)
+        console().print(table)
     fused = Table(title="fusion", title_justify="left")
     for col in ("rank", "passage", "rrf", "bm25 rank", "dense rank"):
         fused.add_column(col)
     for r in response.results:
         fused.add_row(str(r.rank), escape(r.id), f"{r.score:.5f}", str(r.bm25.rank) if r.bm25 else "-", str(r.dense.rank) if r.dense else "-")
-    console.print(fused)
+    console().print(fused)

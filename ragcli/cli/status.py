@@ -74,7 +74,7 @@ def _table(audits: list[Audit]) -> None:
             _flag(a.orphan_vectors),
             _flag(a.stale_entries),
         )
-    console.print(table)
+    console().print(table)
 
 
 def _flag(n: int) -> str:

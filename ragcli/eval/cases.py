@@ -1,7 +1,8 @@
 """The question file: one labelled case per JSON line, validated before anything runs.
 
     {"id": "q07", "question": "...", "as": "users/alice.json", "as_of": "2026-11-29",
-     "expect": "answer", "reason": null, "relevant": ["refunds-policy@2026-09"], "forbidden": ["pay-bands"]}
+     "expect": "answer", "reason": null, "relevant": ["refunds-policy@2026-09"], "forbidden": ["pay-bands"],
+     "answer_contains": ["30 days"]}
 
 ``as`` is a user file relative to the question file (or give ``principal``
 inline). ``as_of`` defaults to today. Unknown keys are errors (a misspelt
@@ -14,9 +15,9 @@ import datetime as dt
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from ..answer import ReasonCode
 from ..dates import IsoDate
@@ -40,6 +41,8 @@ class CaseLine(BaseModel):
     reason: ReasonCode | None = None
     relevant: list[str] = Field(default_factory=list)
     forbidden: list[str] = Field(default_factory=list)
+    answer_contains: list[Annotated[str, StringConstraints(min_length=1)]] = Field(default_factory=list)
+    """Any one of these (case-insensitive) in the answer text shows the fact asked for was given."""
 
 
 KNOWN_KEYS = ("as", *(name for name in CaseLine.model_fields if name != "as_file"))
@@ -55,6 +58,7 @@ class Case:
     reason: ReasonCode | None
     relevant: tuple[str, ...]
     forbidden: tuple[str, ...]
+    answer_contains: tuple[str, ...] = ()
 
     @property
     def principal(self) -> Principal:
@@ -108,6 +112,7 @@ def parse_case(raw: str, *, path: Path, lineno: int, principals: dict[Path, Prin
         reason=line.reason,
         relevant=tuple(line.relevant),
         forbidden=tuple(line.forbidden),
+        answer_contains=tuple(line.answer_contains),
     )
 
 

@@ -11,10 +11,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from ..answer.citations import normalize
 from .cases import Case
 from .metrics import RetrievalScores, label_ranks, mean, percentile
 
-FailureKind = Literal["permission_violation", "missed_relevant", "disposition", "reason"]
+FailureKind = Literal["permission_violation", "missed_relevant", "disposition", "reason", "answer"]
 
 
 @dataclass
@@ -33,12 +34,23 @@ class CaseResult:
     ask_ms: float = 0.0
     tokens: int = 0
     cost_usd: float | None = None
+    answer_text: str | None = None
+    """The answer as shown (statements and markers), with --ask; None when it abstained."""
 
     @property
     def disposition_ok(self) -> bool | None:
         if self.case.expect is None or self.disposition is None:
             return None
         return (self.disposition == "answered") == (self.case.expect == "answer")
+
+    @property
+    def answer_ok(self) -> bool | None:
+        """Whether the answer contains one of ``answer_contains``; None when the case has none or was not asked."""
+        if not self.case.answer_contains or self.case.expect != "answer" or self.disposition is None:
+            return None
+        # Markup-insensitive: a label written `--user` matches the answer's plain --user.
+        text = normalize(self.answer_text or "")
+        return any(normalize(needle) in text for needle in self.case.answer_contains)
 
     @property
     def reason_ok(self) -> bool | None:
@@ -55,6 +67,7 @@ class Gates:
     min_mrr: float | None = None
     min_ndcg: float | None = None
     min_disposition: float | None = None
+    min_answer: float | None = None
     max_violations: int = 0
 
 
@@ -106,6 +119,9 @@ class EvalJson(BaseModel):
     searches_per_case: float | None = None
     tokens_per_case: float | None = None
     cost_usd_per_case: float | None = None
+    answer_accuracy: float | None = None
+    """With --ask: answerable cases with ``answer_contains`` whose answer contains one of them."""
+    answer_cases: int = 0
 
 
 @dataclass
@@ -151,6 +167,10 @@ class EvalReport:
     def reason_accuracy(self) -> float | None:
         return mean([1.0 if r.reason_ok else 0.0 for r in self.results if r.reason_ok is not None])
 
+    def answer_accuracy(self) -> float | None:
+        """Share of answerable cases with ``answer_contains`` whose answer contains one of them (an abstention counts as wrong)."""
+        return mean([1.0 if r.answer_ok else 0.0 for r in self.results if r.answer_ok is not None])
+
     def _apply(self, gates: Gates) -> dict[str, GateResult]:
         retrieval = self.retrieval()
         checks: list[tuple[str, float | None, float | None]] = [
@@ -158,6 +178,7 @@ class EvalReport:
             ("min_mrr", gates.min_mrr, retrieval["mrr"]),
             (f"min_ndcg@{self.k}", gates.min_ndcg, retrieval[f"ndcg@{self.k}"]),
             ("min_disposition", gates.min_disposition, self.disposition_accuracy()),
+            ("min_answer", gates.min_answer, self.answer_accuracy()),
         ]
         out: dict[str, GateResult] = {}
         for name, threshold, value in checks:
@@ -181,6 +202,8 @@ class EvalReport:
                 out.append(failure("disposition", r.case.expect, f"{r.disposition} ({r.reason})" if r.reason else r.disposition))
             elif r.reason_ok is False:
                 out.append(failure("reason", r.case.reason, r.reason))
+            elif r.answer_ok is False:
+                out.append(failure("answer", list(r.case.answer_contains), (r.answer_text or "")[:200]))
         return out
 
     # -- the --json report --------------------------------------------------------
@@ -207,4 +230,6 @@ class EvalReport:
             data.tokens_per_case = _round(mean([float(r.tokens) for r in self.results]))
             data.cost_usd_per_case = _round(mean(costs), 6) if costs else None
             data.latency_ms["ask"] = Latency.of([r.ask_ms for r in self.results])
+            data.answer_accuracy = _round(self.answer_accuracy())
+            data.answer_cases = sum(1 for r in self.results if r.answer_ok is not None)
         return data

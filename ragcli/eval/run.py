@@ -77,6 +77,8 @@ def _run_case(case: Case, retriever: Retriever, k: int, model: AnswerModel | Non
         result.citations_passed = all(c.passed for c in outcome.checks) if outcome.checks else None
         result.tokens = outcome.usage.total
         result.cost_usd = model.cost_usd(outcome.usage)
-        cited = [c.passage.id for c in outcome.claims] if isinstance(outcome, Answered) else []
+        answered = isinstance(outcome, Answered)
+        result.answer_text = outcome.answer if answered else None
+        cited = [c.passage.id for c in outcome.claims] if answered else []
         result.violations = list(dict.fromkeys(result.violations + _violations(case, [*outcome.evidence_ids, *cited])))
     return result

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from .. import dates
 from ..passage import Passage
-from ..text import BODY_TOKENIZER, IDENT_TOKENIZER, analyzers, looks_like_identifier
+from ..text import BODY_TOKENIZER, IDENT_TOKENIZER, analyzers, identifier_terms, number_units
 
 if TYPE_CHECKING:
     import tantivy
@@ -68,7 +68,7 @@ def write_bm25(path: Path, passages: Sequence[Passage]) -> None:
             doc = tantivy.Document()
             doc.add_integer("row", row)
             doc.add_text("body", p.index_text)
-            doc.add_text("ident", p.index_text)
+            doc.add_text("ident", " ".join([p.index_text, *number_units(p.index_text)]))
             for entry in p.acl:
                 doc.add_text("acl", entry)
             start, end = valid_days(p)
@@ -92,9 +92,8 @@ def text_query(schema: tantivy.Schema, text: str) -> tantivy.Query | None:
     clauses: list[tuple[tantivy.Occur, tantivy.Query]] = []
     for term in dict.fromkeys(analyzers()[BODY_TOKENIZER].analyze(text)):
         clauses.append((tantivy.Occur.Should, tantivy.Query.term_query(schema, "body", term, index_option="freq")))
-    for token in dict.fromkeys(analyzers()[IDENT_TOKENIZER].analyze(text)):
-        if looks_like_identifier(token):
-            clauses.append((tantivy.Occur.Should, tantivy.Query.term_query(schema, "ident", token, index_option="freq")))
+    for token in identifier_terms(text):
+        clauses.append((tantivy.Occur.Should, tantivy.Query.term_query(schema, "ident", token, index_option="freq")))
     if not clauses:
         return None
     return tantivy.Query.boolean_query(clauses)
@@ -108,6 +107,16 @@ def permission_query(schema: tantivy.Schema, acl_tokens: frozenset[str], day: in
     starts = tantivy.Query.range_query(schema, "valid_from", tantivy.FieldType.Integer, None, day)
     ends = tantivy.Query.range_query(schema, "valid_until", tantivy.FieldType.Integer, day, None, include_lower=False)
     return tantivy.Query.boolean_query([(tantivy.Occur.Must, acl), (tantivy.Occur.Must, starts), (tantivy.Occur.Must, ends)])
+
+
+def filtered_count(index: tantivy.Index, field: str, term: str, permission: tantivy.Query) -> int:
+    """How many rows that pass ``permission`` hold ``term`` in ``field``."""
+    import tantivy
+
+    query = tantivy.Query.boolean_query(
+        [(tantivy.Occur.Must, tantivy.Query.term_query(index.schema, field, term)), (tantivy.Occur.Must, tantivy.Query.const_score_query(permission, 0.0))]
+    )
+    return int(index.searcher().search(query, limit=1, count=True).count)
 
 
 def filtered_search(index: tantivy.Index, scoring: tantivy.Query, permission: tantivy.Query, limit: int) -> list[tuple[int, float]]:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from ..errors import IndexCorruptError, InputError
 from ..passage import Passage
 from ..principal import Scope
-from .bm25 import filtered_search, permission_query, text_query
+from .bm25 import filtered_count, filtered_search, permission_query, text_query
 
 if TYPE_CHECKING:
     import numpy as np
@@ -81,6 +81,42 @@ class View:
             raise IndexCorruptError.damaged(self.index.tenant, f"BM25 search failed ({exc})") from None
         # Belt and braces: the same rule computed from the permission columns.
         return [Hit(row, score) for row, score in found if 0 <= row < self.index.size and self.mask[row]]
+
+    def identifier_matches(self, identifiers: Sequence[str], limit: int) -> list[Hit]:
+        """Allowed rows holding any of ``identifiers`` (as the ident field spells them), best first.
+
+        A row holding more of them ranks first; among equals, the higher BM25
+        score of the identifiers alone. ``Hit.score`` is that summed score.
+        """
+        import tantivy
+
+        bm25 = self.index._bm25
+        permission = permission_query(bm25.schema, self.scope.acl_tokens, self.scope.day)
+        held: dict[int, tuple[int, float]] = {}
+        try:
+            for term in dict.fromkeys(identifiers):
+                query = tantivy.Query.term_query(bm25.schema, "ident", term, index_option="freq")
+                for row, score in filtered_search(bm25, query, permission, limit):
+                    if 0 <= row < self.index.size and self.mask[row]:
+                        count, total = held.get(row, (0, 0.0))
+                        held[row] = (count + 1, total + score)
+        except ValueError as exc:
+            raise IndexCorruptError.damaged(self.index.tenant, f"BM25 search failed ({exc})") from None
+        order = sorted(held, key=lambda row: (-held[row][0], -held[row][1], row))
+        return [Hit(row, held[row][1]) for row in order]
+
+    def term_counts(self, terms: Sequence[str], field: str = "body") -> dict[str, int]:
+        """For each analysed term of ``field`` (``body`` or ``ident``), how many passages this scope may see hold it.
+
+        Counted over the visible rows only, so what a principal may not see never
+        changes the answer (a forbidden page and a missing one count the same).
+        """
+        bm25 = self.index._bm25
+        permission = permission_query(bm25.schema, self.scope.acl_tokens, self.scope.day)
+        try:
+            return {t: filtered_count(bm25, field, t, permission) for t in dict.fromkeys(terms)}
+        except ValueError as exc:
+            raise IndexCorruptError.damaged(self.index.tenant, f"BM25 search failed ({exc})") from None
 
     def dense(self, vector: np.ndarray, limit: int) -> list[Hit]:
         """Cosine similarity over allowed rows only: denied vectors are never multiplied."""

@@ -1,12 +1,14 @@
 """Cutting Documents into Passages: structure first, size second.
 
-Markdown (and HTML, converted to Markdown) is split into sections by heading;
-every passage keeps its heading path. Inside a section, blocks (paragraphs,
-lists, tables, code) are packed whole while they fit the token cap. A block
-over the cap is split on its own structure: table rows (with the header row
-repeated), list items, code lines, and for prose sentence boundaries with a
-one-sentence overlap. Only a single sentence longer than the cap is cut by
-words.
+Markdown (and HTML, converted to Markdown) is split into sections by heading
+(``markdown``); every passage keeps its heading path. Inside a section, blocks
+(paragraphs, lists, tables, code) are packed whole while they fit the token
+cap. A sentence that introduces a code block, list or table (it ends with
+':') stays in the same passage as that block; when the block itself must be
+split, every part repeats the introducing sentence. A block over the cap is
+split on its own structure: table rows (with the header row repeated), list
+items, code lines, and for prose sentence boundaries with a one-sentence
+overlap. Only a single sentence longer than the cap is cut by words.
 
 Passage IDs are ``{doc_id}@{version}#{section}`` with ``-2``, ``-3`` for later
 parts of one section, so they stay the same across runs while the content
@@ -18,87 +20,23 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 
 from ..embedder import MAX_MODEL_TOKENS, SPECIAL_TOKENS
 from ..passage import HEADING_SEPARATOR, Passage
 from ..text import slugify, split_sentences
 from .loaders import Document
+from .markdown import Block, markdown_sections, plain_sections
 
-CHUNKER_VERSION = 2
+CHUNKER_VERSION = 3
+"""3: soft wraps joined, admonitions and tabs unfolded, an introducing sentence kept with its block."""
 OVERLAP_MAX_TOKENS = 48
 """A sentence repeated at the start of the next part must be short, or it crowds out new text."""
+INTRODUCED_KINDS = ("code", "list", "table")
 
 TokenCounter = Callable[[Sequence[str]], list[int]]
 """Counts model tokens (without special tokens) for each text."""
 
-
-@dataclass
-class _Block:
-    kind: str  # "text" | "list" | "table" | "code"
-    text: str
-
-
-@dataclass
-class _Section:
-    path: tuple[str, ...]
-    blocks: list[_Block] = field(default_factory=list)
-
-
 _EXCEPTION_START = re.compile(r"^(except|unless|however|but|exception|this does not apply|note:|only if)\b", re.IGNORECASE)
-
-
-# --------------------------------------------------------------------------- structure
-
-
-def _markdown_sections(text: str, title: str) -> list[_Section]:
-    from markdown_it import MarkdownIt
-
-    md = MarkdownIt("commonmark").enable("table")
-    tokens = md.parse(text)
-    lines = text.split("\n")
-    sections = [_Section(())]
-    stack: list[tuple[int, str]] = []
-    i = 0
-    while i < len(tokens):
-        tok = tokens[i]
-        if tok.level != 0 or tok.map is None:
-            i += 1
-            continue
-        if tok.type == "heading_open":
-            level = int(tok.tag[1])
-            heading = " ".join(tokens[i + 1].content.split()) if i + 1 < len(tokens) else ""
-            while stack and stack[-1][0] >= level:
-                stack.pop()
-            # An H1 that repeats the title adds nothing to the path.
-            if not (level == 1 and not stack and heading.casefold() == title.casefold()):
-                stack.append((level, heading or "section"))
-            sections.append(_Section(tuple(h for _, h in stack)))
-            i += 1
-            continue
-        start, end = tok.map
-        block_text = "\n".join(lines[start:end]).strip("\n")
-        kind = {
-            "bullet_list_open": "list",
-            "ordered_list_open": "list",
-            "table_open": "table",
-            "fence": "code",
-            "code_block": "code",
-        }.get(tok.type, "text")
-        if block_text.strip():
-            sections[-1].blocks.append(_Block(kind, block_text))
-        i += 1
-    return [s for s in sections if s.blocks]
-
-
-def _plain_sections(text: str, is_pdf: bool) -> list[_Section]:
-    pages = text.split("\f") if is_pdf else [text]
-    sections = []
-    for number, page in enumerate(pages, start=1):
-        blocks = [_Block("text", p.strip()) for p in re.split(r"\n\s*\n", page) if p.strip()]
-        if blocks:
-            sections.append(_Section((f"Page {number}",) if is_pdf and len(pages) > 1 else (), blocks))
-    return sections
 
 
 # --------------------------------------------------------------------------- sizing
@@ -117,7 +55,7 @@ class _Sizer:
     def fits(self, text: str) -> bool:
         return self.tokens(text) <= self.budget
 
-    def split_block(self, block: _Block) -> list[str]:
+    def split_block(self, block: Block) -> list[str]:
         if self.fits(block.text):
             return [block.text]
         if block.kind == "table":
@@ -125,7 +63,7 @@ class _Sizer:
         if block.kind == "list":
             return self._pack(_list_items(block.text), joiner="\n")
         if block.kind == "code":
-            return self._pack(block.text.split("\n"), joiner="\n")
+            return self._split_code(block.text)
         return self._split_prose(block.text)
 
     def _split_table(self, text: str) -> list[str]:
@@ -134,6 +72,16 @@ class _Sizer:
         body = rows[2:]
         room = _Sizer(self.count, max(16, self.budget - self.tokens(header) - 1))
         return [f"{header}\n{part}" for part in room._pack(body, joiner="\n")]
+
+    def _split_code(self, text: str) -> list[str]:
+        """Code by lines; a fenced block's parts are each fenced again, so every part still reads as code."""
+        lines = text.split("\n")
+        fenced = len(lines) > 2 and lines[0].lstrip().startswith(("```", "~~~")) and lines[-1].strip() in ("```", "~~~", lines[0].strip()[:3])
+        if not fenced:
+            return self._pack(lines, joiner="\n")
+        opener, closer = lines[0], lines[-1]
+        room = _Sizer(self.count, max(16, self.budget - self.tokens(f"{opener}\n{closer}") - 2))
+        return [f"{opener}\n{part}\n{closer}" for part in room._pack(lines[1:-1], joiner="\n")]
 
     def _split_prose(self, text: str) -> list[str]:
         sentences = _glue_exceptions(split_sentences(" ".join(text.split())), self)
@@ -218,18 +166,50 @@ def _glue_exceptions(sentences: list[str], sizer: _Sizer) -> list[str]:
     return out
 
 
-def _pack_section(blocks: list[_Block], sizer: _Sizer) -> list[str]:
-    """Whole blocks together while they fit; an over-long block is split on its own."""
+def _pieces(blocks: list[Block], sizer: _Sizer) -> list[str]:
+    """The section as pieces that each fit: blocks whole or split, an introducing sentence glued to its block."""
+    pieces: list[str] = []
+    i = 0
+    while i < len(blocks):
+        block = blocks[i]
+        following = blocks[i + 1] if i + 1 < len(blocks) else None
+        if block.introduces and following is not None and following.kind in INTRODUCED_KINDS:
+            pieces += _introduced(block, following, sizer)
+            i += 2
+        else:
+            pieces += sizer.split_block(block)
+            i += 1
+    return pieces
+
+
+def _introduced(intro: Block, block: Block, sizer: _Sizer) -> list[str]:
+    """A paragraph ending in ':' with the block it introduces; each part of a split block repeats the introducing sentence."""
+    whole = f"{intro.text}\n\n{block.text}"
+    if sizer.fits(whole):
+        return [whole]
+    sentences = split_sentences(intro.text) or [intro.text]
+    lead = sentences[-1]
+    room = max(16, sizer.budget - sizer.tokens(lead) - 2)
+    if room < sizer.budget // 4:  # an introduction as long as a passage: no room to repeat it
+        return sizer.split_block(intro) + sizer.split_block(block)
+    parts = _Sizer(sizer.count, room).split_block(block)
+    before = intro.text.rstrip()[: -len(lead)].strip()
+    earlier = sizer.split_block(Block("text", before)) if before else []
+    first_lead = lead
+    if earlier and sizer.fits(f"{earlier[-1]} {lead}\n\n{parts[0]}"):
+        first_lead = f"{earlier.pop()} {lead}"
+    return [*earlier, f"{first_lead}\n\n{parts[0]}", *(f"{lead}\n\n{part}" for part in parts[1:])]
+
+
+def _pack_section(blocks: list[Block], sizer: _Sizer) -> list[str]:
+    """Pieces together while they fit; a piece that does not fit with the others starts a new passage."""
     parts: list[str] = []
     current: list[str] = []
-    for block in blocks:
-        pieces = sizer.split_block(block)
-        for piece in pieces:
-            candidate = "\n\n".join([*current, piece])
-            if current and not sizer.fits(candidate):
-                parts.append("\n\n".join(current))
-                current = []
-            current.append(piece)
+    for piece in _pieces(blocks, sizer):
+        if current and not sizer.fits("\n\n".join([*current, piece])):
+            parts.append("\n\n".join(current))
+            current = []
+        current.append(piece)
     if current:
         parts.append("\n\n".join(current))
     return parts
@@ -241,9 +221,9 @@ def _pack_section(blocks: list[_Block], sizer: _Sizer) -> list[str]:
 def chunk_document(doc: Document, tenant: str, count_tokens: TokenCounter, max_tokens: int = MAX_MODEL_TOKENS) -> list[Passage]:
     """Cut one document into passages of at most ``max_tokens`` model tokens, special tokens and heading line included."""
     if doc.format in ("markdown", "html"):
-        sections = _markdown_sections(doc.text, doc.title)
+        sections = markdown_sections(doc.text, doc.title)
     else:
-        sections = _plain_sections(doc.text, is_pdf=doc.format == "pdf")
+        sections = plain_sections(doc.text, is_pdf=doc.format == "pdf")
     passages: list[Passage] = []
     used: set[str] = set()
     for section in sections:

@@ -21,7 +21,6 @@ from ..errors import DocumentRejected, IndexWriteError, InputError
 from ..index.manifest import ModelEntry
 from ..index.previous import PreviousGeneration
 from ..index.writer import NewGeneration, WriteLock, write_generation, write_lock
-from ..principal import validate_tenant
 from ..settings import index_root
 from .chunking import CHUNKER_VERSION, chunk_document
 from .incremental import Incremental, Loaded
@@ -83,7 +82,6 @@ def ingest(
 ) -> IngestReport:
     """Ingest ``path`` (a folder or one file) into ``tenant``'s index and publish it atomically."""
     started = time.perf_counter()
-    validate_tenant(tenant)
     root = Path(path)
     if not root.exists():
         raise InputError(f"path not found: {root}")

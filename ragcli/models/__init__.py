@@ -1,6 +1,7 @@
 """Answering models behind one interface (``answer.protocol.AnswerModel``).
 
-``local`` is the embedded extractive answerer (no network); ``anthropic`` talks
+``local`` is the embedded extractive answerer (no network; what it may quote
+is in ``evidence``, when it abstains in ``answerability``); ``anthropic`` talks
 to Claude through the official SDK. This package is the only place that talks
 to an LLM; backends implement the protocol and import nothing of the loop.
 """

@@ -1,53 +1,64 @@
 """The embedded extractive answerer: deterministic, offline, never invents text.
 
-It splits the evidence into sentences (and list items and table rows), scores
-each against the question with the same ONNX embedder plus lexical overlap,
-and submits the best one to three sentences above a floor as claims whose
-quote is the sentence itself. Its claims pass the citation checks by
-construction, and still go through them.
+It cuts the evidence into units (sentences of prose, list items, table rows;
+a sentence that introduces a code block carries the block, see
+``evidence``), scores each against the question with the same ONNX embedder
+plus lexical overlap, judges from the best unit whether the evidence
+addresses the question at all (``answerability``), and if it does submits
+the best unit (read on to the block its paragraph leads to) and up to two
+nearly as good as claims whose quote is the unit's own text. Its claims pass
+the citation checks by construction, and still go through them.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-from ..answer.citations import MIN_QUOTE_WORDS
 from ..answer.protocol import AbstainDecision, Claim, ClaimsDecision, ModelReply, Turn, Usage
 from ..embedder import Embedder
 from ..passage import Passage
-from ..text import query_terms, split_sentences
+from ..text import query_terms
+from . import answerability
+from .evidence import Unit, units
 
-ANSWER_FLOOR = 0.45
-"""Blended score under which no sentence is taken as an answer (tuned on sample_corpus/questions.jsonl)."""
 MARGIN = 0.06
-"""Further sentences are claimed only when this close to the best one."""
+"""Further units are claimed only when this close to the best one."""
 MAX_CLAIMS = 3
+FOLLOW_UNITS = 2
+"""How far past the best sentence the answer may read, in its own paragraph, to reach the block it leads to."""
 MAX_PASSAGES = 8
 LEXICAL_WEIGHT = 0.35
+SCORED_CHARS = 600
+"""Of a long unit (a sentence with its code block) the model reads this much: the rest adds noise, not meaning."""
 
-_LINE_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+
+@dataclass(frozen=True)
+class Scored:
+    score: float
+    cosine: float
+    overlap: float
+    unit: Unit
 
 
-def candidate_sentences(passage: Passage) -> list[str]:
-    """Sentences of prose, one per list item or table row; each is a substring of the passage."""
-    out: list[str] = []
-    for line in passage.text.split("\n"):
-        stripped = line.strip()
-        if not stripped or set(stripped) <= set("|-: "):
-            continue
-        if stripped.startswith("|"):
-            out.append(stripped)
-            continue
-        stripped = _LINE_MARKER.sub("", stripped)
-        out.extend(split_sentences(stripped))
-    return [s for s in out if len(s.split()) >= MIN_QUOTE_WORDS]
+@dataclass(frozen=True)
+class Assessment:
+    """What the answerer makes of a question and its evidence, before it decides."""
+
+    scored: list[Scored]
+    """Every unit, best first."""
+    features: dict[str, float] | None
+    """The answerability features (None when the evidence has no unit at all)."""
+    answerable: float
+    """P(answerable) from ``answerability``; 0 without units."""
+    claims: tuple[Claim, ...]
+    """What it would claim if it answers."""
 
 
 @dataclass
 class LocalModel:
     embedder: Embedder | None = None
-    floor: float = ANSWER_FLOOR
+    threshold: float = answerability.THRESHOLD
+    """Abstain when P(answerable) is under this."""
     name: str = "local"
     retry_on_empty: bool = False
 
@@ -62,36 +73,78 @@ class LocalModel:
         return None  # no price: it runs here
 
 
+    def assess(self, question: str, evidence: tuple[Passage, ...]) -> Assessment:
+        """Score every unit of ``evidence`` against ``question``, judge answerability, pick the claims."""
+        scored = self._score(question, evidence[:MAX_PASSAGES])
+        if not scored:
+            return Assessment(scored, None, 0.0, ())
+        top = scored[0]
+        runner_up = next((s.score for s in scored if s.unit.passage.id != top.unit.passage.id), 0.0)
+        best = answerability.Best(top.score, top.cosine, top.overlap, top.unit.passage, runner_up)
+        values = answerability.features(question, best, evidence[:MAX_PASSAGES])
+        return Assessment(scored, values, answerability.probability(values), self._claims(scored))
+
+    @staticmethod
+    def _claims(scored: list[Scored]) -> tuple[Claim, ...]:
+        """The best unit (and the block its paragraph leads to), then units nearly as good; each statement once."""
+        best = scored[0].score
+        chosen = [scored[0].unit, *_leads_to(scored[0].unit, [s.unit for s in scored])]
+        chosen += [item.unit for item in scored[1:] if item.score >= best - MARGIN]
+        claims: list[Claim] = []
+        said: set[str] = set()
+        for unit in chosen:
+            if len(claims) == MAX_CLAIMS:
+                break
+            if unit.statement in said:  # the same words in another passage (another version of a page)
+                continue
+            said.add(unit.statement)
+            claims.append(Claim(statement=unit.statement, passage_id=unit.passage.id, quote=unit.quote))
+        return tuple(claims)
+
+    def _score(self, question: str, passages: tuple[Passage, ...]) -> list[Scored]:
+        """Every unit of the evidence, best first: 0.65 x cosine + 0.35 x share of question terms it covers."""
+        found = [u for p in passages for u in units(p)]
+        if not found:
+            return []
+        embedder = self.embedder
+        assert embedder is not None
+        texts = [f"{u.passage.heading_label}: {u.statement[:SCORED_CHARS]}" for u in found]
+        vectors = embedder.embed([question, *texts])
+        cosines = vectors[1:] @ vectors[0]
+        q_terms = set(query_terms(question))
+        scored = []
+        for unit, text, cosine in zip(found, texts, cosines):
+            overlap = len(q_terms & set(query_terms(text))) / len(q_terms) if q_terms else 0.0
+            score = (1 - LEXICAL_WEIGHT) * float(cosine) + LEXICAL_WEIGHT * overlap
+            scored.append(Scored(score, float(cosine), overlap, unit))
+        # Stable order for equal scores: evidence order, then reading order.
+        return sorted(scored, key=lambda item: -item.score)
+
+
+def _leads_to(unit: Unit, found: list[Unit]) -> list[Unit]:
+    """The sentences after ``unit`` in its paragraph, through the block they introduce (at most FOLLOW_UNITS).
+
+    A paragraph often states a problem, then its fix: "Some indexes forward
+    unauthenticated requests ... This can be changed per index. For example,
+    to always search for credentials:" and the setting. The sentence closest to
+    the question is the problem; the answer is where the paragraph leads.
+    Nothing is added when the paragraph introduces no block.
+    """
+    if unit.kind != "sentence":
+        return []
+    same = sorted((u for u in found if u.passage.id == unit.passage.id and u.block == unit.block), key=lambda u: unit.passage.text.find(u.quote))
+    after = same[same.index(unit) + 1 :][:FOLLOW_UNITS] if unit in same else []
+    ends = [i for i, u in enumerate(after) if u.kind == "introduced"]
+    return after[: ends[0] + 1] if ends else []
+
+
 class _LocalConversation:
     def __init__(self, model: LocalModel, question: str) -> None:
         self.model = model
         self.question = question
 
     def decide(self, turn: Turn) -> ModelReply:
-        scored = self._score(turn.evidence[:MAX_PASSAGES])
-        if not scored or scored[0][0] < self.model.floor:
-            return ModelReply(AbstainDecision("no sentence in the evidence answers the question"))
-        best = scored[0][0]
-        claims: list[Claim] = []
-        for score, passage, sentence in scored:
-            if len(claims) == MAX_CLAIMS or score < max(self.model.floor, best - MARGIN):
-                break
-            claims.append(Claim(statement=sentence.strip("| "), passage_id=passage.id, quote=sentence))
-        return ModelReply(ClaimsDecision(tuple(claims)))
-
-    def _score(self, passages: tuple[Passage, ...]) -> list[tuple[float, Passage, str]]:
-        pairs = [(p, s) for p in passages for s in candidate_sentences(p)]
-        if not pairs:
-            return []
-        embedder = self.model.embedder
-        assert embedder is not None
-        vectors = embedder.embed([self.question] + [f"{p.heading_label}: {s}" for p, s in pairs])
-        cosines = vectors[1:] @ vectors[0]
-        q_terms = set(query_terms(self.question))
-        scored = []
-        for (passage, sentence), cosine in zip(pairs, cosines):
-            overlap = len(q_terms & set(query_terms(f"{passage.heading_label} {sentence}"))) / len(q_terms) if q_terms else 0.0
-            score = (1 - LEXICAL_WEIGHT) * float(cosine) + LEXICAL_WEIGHT * overlap
-            scored.append((score, passage, sentence))
-        # Stable order for equal scores: evidence order, then sentence order.
-        return sorted(scored, key=lambda item: -item[0])
+        assessment = self.model.assess(self.question, turn.evidence)
+        if not assessment.claims or assessment.answerable < self.model.threshold:
+            return ModelReply(AbstainDecision("the evidence does not address the question"))
+        return ModelReply(ClaimsDecision(assessment.claims))

@@ -35,6 +35,17 @@ off-topic questions through). Off-topic queries are sent home by the topic
 gate instead (SearchConfig.topic_gate).
 """
 
+BM25_ONLY_MIN_TERMS = 2
+"""In hybrid mode, when the closest passage in meaning only just clears the dense floor (under
+``DENSE_WEAK``), a word match the dense ranker did not keep must share at least this many of the
+query's terms (1 = keep every word match; keyword queries of up to three words are exempt): one
+shared ordinary word of a question is not evidence. Measured by bench/gate.py; see the README's
+"How the defaults were chosen"."""
+DENSE_WEAK = 0.35
+"""A best dense score under this has barely cleared the floor (0.30), well inside the range of
+unrelated pairs (bench/floors.py: their p99 is 0.39 on SciFact): the query's meaning was hardly found.
+At 0.40 the rule also fired on in-domain SciFact queries and cost nDCG@10 (0.714 -> 0.712)."""
+
 RRF_K = 60
 CANDIDATES = 50
 TOP_K = 10
@@ -50,7 +61,19 @@ class SearchConfig:
     bm25_floor: float = BM25_FLOOR
     dense_floor: float = DENSE_FLOOR
     rrf_k: int = RRF_K
+    identifier_ranking: bool = True
+    """Hybrid mode: a short query's rare identifiers (``ERR_4021``, ``PEP 723``) add a third ranking to the fusion:
+    the passages that hold them.
+
+    A sentence embedding sees ``PEP 723`` and ``PEP 517`` as near neighbours, and
+    fusion favours a passage both rankers found over BM25's exact hit; a user who
+    types an identifier wants the passages that name it.
+    """
     mode: Mode = "hybrid"
+    bm25_only_min_terms: int = BM25_ONLY_MIN_TERMS
+    """Hybrid mode, weak meaning: a BM25 hit the dense ranker did not keep must share this many of a long query's terms."""
+    dense_weak: float = DENSE_WEAK
+    """A best dense score under this counts as weak meaning (see ``bm25_only_min_terms``)."""
     topic_gate: bool = True
     """In hybrid mode, drop BM25's word matches when the query is off-topic (see ``search.gate``)."""
 

@@ -17,7 +17,7 @@ from ..passage import Passage
 from ..principal import Scope
 from .config import SearchConfig
 
-CandidateStatus = Literal["in_results", "cut_at_k", "under_floor", "topic_gate"]
+CandidateStatus = Literal["in_results", "cut_at_k", "under_floor", "topic_gate", "weak_word_match"]
 
 
 @dataclass(frozen=True)
@@ -119,6 +119,7 @@ class ExplainJson(BaseModel):
     floors: dict[str, float]
     topic_gate: bool
     rrf_k: int
+    identifier_ranking: bool
     candidates: int
     bm25: list[CandidateJson]
     dense: list[CandidateJson]
@@ -179,9 +180,10 @@ def _explain_json(response: SearchResponse) -> ExplainJson:
     cfg = response.config
     return ExplainJson(
         mode=cfg.mode,
-        floors={"bm25": cfg.bm25_floor, "dense": cfg.dense_floor},
+        floors={"bm25": cfg.bm25_floor, "dense": cfg.dense_floor, "bm25_only_min_terms": cfg.bm25_only_min_terms},
         topic_gate=cfg.topic_gate,
         rrf_k=cfg.rrf_k,
+        identifier_ranking=cfg.identifier_ranking,
         candidates=cfg.candidates,
         bm25=_candidates_json(response.bm25_candidates),
         dense=_candidates_json(response.dense_candidates),

@@ -22,7 +22,7 @@ from ..principal import Scope
 from ..settings import index_root
 from .config import SearchConfig
 from .fusion import fused_order
-from .gate import Status, apply_gates
+from .gate import Status, apply_gates, rare_identifiers
 from .query import clean_query
 from .response import Candidate, RankerHit, SearchResponse, SearchResult
 
@@ -108,8 +108,11 @@ class Retriever:
             dense_hits = view.dense(vector, cfg.candidates)
             timings["dense"] = (time.perf_counter() - t) * 1000
 
-        gated = apply_gates(text, bm25_hits, dense_hits, cfg)
-        fused = fused_order([[h.row for h in gated.bm25], [h.row for h in gated.dense]], cfg.rrf_k)
+        gated = apply_gates(text, bm25_hits, dense_hits, cfg, view)
+        rankings = [[h.row for h in gated.bm25], [h.row for h in gated.dense]]
+        if cfg.identifier_ranking and cfg.mode == "hybrid":
+            rankings.append(self._identifier_ranking(view, text, cfg.candidates))
+        fused = fused_order(rankings, cfg.rrf_k)
         selected = fused[: cfg.k]
         bm25_rank = {h.row: RankerHit(i, h.score) for i, h in enumerate(gated.bm25, start=1)}
         dense_rank = {h.row: RankerHit(i, h.score) for i, h in enumerate(gated.dense, start=1)}
@@ -129,6 +132,14 @@ class Retriever:
             notes=notes + gated.notes,
             timings_ms=timings,
         )
+
+    @staticmethod
+    def _identifier_ranking(view: View, text: str, limit: int) -> list[int]:
+        """Rows holding the query's rare identifiers, most of them first: a third ranking for the fusion."""
+        identifiers = rare_identifiers(text, view)
+        if not identifiers:
+            return []
+        return [hit.row for hit in view.identifier_matches(identifiers, limit)]
 
     @staticmethod
     def _candidates(view: View, hits: list[Hit], statuses: list[Status], in_results: set[int]) -> list[Candidate]:

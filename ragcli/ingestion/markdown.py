@@ -1,0 +1,181 @@
+"""Markdown (and plain text) as sections of blocks: what the chunker packs.
+
+Three steps, each keeping the text a passage will quote from:
+
+1. MkDocs-style admonitions (``!!! note "Title"``) and content tabs
+   (``=== "macOS"``) indent their content, which CommonMark would read as a
+   code block. Their content is dedented and labelled (``Note: ...``,
+   ``macOS:``), so prose stays prose and a tab's code keeps its label.
+2. Soft-wrapped lines of a paragraph (also inside list items and quotes) are
+   joined, so a sentence is never split by the source's line wrapping; hard
+   breaks (two trailing spaces, a backslash) are kept.
+3. Headings open sections (with their heading path); the blocks between are
+   paragraphs, lists, tables, code and quotes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+BlockKind = Literal["text", "list", "table", "code", "quote"]
+
+_ADMONITION = re.compile(r'^(?P<indent>[ \t]*)(?:!!!|\?\?\?\+?)[ \t]+(?P<kind>[\w-]+)(?:[ \t]+"(?P<title>[^"]*)")?[ \t]*$')
+_TAB = re.compile(r'^(?P<indent>[ \t]*)===\+?[ \t]+"(?P<title>[^"]*)"[ \t]*$')
+_BLOCK_START = re.compile(r"^(```|~~~|[-*+] |\d+[.)] |\||>|#)")
+_KINDS: dict[str, BlockKind] = {
+    "bullet_list_open": "list",
+    "ordered_list_open": "list",
+    "table_open": "table",
+    "fence": "code",
+    "code_block": "code",
+    "blockquote_open": "quote",
+}
+
+
+@dataclass
+class Block:
+    kind: BlockKind
+    text: str
+
+    @property
+    def introduces(self) -> bool:
+        """A paragraph whose last sentence ends with ':' introduces the block after it."""
+        return self.kind == "text" and self.text.rstrip().endswith(":")
+
+
+@dataclass
+class Section:
+    path: tuple[str, ...]
+    blocks: list[Block] = field(default_factory=list)
+
+
+def _parser():  # type: ignore[no-untyped-def]
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").enable("table")
+
+
+# --------------------------------------------------------------------------- 1. admonitions and tabs
+
+
+def expand_mkdocs(text: str) -> str:
+    """Dedent admonition and tab content and label it; leave everything else as it is."""
+    lines = text.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        match = _ADMONITION.match(lines[i]) or _TAB.match(lines[i])
+        if match is None or _in_fence(out):
+            out.append(lines[i])
+            i += 1
+            continue
+        indent = match.group("indent")
+        label = match.group("title") or match.group("kind").replace("-", " ").capitalize()  # type: ignore[union-attr]
+        body, i = _indented_body(lines, i + 1, indent + "    ")
+        out += _labelled(indent, label, body)
+    return "\n".join(out)
+
+
+def _in_fence(lines: list[str]) -> bool:
+    """Whether the text so far ends inside an open code fence (a marker there is code, not markup)."""
+    return sum(1 for line in lines if line.lstrip().startswith(("```", "~~~"))) % 2 == 1
+
+
+def _indented_body(lines: list[str], start: int, prefix: str) -> tuple[list[str], int]:
+    """The lines indented by ``prefix`` (and blank lines between them) from ``start``, dedented once."""
+    body: list[str] = []
+    i = start
+    while i < len(lines) and (not lines[i].strip() or lines[i].startswith(prefix)):
+        body.append(lines[i][len(prefix):] if lines[i].strip() else "")
+        i += 1
+    while body and not body[-1].strip():  # trailing blank lines belong to what follows
+        body.pop()
+        i -= 1
+    return body, i
+
+
+def _labelled(indent: str, label: str, body: list[str]) -> list[str]:
+    """``Label: first sentence...`` for prose; ``Label:`` on its own line before a list, table or code."""
+    content = [indent + line if line else "" for line in body]
+    first = next((n for n, line in enumerate(body) if line.strip()), None)
+    if not label.strip():
+        return content
+    if first is not None and not _BLOCK_START.match(body[first].lstrip()):
+        content[first] = f"{indent}{label}: {body[first].lstrip()}"
+        return ["", *content, ""]
+    return ["", f"{indent}{label}:", "", *content, ""]
+
+
+# --------------------------------------------------------------------------- 2. soft wraps
+
+
+def unwrap_paragraphs(text: str) -> str:
+    """Join the soft-wrapped lines of every paragraph into one line (hard breaks are kept)."""
+    lines = text.split("\n")
+    tokens = _parser().parse(text)
+    joined: dict[int, str] = {}
+    dropped: set[int] = set()
+    for tok in tokens:
+        if tok.type != "paragraph_open" or tok.map is None:
+            continue
+        start, end = tok.map
+        if end - start < 2:
+            continue
+        line = lines[start]
+        for n in range(start + 1, end):
+            if line.endswith("  ") or line.endswith("\\"):
+                joined[start] = line
+                start, line = n, lines[n]
+                continue
+            line = f"{line.rstrip()} {_continuation(lines[n])}"
+            dropped.add(n)
+        joined[start] = line
+    return "\n".join(joined.get(n, lines[n]) for n in range(len(lines)) if n not in dropped)
+
+
+def _continuation(line: str) -> str:
+    """A paragraph's continuation line without its indentation or blockquote markers."""
+    return re.sub(r"^[ \t]*(?:>[ \t]?)*", "", line).strip()
+
+
+# --------------------------------------------------------------------------- 3. sections
+
+
+def markdown_sections(text: str, title: str) -> list[Section]:
+    """Sections (by heading) of blocks, after expanding admonitions and joining soft wraps."""
+    text = unwrap_paragraphs(expand_mkdocs(text))
+    tokens = _parser().parse(text)
+    lines = text.split("\n")
+    sections = [Section(())]
+    stack: list[tuple[int, str]] = []
+    for i, tok in enumerate(tokens):
+        if tok.level != 0 or tok.map is None:
+            continue
+        if tok.type == "heading_open":
+            level = int(tok.tag[1])
+            heading = " ".join(tokens[i + 1].content.split()) if i + 1 < len(tokens) else ""
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            # An H1 that repeats the title adds nothing to the path.
+            if not (level == 1 and not stack and heading.casefold() == title.casefold()):
+                stack.append((level, heading or "section"))
+            sections.append(Section(tuple(h for _, h in stack)))
+            continue
+        start, end = tok.map
+        block_text = "\n".join(lines[start:end]).strip("\n")
+        if block_text.strip():
+            sections[-1].blocks.append(Block(_KINDS.get(tok.type, "text"), block_text))
+    return [s for s in sections if s.blocks]
+
+
+def plain_sections(text: str, is_pdf: bool) -> list[Section]:
+    """Plain text and PDF: paragraphs (blank-line separated, soft wraps joined); one section per PDF page."""
+    pages = text.split("\f") if is_pdf else [text]
+    sections = []
+    for number, page in enumerate(pages, start=1):
+        blocks = [Block("text", " ".join(p.split())) for p in re.split(r"\n\s*\n", page) if p.strip()]
+        if blocks:
+            sections.append(Section((f"Page {number}",) if is_pdf and len(pages) > 1 else (), blocks))
+    return sections

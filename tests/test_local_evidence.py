@@ -1,0 +1,154 @@
+"""What the local answerer may quote: whole sentences, items and rows, never lone code; intros carry their block."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragcli.answer.citations import check_claims, normalize
+from ragcli.answer.protocol import Claim
+from ragcli.models.evidence import readable, units
+from ragcli.passage import Passage
+
+TEXT = """If you have internal packages that you do not want to be published, you can mark them as private:
+
+```toml
+[project]
+classifiers = ["Private :: Do Not Upload"]
+```
+
+While the lockfile is created [automatically](#automatic-lock-and-sync), it may also be created with `uv lock`. This is **not** required.
+
+- Use the `--frozen` flag to skip the *up-to-date* check entirely.
+- Short item.
+
+| Tier | Requests per minute | Burst |
+|---|---|---|
+| Tier 2 | 600 | 1200 |
+
+To list packages as JSON:
+
+```console
+$ uv pip list --format json
+# Required URL for the index.
+```
+"""
+
+
+def passage(text: str = TEXT) -> Passage:
+    return Passage("d@v#s", "d", "v", "s", "t", ("everyone",), None, None, "Doc", ("Section",), "/d.md", None, text)
+
+
+@pytest.fixture(scope="module")
+def found():
+    return units(passage())
+
+
+def test_every_quote_is_a_verbatim_slice_and_passes_the_checks(found):
+    p = passage()
+    assert found
+    for u in found:
+        assert u.quote in p.text, u.quote
+    claims = tuple(Claim(u.statement, p.id, u.quote) for u in found)
+    results = check_claims(claims, {p.id: p})
+    assert all(r.passed for r in results), [(r.check, r.detail) for r in results if not r.passed]
+
+
+def test_an_introducing_sentence_carries_its_code_block(found):
+    private = [u for u in found if "mark them as private" in u.statement]
+    assert len(private) == 1 and private[0].kind == "introduced"
+    assert 'classifiers = ["Private :: Do Not Upload"]' in private[0].statement
+    assert "```" not in private[0].statement
+    assert private[0].quote.startswith("If you have internal packages") and private[0].quote.endswith("```")
+    listing = [u for u in found if u.statement.startswith("To list packages as JSON:")]
+    assert len(listing) == 1 and "$ uv pip list --format json" in listing[0].statement
+
+
+def test_code_lines_and_comments_are_never_units(found):
+    for u in found:
+        if u.kind != "introduced":
+            assert not u.statement.startswith(("$", "#", "[project]", "classifiers")), u.statement
+    assert not any(u.statement == "# Required URL for the index." for u in found)
+
+
+def test_statements_read_as_plain_text(found):
+    lockfile = next(u for u in found if "lockfile is created" in u.statement)
+    assert lockfile.statement == "While the lockfile is created automatically, it may also be created with uv lock."
+    assert "[automatically](#automatic-lock-and-sync)" in lockfile.quote  # the quote stays verbatim
+    frozen = next(u for u in found if "--frozen" in u.statement)
+    assert frozen.kind == "item" and frozen.statement == "Use the --frozen flag to skip the up-to-date check entirely."
+    bold = next(u for u in found if "required" in u.statement)
+    assert bold.statement == "This is not required."
+
+
+def test_table_rows_read_with_their_headers(found):
+    (row,) = [u for u in found if u.kind == "row"]
+    assert row.statement == "Tier: Tier 2; Requests per minute: 600; Burst: 1200."
+    assert row.quote == "| Tier 2 | 600 | 1200 |"
+
+
+def test_units_shorter_than_four_words_are_left_out(found):
+    assert not any(normalize(u.quote) == "short item." for u in found)
+
+
+@pytest.mark.parametrize(
+    "markdown, plain",
+    [
+        ("see the [project layout](./layout.md) and ![logo](x.png)", "see the project layout and logo"),
+        ("a **bold** and *em* and _em2_ word", "a bold and em and em2 word"),
+        ("keep retry_backoff_ms and snake_case_names", "keep retry_backoff_ms and snake_case_names"),
+        ("code `**not bold**` stays", "code **not bold** stays"),
+        ("a [reference link][ref] here", "a reference link here"),
+    ],
+)
+def test_readable(markdown: str, plain: str) -> None:
+    assert readable(markdown) == plain
+
+
+PROBLEM_THEN_FIX = """Some indexes forward unauthenticated requests to a public index, which means that uv will not search for credentials. This behaviour can be changed per index, using the authenticate setting. For example, to always search for credentials:
+
+```toml
+[[tool.uv.index]]
+authenticate = "always"
+```
+
+Unrelated closing remark about mirrors and their many caching layers.
+"""
+
+
+def test_an_answer_reads_on_to_the_fix_its_paragraph_leads_to(local_model):
+    p = passage(PROBLEM_THEN_FIX)
+    question = "My index forwards unauthenticated requests to a public index so uv never searches for credentials"
+    assessment = local_model.assess(question, (p,))
+    statements = [c.statement for c in assessment.claims]
+    assert statements[0].startswith("Some indexes forward unauthenticated requests")
+    assert any('authenticate = "always"' in s for s in statements), statements
+    assert not any("Unrelated closing remark" in s for s in statements)
+    assert all(r.passed for r in check_claims(assessment.claims, {p.id: p}))
+
+
+def test_a_paragraph_that_introduces_nothing_adds_nothing(local_model):
+    p = passage("Annual plans are refundable within 30 days of the purchase date. Monthly plans are not refundable. Credits expire after a year.\n")
+    assessment = local_model.assess("How long do I have to get a refund on an annual plan?", (p,))
+    statements = [c.statement for c in assessment.claims]
+    assert statements[0] == "Annual plans are refundable within 30 days of the purchase date."
+    # Without a block to lead to, only units nearly as good as the best join it (the margin rule).
+    scores = {s.unit.statement: s.score for s in assessment.scored}
+    assert all(scores[s] >= scores[statements[0]] - 0.06 for s in statements)
+
+
+@pytest.mark.parametrize(
+    "sentence, pointer",
+    [
+        ("For more details on lockfiles and how they're created, see the project layout documentation.", True),
+        ("To learn more about lockfiles and exporting, see the locking and syncing documentation.", True),
+        ("See the lockfile documentation for more details.", True),
+        ("Or, read on to learn how to build and publish your project.", True),
+        ("The lockfile is created automatically when you run uv lock.", False),
+        ("You will see a warning when the lockfile is stale.", False),
+    ],
+)
+def test_pointers_elsewhere_are_not_answers(sentence, pointer):
+    from ragcli.models.evidence import is_pointer
+
+    assert is_pointer(sentence) is pointer
+    assert bool(units(passage(sentence + "\n"))) is not pointer
