@@ -71,6 +71,7 @@ CASES: dict[str, Callable[[Path], None]] = {
     "manifest_truncated": lambda root: _truncate(_generation(root) / "manifest.json"),
     "manifest_garbage": lambda root: _garble(_generation(root) / "manifest.json"),
     "manifest_missing": lambda root: (_generation(root) / "manifest.json").unlink(),
+    "documents_garbage": lambda root: _garble(_generation(root) / "documents.json"),
     "tantivy_postings_garbage": lambda root: _garble(_segment(root, ".idx")),
     "tantivy_terms_truncated": lambda root: _truncate(_segment(root, ".term")),
     "tantivy_meta_garbage": lambda root: _garble(_generation(root) / "tantivy" / "meta.json"),

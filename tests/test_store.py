@@ -22,7 +22,7 @@ from ragcli.embedder import VOCAB_PATH, Embedder, ModelSpec
 from ragcli.errors import IndexCorruptError, IndexLockedError, IndexWriteError, InputError, RagcliError
 from ragcli.index import TenantIndex, list_tenants
 from ragcli.index.layout import CURRENT
-from ragcli.index.manifest import FORMAT_VERSION
+from ragcli.index.manifest import FORMAT_VERSION, checksum
 from ragcli.index.rows import RowFile, write_rows
 from ragcli.index.writer import write_lock
 from ragcli import ingest
@@ -90,12 +90,15 @@ def test_generation_layout_and_manifest(tiny, embedder):
     assert manifest["model"]["sha256"] == embedder.sha256 and manifest["model"]["dim"] == 384
     assert manifest["passages"] == 5
     assert manifest["groups"] == sorted({"everyone", "g1", "g2", "user:u1"})
-    assert sorted(d["doc_id"] for d in manifest["documents"]) == ["dated", "future", "g1", "open", "user"]
+    documents = json.loads((gen / "documents.json").read_text())["documents"]
+    assert manifest["documents"] == 5
+    assert sorted(d["doc_id"] for d in documents) == ["dated", "future", "g1", "open", "user"]
     assert set(manifest["checksums"]) == names - {"manifest.json"}
+    assert "documents.json" in manifest["checksums"]
 
     passages = all_passages(tiny, "t")
     ids = [p.id for p in passages]
-    assert sorted(ids) == sorted(pid for d in manifest["documents"] for pid in d["passage_ids"])
+    assert sorted(ids) == sorted(pid for d in documents for pid in d["passage_ids"])
     with TenantIndex.open(tiny, "t") as ix:
         assert ix.embeddings.shape == (5, 384) and ix.embeddings.dtype == np.float32
         dated = next(p for p in passages if p.doc_id == "dated")
@@ -223,6 +226,7 @@ def _flip_byte(path: Path, offset: int = -10) -> None:
 CHEAP_DAMAGE = {
     "passages-truncated": lambda gen: (gen / "passages.jsonl").write_bytes((gen / "passages.jsonl").read_bytes()[:-20]),
     "acl-missing": lambda gen: (gen / "acl.npy").unlink(),
+    "documents-missing": lambda gen: (gen / "documents.json").unlink(),
     "manifest-garbage": lambda gen: (gen / "manifest.json").write_text("{not json"),
     "manifest-other-tenant": lambda gen: (gen / "manifest.json").write_text((gen / "manifest.json").read_text().replace('"tenant": "t"', '"tenant": "x"')),
     "manifest-future-format": lambda gen: (gen / "manifest.json").write_text((gen / "manifest.json").read_text().replace(f'"format": {FORMAT_VERSION}', '"format": 99')),
@@ -270,9 +274,13 @@ def test_audit_counts_orphans_and_stale_entries(tiny_copy):
     gen = generation_dir(tiny_copy)
     clean = status_of(tiny_copy, "t")
     assert (clean.orphan_vectors, clean.stale_entries, clean.documents, clean.passages) == (0, 0, 5, 5)
+    # A writer that recorded the wrong passage IDs (consistently: the checksum matches what it wrote).
+    documents = json.loads((gen / "documents.json").read_text())
+    documents["documents"][0]["passage_ids"] = []  # a row nobody owns
+    documents["documents"][1]["passage_ids"].append("ghost@1#nowhere")  # an id no row holds
+    (gen / "documents.json").write_text(json.dumps(documents))
     manifest = json.loads((gen / "manifest.json").read_text())
-    manifest["documents"][0]["passage_ids"] = []  # a row nobody owns
-    manifest["documents"][1]["passage_ids"].append("ghost@1#nowhere")  # an id no row holds
+    manifest["checksums"]["documents.json"] = checksum(gen / "documents.json")
     (gen / "manifest.json").write_text(json.dumps(manifest))
     damaged = status_of(tiny_copy, "t")
     assert (damaged.orphan_vectors, damaged.stale_entries) == (1, 1)
@@ -490,3 +498,21 @@ def test_passage_row_round_trip(tmp_path_factory, text, acl, start, title, path)
         assert rows.record(1)["text_hash"] == "h2"
     finally:
         rows.close()
+
+
+def test_a_format_1_index_is_read_and_its_vectors_reused(tiny_copy, tiny):
+    """Before 0.2 the documents sat inside manifest.json: such an index still searches, and the
+    next ingest writes format 2 without embedding anything again."""
+    gen = generation_dir(tiny_copy)
+    manifest = json.loads((gen / "manifest.json").read_text())
+    documents = json.loads((gen / "documents.json").read_text())["documents"]
+    del manifest["checksums"]["documents.json"]
+    (gen / "documents.json").unlink()
+    (gen / "manifest.json").write_text(json.dumps({**manifest, "format": 1, "documents": documents}, indent=1))
+    with TenantIndex.open(tiny_copy, "t", verify=True) as ix:
+        assert ix.manifest.format == 1 and ix.manifest.documents == 5
+        assert ix.view(on(dt.date(2026, 4, 1), "g1")).bm25("submarines", 5)
+    report = ingest(tiny.parent / "docs", "t", index=tiny_copy)
+    assert report.published and report.embedded == 0
+    with TenantIndex.open(tiny_copy, "t", verify=True) as ix:
+        assert ix.manifest.format == FORMAT_VERSION == 2

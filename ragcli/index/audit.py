@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict
 
 from ..errors import IndexCorruptError, InputError
 from . import layout
+from .manifest import read_documents
 from .reader import TenantIndex
 
 
@@ -83,7 +84,8 @@ def audit_tenant(root: Path, tenant: str, *, model_id: str, model_sha256: str) -
 
 def _audit(index: TenantIndex) -> Audit:
     m = index.manifest
-    listed = {pid for d in m.documents for pid in d.passage_ids}
+    documents = read_documents(index.path, m)
+    listed = {pid for d in documents for pid in d.passage_ids}
     row_ids = [index._rows.record(row)["id"] for row in range(index.size)]
     orphan = sum(1 for pid in row_ids if pid not in listed)
     stale = len(listed - set(row_ids))
@@ -97,7 +99,7 @@ def _audit(index: TenantIndex) -> Audit:
         tenant=index.tenant,
         generation=m.generation,
         last_ingest=m.created,
-        documents=len(m.documents),
+        documents=len(documents),
         passages=m.passages,
         model=AuditModel(id=m.model.id, sha256=m.model.sha256, dim=m.model.dim),
         chunker_version=m.chunker_version,

@@ -4,7 +4,8 @@
         CURRENT          name of the published generation, replaced atomically
         lock             flock(2) lock of the one writer
         gen-<stamp>/     one complete, immutable generation:
-            manifest.json    format, chunker version, model id + sha256, documents, checksums
+            manifest.json    format, chunker version, model id + sha256, counts, checksums (small: read on every open)
+            documents.json   what each source document contributed (read by ingest and status only)
             passages.jsonl   one passage record per row; offsets.npy indexes it
             embeddings.npy   float32 (rows, dim), opened memory-mapped
             acl.npy          packed bits (rows, ACL entries)
@@ -27,6 +28,7 @@ from ..principal import validate_tenant
 
 CURRENT = "CURRENT"
 MANIFEST = "manifest.json"
+DOCUMENTS = "documents.json"
 PASSAGES = "passages.jsonl"
 OFFSETS = "offsets.npy"
 EMBEDDINGS = "embeddings.npy"

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import IndexCorruptError, InputError
 from ..passage import Passage
-from .manifest import DocumentEntry
+from .manifest import FORMAT_VERSION, DocumentEntry, read_documents
 from .reader import TenantIndex
 from .writer import WriteLock
 
@@ -27,7 +27,7 @@ class PreviousGeneration:
 
     def __init__(self, index: TenantIndex) -> None:
         self._index = index
-        self.documents: dict[str, DocumentEntry] = {d.key: d for d in index.manifest.documents}
+        self.documents: dict[str, DocumentEntry] = {d.key: d for d in read_documents(index.path, index.manifest)}
         self.row_of_id: dict[str, int] = {}
         """Passage ID -> row."""
         self.row_of_text: dict[str, int] = {}
@@ -62,6 +62,11 @@ class PreviousGeneration:
         """Whether its passages and vectors are what this ingest would make (same model and chunker)."""
         m = self._index.manifest
         return m.model.sha256 == model_sha256 and m.chunker_version == chunker_version
+
+    @property
+    def current_format(self) -> bool:
+        """Whether it is written in this ragcli's index format (an older one is rewritten even when nothing changed)."""
+        return self._index.manifest.format == FORMAT_VERSION
 
     def passage(self, row: int) -> Passage:
         return self._index._rows.passage(row)

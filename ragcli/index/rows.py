@@ -22,6 +22,11 @@ if TYPE_CHECKING:
 
 
 
+_ID_PREFIX = '{"id": '
+"""Every record is written with ``id`` first (see ``_record``), so an ID can be read without the rest."""
+_DECODER = json.JSONDecoder()
+
+
 def _record(p: Passage, text_hash: str) -> dict[str, Any]:
     return {
         "id": p.id,
@@ -89,6 +94,21 @@ class RowFile:
                 raise TypeError
             return data
         except (ValueError, TypeError):
+            raise IndexCorruptError.damaged(self.tenant, f"passage row {row} is unreadable") from None
+
+    def passage_id(self, row: int) -> str:
+        """Only the ID of row ``row``: the record's first field, decoded without parsing the rest."""
+        start, end = int(self.offsets[row]), int(self.offsets[row + 1])
+        self._file.seek(start)
+        line = self._file.read(end - start).decode("utf-8")
+        try:
+            if not line.startswith(_ID_PREFIX):
+                raise ValueError
+            value, _ = _DECODER.raw_decode(line, len(_ID_PREFIX))
+            if not isinstance(value, str):
+                raise ValueError
+            return value
+        except ValueError:
             raise IndexCorruptError.damaged(self.tenant, f"passage row {row} is unreadable") from None
 
     def passage(self, row: int) -> Passage:

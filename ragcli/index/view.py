@@ -125,7 +125,10 @@ class View:
         rows = self.allowed_rows
         if rows.size == 0:
             return []
-        scores = np.asarray(self.index.embeddings[rows], dtype=np.float32) @ vector.astype(np.float32)
+        if rows.size == self.index.size:  # every row is allowed: score the memory-mapped matrix in place, no copy
+            scores = np.asarray(self.index.embeddings, dtype=np.float32) @ vector.astype(np.float32)
+        else:
+            scores = np.asarray(self.index.embeddings[rows], dtype=np.float32) @ vector.astype(np.float32)
         top = min(limit, rows.size)
         best = np.argpartition(-scores, top - 1)[:top]
         best = best[np.lexsort((rows[best], -scores[best]))]
@@ -141,7 +144,7 @@ class View:
     def passage_id(self, row: int) -> str:
         """The ID of the passage at ``row``, which must be one this scope may see."""
         self._check_visible(row)
-        return str(self.index._rows.record(row)["id"])
+        return self.index._rows.passage_id(row)
 
     def passages(self, rows: Sequence[int]) -> list[Passage]:
         return [self.passage(r) for r in rows]

@@ -28,7 +28,7 @@ from ..passage import Passage
 from . import layout
 from .bm25 import valid_days, write_bm25
 from .layout import ACL, BM25_DIRECTORY, EMBEDDINGS, MANIFEST, VALID_FROM, VALID_UNTIL
-from .manifest import FORMAT_VERSION, DocumentEntry, Manifest, ModelEntry, checksums_of
+from .manifest import FORMAT_VERSION, DocumentEntry, Manifest, ModelEntry, checksums_of, write_documents
 from .rows import write_rows
 
 if TYPE_CHECKING:
@@ -101,6 +101,7 @@ def write_generation(lock: WriteLock, gen: NewGeneration) -> str:
     previous = layout.current_name(lock.directory)
     try:
         groups = _write_files(build, gen)
+        write_documents(build, gen.documents)
         for path in sorted(build.rglob("*")):
             if path.is_file():
                 layout.fsync_file(path)
@@ -113,7 +114,7 @@ def write_generation(lock: WriteLock, gen: NewGeneration) -> str:
             model=gen.model,
             passages=len(gen.passages),
             groups=groups,
-            documents=gen.documents,
+            documents=len(gen.documents),
             checksums=checksums_of(build),
         )
         (build / MANIFEST).write_text(manifest.model_dump_json(indent=1), encoding="utf-8")

@@ -118,7 +118,8 @@ class _Run:
         items = self._unique_ids([*kept, *loaded.values()], indexed=set(diff.documents))
         self._count(items, loaded, diff)
         docs = self.report.documents
-        if previous is not None and diff.compatible and not (docs.added or docs.updated or docs.deleted) and len(items) == len(diff.documents):
+        unchanged = not (docs.added or docs.updated or docs.deleted) and len(items) == len(diff.documents)
+        if previous is not None and diff.compatible and previous.current_format and unchanged:
             self.report.passages = previous.size
             self.report.generation = previous.generation
             return

@@ -130,11 +130,12 @@ def status_of(root: Path, tenant: str):  # type: ignore[no-untyped-def]
 
 
 def passage_ids(root: Path, tenant: str) -> set[str]:
-    """IDs of every passage of the published generation, as its manifest lists them (checksum-verified)."""
+    """IDs of every passage of the published generation, as its documents.json lists them (checksum-verified)."""
     from ragcli.index import TenantIndex
+    from ragcli.index.manifest import read_documents
 
     with TenantIndex.open(root, tenant, verify=True) as index:
-        return {pid for doc in index.manifest.documents for pid in doc.passage_ids}
+        return {pid for doc in read_documents(index.path, index.manifest) for pid in doc.passage_ids}
 
 
 def audit_counts(root: Path, tenant: str) -> tuple[int, int]:
