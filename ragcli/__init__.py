@@ -18,8 +18,8 @@ foundation (``principal``, ``passage``, ``text``, ``embedder``, ``dates``,
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+
+from .lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -63,13 +63,7 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ragcli' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _EXPORTS)
 
 
 def __dir__() -> list[str]:

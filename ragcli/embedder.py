@@ -8,7 +8,9 @@ RAGCLI_EMBED_POOLING (mean or cls). Whichever model embeds a tenant's passages
 is recorded in its manifest, and search refuses to mix models.
 
 The ONNX session is opened on first use only: commands that never embed
-(status, BM25-only search) never pay for it.
+(status, BM25-only search) never pay for it. What costs time at every start
+is paid once and kept in the cache directory (``model_cache``): the model
+file's sha256 verdict and the optimised graph.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from . import model_cache
 from .errors import ModelError
 from .settings import custom_embed_model
 
@@ -34,6 +37,8 @@ SPECIAL_TOKENS = 2
 DEFAULT_BATCH = 8
 
 VOCAB_PATH = Path(__file__).with_name("data") / "minilm-vocab.txt"
+PROBE_TEXT = "ragcli probe: does the cached graph embed like the model file?"
+"""Embedded by the original model when its optimised graph is cached, and by the cached graph when loaded."""
 
 
 @dataclass(frozen=True)
@@ -98,8 +103,12 @@ class Embedder:
 
     @cached_property
     def sha256(self) -> str:
-        """The model file's actual hash, verified against the expected one."""
-        actual = file_sha256(self.spec.onnx_path)
+        """The model file's actual hash (remembered while the file is unchanged), verified against the expected one."""
+        path = self.spec.onnx_path
+        actual = model_cache.cached_sha256(path)
+        if actual is None:
+            actual = file_sha256(path)
+            model_cache.remember_sha256(path, actual)
         if self.spec.expected_sha256 and actual != self.spec.expected_sha256:
             raise ModelError(
                 f"embedding model {self.spec.onnx_path} has sha256 {actual[:12]}…, expected "
@@ -149,20 +158,56 @@ class Embedder:
 
     @cached_property
     def _session(self):  # type: ignore[no-untyped-def]
+        """The ONNX session: from the cached optimised graph when it still embeds like the model, else optimised now (and cached)."""
         import onnxruntime as ort
 
-        self.sha256  # verify before the file is trusted
-        options = ort.SessionOptions()
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        if self._threads:
-            options.intra_op_num_threads = self._threads
-        options.log_severity_level = 3
+        sha = self.sha256  # verify before the file is trusted
+        cached = model_cache.cached_graph(sha, ort.__version__)
+        if cached is not None:
+            session = self._open_cached(cached)
+            if session is not None:
+                return session
+            cached.discard()
+        build = model_cache.new_graph_build(sha, ort.__version__)
+        options = self._options(ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED)
+        if build is not None:
+            # EXTENDED, not ALL: ALL adds layout changes for this CPU, which must not be cached.
+            options.optimized_model_filepath = str(build.model)
+            options.add_session_config_entry("session.optimized_model_external_initializers_file_name", model_cache.GRAPH_DATA)
+            options.add_session_config_entry("session.optimized_model_external_initializers_min_size_in_bytes", "1024")
         try:
             session = ort.InferenceSession(str(self.spec.onnx_path), options, providers=["CPUExecutionProvider"])
         except Exception as exc:  # onnxruntime raises its own untyped errors
             raise ModelError(f"cannot load embedding model {self.spec.onnx_path}: {exc}") from None
         self._input_names = {i.name for i in session.get_inputs()}
+        if build is not None:
+            build.commit(self._probe(session))
         return session
+
+    def _options(self, level):  # type: ignore[no-untyped-def]
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        options.graph_optimization_level = level
+        if self._threads:
+            options.intra_op_num_threads = self._threads
+        options.log_severity_level = 3
+        return options
+
+    def _open_cached(self, cached: model_cache.CachedGraph):  # type: ignore[no-untyped-def]
+        """A session on the cached graph if it loads and reproduces the original model's probe vector; else None."""
+        import onnxruntime as ort
+
+        try:
+            session = ort.InferenceSession(str(cached.model), self._options(ort.GraphOptimizationLevel.ORT_DISABLE_ALL), providers=["CPUExecutionProvider"])
+            self._input_names = {i.name for i in session.get_inputs()}
+            ok = model_cache.probe_matches(cached.probe, self._probe(session))
+        except Exception:  # a damaged cache entry: rebuilt from the model file
+            return None
+        return session if ok else None
+
+    def _probe(self, session) -> list[float]:  # type: ignore[no-untyped-def]
+        return [float(x) for x in self._run_batch(session, self._encode([PROBE_TEXT]))[0]]
 
     def embed(
         self,

@@ -6,11 +6,14 @@ library user when a function is called without the value) and pass the
 result down as a typed value.
 
     RAGCLI_INDEX              index directory (default ./.ragcli)
-    RAGCLI_MODEL              default answering model: local | anthropic[:NAME]
+    RAGCLI_MODEL              default answering model: local | anthropic[:NAME] | openai:MODEL[@URL]
     ANTHROPIC_API_KEY         enables (and defaults to) the anthropic model
     RAGCLI_EMBED_MODEL        another ONNX embedding model (.onnx path) ...
     RAGCLI_EMBED_TOKENIZER    ... its tokenizer.json or WordPiece vocab.txt ...
     RAGCLI_EMBED_POOLING      ... and its pooling, mean or cls
+    RAGCLI_OPENAI_BASE_URL    default server for --model openai:MODEL (any Chat Completions API)
+    OPENAI_API_KEY            its key (read by the openai SDK itself; a local server needs none)
+    RAGCLI_CACHE              cache directory (default $XDG_CACHE_HOME/ragcli, else ~/.cache/ragcli)
 """
 
 from __future__ import annotations
@@ -22,6 +25,9 @@ from pathlib import Path
 INDEX_ENV = "RAGCLI_INDEX"
 MODEL_ENV = "RAGCLI_MODEL"
 ANTHROPIC_KEY_ENV = "ANTHROPIC_API_KEY"
+OPENAI_BASE_URL_ENV = "RAGCLI_OPENAI_BASE_URL"
+OPENAI_KEY_ENV = "OPENAI_API_KEY"
+CACHE_ENV = "RAGCLI_CACHE"
 DEFAULT_INDEX_DIR = Path(".ragcli")
 
 
@@ -36,6 +42,28 @@ def default_answer_model() -> str:
     if chosen:
         return chosen
     return "anthropic" if os.environ.get(ANTHROPIC_KEY_ENV) else "local"
+
+
+def openai_base_url() -> str | None:
+    """$RAGCLI_OPENAI_BASE_URL: the server ``--model openai:MODEL`` talks to (None: the SDK's default, api.openai.com)."""
+    return os.environ.get(OPENAI_BASE_URL_ENV, "").strip() or None
+
+
+def openai_api_key() -> str | None:
+    """$OPENAI_API_KEY, or None (a local server such as Ollama needs none)."""
+    return os.environ.get(OPENAI_KEY_ENV, "").strip() or None
+
+
+def cache_dir() -> Path:
+    """Where ragcli keeps what it can rebuild (model hash verdicts, the optimised ONNX graph).
+
+    $RAGCLI_CACHE, else $XDG_CACHE_HOME/ragcli, else ~/.cache/ragcli. Deleting it is always safe.
+    """
+    explicit = os.environ.get(CACHE_ENV, "").strip()
+    if explicit:
+        return Path(explicit)
+    xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "ragcli"
 
 
 @dataclass(frozen=True)

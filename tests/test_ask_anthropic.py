@@ -111,6 +111,9 @@ def test_search_then_answer_from_new_evidence(retriever, pid) -> None:
     assert [s.query for s in outcome.trace.searches][1] == "SCIM provisioning plan"
     assert outcome.trace.user == "bob" and outcome.trace.tenant == "acme"
     assert [d.kind for d in outcome.trace.decisions] == ["search", "claims"]
+    # Each decision names the API request behind it (the request-id header), to quote to support.
+    ids = [d.request_id for d in outcome.trace.decisions]
+    assert all(i and i.startswith("req") for i in ids) and len(set(ids)) == 2
 
 
 def test_first_request_is_what_the_design_says(retriever) -> None:

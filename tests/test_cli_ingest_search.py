@@ -20,7 +20,7 @@ ALICE = USERS / "alice.json"
 NOW = "2026-11-29"
 BAD_TENANTS = ["../x", "/abs", "A B", "a/b", "", "x" * 65]
 
-REPORT_KEYS = {"tenant", "documents", "passages", "embedded", "seconds", "generation"}
+REPORT_KEYS = {"tenant", "documents", "passages", "embedded", "seconds", "generation", "skipped"}
 RESULT_KEYS = {"rank", "id", "doc_id", "title", "heading_path", "source", "text", "score", "bm25", "dense"}
 
 
@@ -92,9 +92,11 @@ def test_ingest_reports_rejections_exit_2_and_commits_the_rest(tmp_path):
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 2 and all(line.startswith("error: rejected ") for line in lines)
+    # One line per reason, then the summary.
+    assert len(lines) == 3 and all(line.startswith("error: rejected ") for line in lines)
     assert any("faq.md" in line and "YAML" in line for line in lines)
     assert any("bad.md" in line and "UTF-8" in line for line in lines)
+    assert lines[-1] == "error: rejected 2 of 4 files (2 reasons); the rest was indexed"
     report = json_of(proc)
     assert report["documents"]["updated"] == 1 and len(report["documents"]["rejected"]) == 2
     texts: dict[str, str] = {}
@@ -270,7 +272,7 @@ def test_search_exit_codes(sample_index, tmp_path, capsys):
     json_of(syntax)
 
     sourdough = invoke(capsys, "search", "best sourdough bread recipe", "--as", ALICE, "--index", idx)
-    assert sourdough.returncode == 1 and "no results" in sourdough.stdout
+    assert sourdough.returncode == 1 and "no results" in sourdough.stderr and sourdough.stdout == ""  # a pipe gets no non-row line
     blank = invoke(capsys, "search", "   \t ", "--as", ALICE, "--index", idx, "--json")
     assert_one_error_line(blank, "empty query")
     assert blank.stdout == ""
@@ -367,4 +369,4 @@ def test_search_table_output(sample_index):
     proc = cli("search", "ERR_4021", "--as", ALICE, "--index", sample_index.root, "--as-of", NOW, "-k", "3")
     assert proc.returncode == 0, proc.stderr
     assert "error-codes@" in proc.stdout and "ERR_4021" in proc.stdout
-    assert "3 results for alice in acme" in proc.stdout
+    assert "3 results for alice in acme" in proc.stderr  # in a pipe stdout holds only the header and rows

@@ -150,13 +150,16 @@ def _write(path: Path, lines: list[object]) -> Path:
     return path
 
 
-GOOD = {"id": "g1", "question": "What does ERR_4021 mean?", "as": str(USERS / "alice.json"), "as_of": "2026-11-29", "expect": "answer", "relevant": ["error-codes"], "forbidden": []}
+GOOD = {"id": "g1", "question": "What does ERR_4021 mean?", "as": str(USERS / "alice.json"), "as_of": "2026-11-29", "expect": "answer", "relevant": ["error-codes"], "forbidden": [], "answer_contains": ["expired"]}
+ABSTAIN = {"id": "a1", "question": "What is the capital of Mongolia?", "as": str(USERS / "bob.json"), "as_of": "2026-11-29", "expect": "abstain"}
 
 
 @pytest.fixture(scope="module")
 def cli_evals(sample_root: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
     d = tmp_path_factory.mktemp("eval-files")
     violation = _write(d / "violation.jsonl", [{**GOOD, "id": "v1", "forbidden": ["error-codes"]}])
+    small = _write(d / "small.jsonl", [GOOD, ABSTAIN])
+    one = _write(d / "one.jsonl", [GOOD])
     bad = {
         "not-json": (_write(d / "not-json.jsonl", [GOOD, '{"id": "broken", "question": ']), 2),
         "no-question": (_write(d / "no-question.jsonl", [GOOD, GOOD, {k: v for k, v in GOOD.items() if k != "question"}]), 3),
@@ -169,8 +172,11 @@ def cli_evals(sample_root: Path, tmp_path_factory: pytest.TempPathFactory) -> di
     output = d / "report.json"
     commands = {
         "default": ["eval", QUESTIONS, "--json", "--output", output],
-        "k5-recall": ["eval", QUESTIONS, "--json", "-k", "5", "--min-recall", "1.01"],
-        "mrr": ["eval", QUESTIONS, "--json", "--min-mrr", "2", "--min-recall", "0.5"],
+        "k5-recall": ["eval", QUESTIONS, "--json", "-k", "5", "--min-recall", "0.5", "--min-ndcg", "1.0"],
+        "mrr": ["eval", QUESTIONS, "--json", "--min-mrr", "1", "--min-recall", "0.5"],
+        "small-ask": ["eval", small, "--ask", "--model", "local", "--json", "--min-citations", "0.5", "--max-p95-ms", "0.001", "--max-cost", "1"],
+        "small-ask-table": ["eval", small, "--ask", "--model", "local"],
+        "one-case-table": ["eval", one, "--min-recall", "0.5"],
         "violation": ["eval", violation, "--json"],
         "violation-allowed": ["eval", violation, "--json", "--max-violations", "1000"],
     }
@@ -185,7 +191,7 @@ def test_eval_default_gates_pass(cli_evals) -> None:
     assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr)
     data = json_of(proc)
     assert REPORT_KEYS <= set(data), REPORT_KEYS - set(data)
-    assert data["cases"] == 40 and data["k"] == 10
+    assert data["case_count"] == 40 and data["k"] == 10
     assert set(data["retrieval"]) == {"recall@10", "precision@10", "mrr", "ndcg@10"}
     assert all(isinstance(v, float) and 0 <= v <= 1 for v in data["retrieval"].values())
     assert set(data["latency_ms"]) == {"search"} and set(data["latency_ms"]["search"]) == {"p50", "p95"}
@@ -222,8 +228,9 @@ def test_eval_k_renames_metrics_and_unmeetable_recall_fails(cli_evals) -> None:
     data = json_of(proc)
     assert data["k"] == 5
     assert set(data["retrieval"]) == {"recall@5", "precision@5", "mrr", "ndcg@5"}
-    gate = data["gates"]["min_recall@5"]
-    assert gate["threshold"] == 1.01 and gate["passed"] is False and gate["value"] == data["retrieval"]["recall@5"]
+    gate = data["gates"]["min_ndcg@5"]
+    assert gate["threshold"] == 1.0 and gate["passed"] is False and gate["value"] == data["retrieval"]["ndcg@5"]
+    assert data["gates"]["min_recall@5"]["passed"] is True
     assert data["gates"]["max_violations"]["passed"] is True
 
 
@@ -231,7 +238,7 @@ def test_eval_unmeetable_mrr_fails_alone(cli_evals) -> None:
     proc = cli_evals["runs"]["mrr"]
     assert proc.returncode == 1, proc.stderr
     gates = json_of(proc)["gates"]
-    assert gates["min_mrr"]["passed"] is False and gates["min_mrr"]["threshold"] == 2.0
+    assert gates["min_mrr"]["passed"] is False and gates["min_mrr"]["threshold"] == 1.0
     assert gates["min_recall@10"]["passed"] is True
     assert gates["max_violations"]["passed"] is True
 
@@ -309,7 +316,7 @@ def test_answer_contains_is_matched_without_markup_and_gated(tmp_path) -> None:
 def test_eval_ask_local_reports_answer_metrics(ask_eval) -> None:
     code, data = _ask_result(ask_eval)
     assert REPORT_KEYS <= set(data)
-    assert data["model"] == "local" and data["cases"] == 40
+    assert data["model"] == "local" and data["case_count"] == 40
     assert data["citation_pass_rate"] == 1.0
     assert isinstance(data["disposition_accuracy"], float) and isinstance(data["reason_accuracy"], float)
     assert data["permission_violations"] == 0
@@ -338,3 +345,113 @@ def test_eval_ask_reason_accuracy_agrees_with_the_failures_listed(ask_eval) -> N
     assert labelled and all(lines[n].get("expect") == "abstain" for n in labelled), "a reason label on a case that expects an answer: count its reason failures too"
     missed = {f["line"] for f in data["failures"] if f["line"] in labelled and f["kind"] in ("reason", "disposition")}
     assert data["reason_accuracy"] == round(1 - len(missed) / len(labelled), 4), (data["reason_accuracy"], sorted(missed), len(labelled))
+
+
+# --------------------------------------------------------------------------- gates, per-case rows, outcomes
+
+
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["--min-recall", "1.5"], "--min-recall"),
+        (["--min-recall", "-1"], "--min-recall"),
+        (["--min-mrr", "2"], "--min-mrr"),
+        (["--min-ndcg", "1.01"], "--min-ndcg"),
+        (["--min-disposition", "0.9"], "--ask"),
+        (["--min-answer", "0.5"], "--ask"),
+        (["--min-citations", "0.5"], "--ask"),
+        (["--max-cost", "1"], "--ask"),
+        (["--ask", "--min-disposition", "1.2"], "--min-disposition"),
+        (["--ask", "--min-citations", "-0.1"], "--min-citations"),
+        (["--max-p95-ms", "-5"], "--max-p95-ms"),
+    ],
+)
+def test_gates_are_validated_before_anything_runs(capsys, tmp_path, args: list[str], needle: str) -> None:
+    from support.cli import invoke
+
+    questions = _write(tmp_path / "q.jsonl", [GOOD])
+    proc = invoke(capsys, "eval", questions, "--index", tmp_path / "no-index", *args)
+    assert_one_error_line(proc, needle)
+    assert proc.stdout == ""
+
+
+CASE_KEYS = {"id", "line", "expect", "disposition", "reason", "retrieved", "hits", "recall", "rr", "ndcg", "answer_ok", "citations_ok", "search_ms", "ask_ms", "violations"}
+
+
+def test_json_has_one_row_per_case(cli_evals) -> None:
+    data = json_of(cli_evals["runs"]["default"])
+    rows = data["cases"]
+    assert isinstance(rows, list) and len(rows) == data["case_count"] == 40
+    assert all(set(row) == CASE_KEYS for row in rows), set(rows[0]) ^ CASE_KEYS
+    first = rows[0]
+    assert first["id"] == "q01" and first["line"] == 1 and first["expect"] == "answer"
+    assert first["retrieved"] and first["hits"] and all(h in first["retrieved"] for h in first["hits"])
+    assert all(h.startswith("error-codes@") for h in first["hits"])
+    assert first["recall"] == 1.0 and 0 < first["rr"] <= 1 and 0 < first["ndcg"] <= 1
+    assert first["search_ms"] > 0 and first["ask_ms"] is None and first["disposition"] is None and first["answer_ok"] is None
+    # A case without relevant labels has no retrieval scores, not zeros.
+    unlabelled = [r for r in rows if not r["hits"] and r["recall"] is None]
+    assert unlabelled and all(r["rr"] is None and r["ndcg"] is None for r in unlabelled)
+
+
+def test_new_gates_citations_latency_and_cost(cli_evals) -> None:
+    proc = cli_evals["runs"]["small-ask"]
+    assert proc.returncode == 1, proc.stderr  # the latency gate cannot be met
+    data = json_of(proc)
+    gates = data["gates"]
+    assert gates["min_citations"] == {"threshold": 0.5, "value": 1.0, "passed": True}
+    assert gates["max_p95_ms"]["passed"] is False and gates["max_p95_ms"]["value"] >= data["latency_ms"]["search"]["p95"]
+    assert gates["max_cost"] == {"threshold": 1.0, "value": 0.0, "passed": True}
+    rows = {r["id"]: r for r in data["cases"]}
+    assert rows["g1"]["disposition"] == "answered" and rows["g1"]["answer_ok"] is True and rows["g1"]["citations_ok"] is True
+    assert rows["a1"]["disposition"] == "abstained" and rows["a1"]["reason"] and rows["a1"]["citations_ok"] is None
+    assert rows["g1"]["ask_ms"] > 0
+    assert data["outcomes"] == {"answered_right": 1, "answered_wrong": 0, "abstained_right": 1, "abstained_wrong": 0}
+
+
+def test_report_table_by_outcome_and_plurals(cli_evals) -> None:
+    table = cli_evals["runs"]["small-ask-table"]
+    assert table.returncode == 0, table.stderr
+    out = table.stdout
+    assert "eval: 2 cases" in out
+    for outcome in ("answered right", "answered wrong", "abstained right", "abstained wrong"):
+        assert outcome in out, out
+    one = cli_evals["runs"]["one-case-table"]
+    assert one.returncode == 0, one.stderr
+    assert "eval: 1 case," in one.stdout and "1 cases" not in one.stdout
+
+
+def test_outcomes_count_each_labelled_case_once(tmp_path) -> None:
+    from ragcli.eval.cases import parse_case
+
+    answer = parse_case(json.dumps(GOOD), path=tmp_path / "q.jsonl", lineno=1)
+    abstain = parse_case(json.dumps(ABSTAIN), path=tmp_path / "q.jsonl", lineno=2)
+
+    def result(case, disposition: str, text: str | None = None) -> CaseResult:
+        return CaseResult(case, [], 1.0, None, [], disposition=disposition, answer_text=text)
+
+    results = [
+        result(answer, "answered", "The token has expired. [1]"),
+        result(answer, "answered", "Something else. [1]"),
+        result(answer, "abstained"),
+        result(abstain, "abstained"),
+        result(abstain, "answered", "Ulaanbaatar. [1]"),
+        result(abstain, "answered", "Ulaanbaatar again. [1]"),
+    ]
+    data = EvalReport.of(results, k=10, model="local", gates=Gates()).to_wire()
+    assert data.outcomes == {"answered_right": 1, "answered_wrong": 3, "abstained_right": 1, "abstained_wrong": 1}
+
+
+def test_search_latency_excludes_loading_the_model(sample_root) -> None:
+    from ragcli import Embedder, Retriever
+    from ragcli.eval import evaluate, load_cases
+
+    cases = load_cases(QUESTIONS)[:6]
+    retriever = Retriever(sample_root, embedder=Embedder())  # a model not loaded yet
+    try:
+        report = evaluate(cases, retriever, k=10)
+    finally:
+        retriever.close()
+    first, rest = report.results[0].search_ms, [r.search_ms for r in report.results[1:]]
+    # Loading the ONNX model takes hundreds of milliseconds; a search takes tens.
+    assert first <= 3 * max(rest) + 50, (first, rest)

@@ -223,7 +223,7 @@ def test_script_and_style_text_of_html_is_never_searchable(base: Base, tmp_path:
         retriever.close()
 
 
-def test_cli_reports_every_rejected_file_on_its_own_line(base: Base, tmp_path: Path) -> None:
+def test_cli_reports_rejected_files_grouped_by_reason(base: Base, tmp_path: Path) -> None:
     folder, index = _copy(base, tmp_path)
     expected = {str(_add_hostile(folder, name, base)) for name in HOSTILE_FILES}
     (folder / "huge.md").write_text("quokka " * 200_000, encoding="utf-8")
@@ -244,7 +244,10 @@ def test_cli_reports_every_rejected_file_on_its_own_line(base: Base, tmp_path: P
     reported = json.loads(proc.stdout)["documents"]["rejected"]
     paths = {r["path"] if r["path"] in expected else r["path"].rsplit(":", 1)[0] for r in reported}  # JSONL: path:line
     assert paths == expected
-    assert len(lines) == len(reported)
+    # One line per distinct reason (identical ones grouped with a count), then one summary line.
+    assert len(lines) == len({r["reason"] for r in reported}) + 1, lines
+    assert lines[-1].startswith(f"error: rejected {len(paths)} of ") and lines[-1].endswith("the rest was indexed"), lines[-1]
+    assert not any(line.startswith("error: forged") for line in lines)
     texts = _texts(index)
     for pid, text in base.texts.items():  # walrus.md broke: its indexed version stays
         assert texts[pid] == text

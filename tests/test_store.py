@@ -418,20 +418,31 @@ def test_current_is_replaced_atomically_a_failure_before_the_rename_keeps_the_ol
 
 
 def test_old_generations_are_pruned(tmp_path, embedder):
+    """No reader holds them, so only the published generation stays (tests/test_deletion.py: with readers)."""
     root, index = tmp_path / "docs", tmp_path / "index"
     for n in range(4):
         write(root / "a.md", markdown({"acl": ["everyone"]}, f"# A\n\nRevision {n} of the text.\n"))
         report = ingest(root, "t", index=index, embedder=embedder)
         assert report.published
     gens = sorted(p.name for p in (index / "t").glob("gen-*"))
-    assert len(gens) == 2 and report.generation in gens
+    assert gens == [report.generation]
     assert (index / "t" / CURRENT).read_text().strip() == report.generation
 
 
-def test_empty_folder_gives_an_empty_but_valid_index(tmp_path, embedder):
-    (tmp_path / "docs").mkdir()
-    report = ingest(tmp_path / "docs", "t", index=tmp_path / "index", embedder=embedder)
-    assert report.passages == 0
+def test_empty_folder_publishes_nothing_but_deleting_every_document_gives_an_empty_valid_index(tmp_path, embedder):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    report = ingest(docs, "t", index=tmp_path / "index", embedder=embedder)
+    assert (report.passages, report.generation, report.published) == (0, None, False)
+    with pytest.raises(InputError, match="unknown tenant"):
+        TenantIndex.open(tmp_path / "index", "t")
+
+    # A tenant that had documents and lost them all is published empty: the deletion must reach search.
+    write(docs / "only.md", markdown({"id": "only", "title": "Only", "acl": ["g1"]}, "# Only\n\nThe one document.\n"))
+    assert ingest(docs, "t", index=tmp_path / "index", embedder=embedder).passages == 1
+    (docs / "only.md").unlink()
+    report = ingest(docs, "t", index=tmp_path / "index", embedder=embedder)
+    assert (report.passages, report.documents.deleted, report.published) == (0, 1, True)
     with TenantIndex.open(tmp_path / "index", "t") as ix:
         assert ix.size == 0
         view = ix.view(on(dt.date(2026, 1, 1)))

@@ -22,8 +22,9 @@ from ragcli.errors import InputError
 TRACE_KEYS = {
     "request_id", "time", "user", "tenant", "groups", "as_of", "model", "prompt_version",
     "searches", "decisions", "checks", "disposition", "reason", "usage", "latency_ms",
+    "generation", "embedding_model", "chunker_version", "search_config",
 }
-SEARCH_KEYS = {"query", "bm25", "dense", "selected", "new", "ms"}
+SEARCH_KEYS = {"query", "generation", "bm25", "dense", "selected", "new", "ms"}
 ANSWERED_Q = "What does ERR_4021 mean?"
 ABSTAINED_Q = "What is the salary band for an L3 engineer?"
 
@@ -80,13 +81,13 @@ def test_trace_of_an_answered_run(cli_trace, sample_passages) -> None:
     search = line["searches"][0]
     assert set(search) == SEARCH_KEYS and search["query"] == ANSWERED_Q
     for ranker in ("bm25", "dense"):
-        ranks = [rank for _, rank in search[ranker]]
+        ranks = [rank for _, rank, _ in search[ranker]]
         assert ranks == sorted(ranks) and all(isinstance(r, int) and r >= 1 for r in ranks)
     assert search["bm25"] and search["dense"]
     assert search["selected"] and search["new"] == search["selected"]
     # Every ID anywhere in the trace is a passage alice may see.
     acme = {p.id: p for p in sample_passages["acme"]}
-    ids = [i for i, _ in search["bm25"]] + [i for i, _ in search["dense"]] + search["selected"]
+    ids = [i for i, _, _ in search["bm25"]] + [i for i, _, _ in search["dense"]] + search["selected"]
     assert all(visible_to(acme[i], user("alice"), DAY) for i in ids)
 
     [decision] = line["decisions"]

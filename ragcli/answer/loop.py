@@ -66,7 +66,9 @@ class _Run:
         new = [r.passage for r in response.results if r.passage.id not in self.evidence]
         for p in new:
             self.evidence[p.id] = p
-        self.trace.add_search(response, [p.id for p in new], (time.perf_counter() - t) * 1000)
+        ms = (time.perf_counter() - t) * 1000
+        self.trace.record_index(response, self.retriever.index_for(self.scope.tenant))
+        self.trace.add_search(response, [p.id for p in new], ms)
         return new
 
     def out_of_budget(self) -> bool:
@@ -117,7 +119,7 @@ def ask(question: str, scope: Scope, retriever: Retriever, model: AnswerModel, *
         run.trace.add_model_time((time.perf_counter() - t) * 1000)
         run.usage.add(reply.usage)
         decision = reply.decision
-        run.trace.add_decision(turn_number, decision, offered=sorted(tools))
+        run.trace.add_decision(turn_number, decision, offered=sorted(tools), request_id=reply.request_id)
         if retrying_empty and not isinstance(decision, SearchDecision):
             # The one rewrite turn was not used to search: nothing visible to answer from.
             return run.abstain("no_visible_evidence")

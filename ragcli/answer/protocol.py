@@ -93,6 +93,8 @@ class Turn:
 class ModelReply:
     decision: Decision
     usage: Usage = field(default_factory=Usage)
+    request_id: str | None = None
+    """The API's ID of the request behind this reply (Anthropic, OpenAI), for the trace and the provider's support."""
 
 
 class Conversation(Protocol):
@@ -100,7 +102,7 @@ class Conversation(Protocol):
 
 
 class AnswerModel(Protocol):
-    """A backend: local or anthropic. One conversation per question."""
+    """A backend: local, anthropic or openai. One conversation per question."""
 
     name: str
     retry_on_empty: bool

@@ -3,15 +3,19 @@
 A trace never holds passage text, claim statements or quotes (they may copy
 passage text), nor any credential. It holds the question's scope, the model's
 search queries (the user's and the model's own words), each search's
-candidates by ID and rank, the decisions, the checks and the costs.
+candidates by ID, rank and score, the decisions, the checks and the costs,
+and what a ranking depends on (index generation, embedding model and its
+sha256, chunker version, search settings), so ``ragcli trace replay`` can
+re-run the searches and say whether the rankings still match.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import os
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -21,12 +25,21 @@ from ..search.response import SearchResponse
 from .citations import CheckResult
 from .protocol import AbstainDecision, ClaimsDecision, Decision, InvalidDecision, SearchDecision, Usage
 
+if TYPE_CHECKING:
+    from ..index import TenantIndex
+    from ..search.response import Candidate
+
+SCORE_DIGITS = 6
+
 
 class TraceSearch(BaseModel):
     query: str
-    bm25: list[tuple[str, int]]
-    """Kept BM25 candidates: (passage ID, rank)."""
-    dense: list[tuple[str, int]]
+    """The query as searched (normalised)."""
+    generation: str | None = None
+    """The index generation this search ran on."""
+    bm25: list[tuple[str, int, float]]
+    """Kept BM25 candidates (the ones fused): (passage ID, rank, score)."""
+    dense: list[tuple[str, int, float]]
     selected: list[str]
     """The fused results, in order."""
     new: list[str]
@@ -43,6 +56,8 @@ class TraceDecision(BaseModel):
     query: str | None = None
     cited: list[str] | None = None
     error: str | None = None
+    request_id: str | None = None
+    """The API request behind this decision (LLM backends only)."""
 
 
 class TraceCheck(BaseModel):
@@ -59,6 +74,11 @@ class Latency(BaseModel):
     total: float = 0.0
 
 
+class EmbeddingModel(BaseModel):
+    id: str
+    sha256: str
+
+
 class Trace(BaseModel):
     """The record of one ask; ``--trace FILE`` appends it as one line."""
 
@@ -70,6 +90,13 @@ class Trace(BaseModel):
     as_of: dt.date
     model: str
     prompt_version: str
+    generation: str | None = None
+    """The index generation the first search ran on (each search also records its own)."""
+    embedding_model: EmbeddingModel | None = None
+    """The model every vector of that generation came from (search refuses any other)."""
+    chunker_version: int | None = None
+    search_config: dict[str, Any] | None = None
+    """The ranking settings (k, mode, floors, candidates, ...) every search of the run used."""
     searches: list[TraceSearch] = Field(default_factory=list)
     decisions: list[TraceDecision] = Field(default_factory=list)
     checks: list[TraceCheck] = Field(default_factory=list)
@@ -91,12 +118,24 @@ class Trace(BaseModel):
             prompt_version=prompt_version,
         )
 
+    def record_index(self, response: SearchResponse, index: TenantIndex) -> None:
+        """What the run's rankings depend on, from the generation the first search ran on."""
+        if self.generation is not None:
+            return
+        self.generation = response.generation
+        self.search_config = dataclasses.asdict(response.config)
+        if index.generation == response.generation:
+            manifest = index.manifest
+            self.embedding_model = EmbeddingModel(id=manifest.model.id, sha256=manifest.model.sha256)
+            self.chunker_version = manifest.chunker_version
+
     def add_search(self, response: SearchResponse, new_ids: list[str], ms: float) -> None:
         self.searches.append(
             TraceSearch(
                 query=response.query,
-                bm25=[(c.id, c.rank) for c in response.bm25_candidates if c.kept],
-                dense=[(c.id, c.rank) for c in response.dense_candidates if c.kept],
+                generation=response.generation,
+                bm25=ranking(response.bm25_candidates),
+                dense=ranking(response.dense_candidates),
                 selected=response.ids,
                 new=new_ids,
                 ms=round(ms, 2),
@@ -104,8 +143,8 @@ class Trace(BaseModel):
         )
         self.latency_ms.search += ms
 
-    def add_decision(self, turn: int, decision: Decision, offered: list[str]) -> None:
-        entry = TraceDecision(turn=turn, offered=offered, tool=decision.tool, valid=not isinstance(decision, InvalidDecision))
+    def add_decision(self, turn: int, decision: Decision, offered: list[str], request_id: str | None = None) -> None:
+        entry = TraceDecision(turn=turn, offered=offered, tool=decision.tool, valid=not isinstance(decision, InvalidDecision), request_id=request_id)
         if isinstance(decision, InvalidDecision):
             entry.error = decision.error
         elif isinstance(decision, SearchDecision):
@@ -130,6 +169,11 @@ class Trace(BaseModel):
         self.latency_ms.total = total_ms
         for name in ("search", "model", "checks", "total"):
             setattr(self.latency_ms, name, round(getattr(self.latency_ms, name), 2))
+
+
+def ranking(candidates: list[Candidate]) -> list[tuple[str, int, float]]:
+    """A ranker's kept candidates as (ID, rank, score): what the fusion saw."""
+    return [(c.id, c.rank, round(c.score, SCORE_DIGITS)) for c in candidates if c.kept]
 
 
 def append_trace(path: str | os.PathLike[str], trace: Trace) -> None:

@@ -17,19 +17,19 @@ EPILOG = "Example: ragcli ask 'how long do we have to refund an annual plan?' --
 
 
 def ask(
-    question: Annotated[str, typer.Argument(help="The question, in plain words.", show_default=False)],
+    question: Annotated[str, typer.Argument(metavar="QUESTION", help="The question, in plain words.", show_default=False)],
     as_file: AsOpt,
     as_of: AsOfOpt = None,
     model: Annotated[
         Optional[str],
-        typer.Option("--model", "-m", help="local, anthropic or anthropic:MODEL_NAME. Default: $RAGCLI_MODEL, else anthropic if ANTHROPIC_API_KEY is set, else local.", show_default=False),
+        typer.Option("--model", "-m", metavar="MODEL", help="local, anthropic[:MODEL_NAME] or openai:MODEL[@URL] (OpenAI, or any Chat Completions server such as Ollama: openai:qwen2.5:7b@http://localhost:11434/v1). Default: $RAGCLI_MODEL, else anthropic if ANTHROPIC_API_KEY is set, else local.", show_default=False),
     ] = None,
-    max_searches: Annotated[int, typer.Option("--max-searches", help="Searches the model may run, the first included.", min=1, max=10)] = 3,
-    max_turns: Annotated[int, typer.Option("--max-turns", help="Model calls at most.", min=1, max=20)] = 6,
-    max_tokens: Annotated[int, typer.Option("--max-tokens", help="Total model tokens at most (input + output + cache).", min=1000)] = 200_000,
-    timeout: Annotated[float, typer.Option("--timeout", help="Wall-clock seconds at most for the whole answer.", min=1)] = 120.0,
-    retry_on_empty: Annotated[bool, typer.Option("--retry-on-empty/--no-retry-on-empty", help="Let the anthropic model rewrite a query whose first search found nothing (one extra call).")] = True,
-    trace: Annotated[Optional[Path], typer.Option("--trace", help="Append one JSON line about this run (passage IDs only, never text).", show_default=False)] = None,
+    max_searches: Annotated[int, typer.Option("--max-searches", metavar="N", help="Searches the model may run, the first included.", min=1, max=10)] = 3,
+    max_turns: Annotated[int, typer.Option("--max-turns", metavar="N", help="Model calls at most.", min=1, max=20)] = 6,
+    max_tokens: Annotated[int, typer.Option("--max-tokens", metavar="N", help="Total model tokens at most (input + output + cache).", min=1000)] = 200_000,
+    timeout: Annotated[float, typer.Option("--timeout", metavar="SECONDS", help="Wall-clock seconds at most for the whole answer.", min=1)] = 120.0,
+    retry_on_empty: Annotated[bool, typer.Option("--retry-on-empty/--no-retry-on-empty", help="Let an LLM model (anthropic, openai) rewrite a query whose first search found nothing (one extra call).")] = True,
+    trace: Annotated[Optional[Path], typer.Option("--trace", metavar="FILE", help="Append one JSON line about this run (passage IDs only, never text).", show_default=False)] = None,
     index: IndexOpt = DEFAULT_INDEX,
     as_json: JsonOpt = False,
 ) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import sys
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, NoReturn
 
 import typer
@@ -41,6 +42,30 @@ def emit_json(data: BaseModel) -> None:
 def printable(text: str) -> str:
     """One line, no terminal control sequences: a file name may hold a newline or an ESC."""
     return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+
+
+def plain_output() -> bool:
+    """Whether stdout is a pipe or file: tables are then printed as tab-separated rows, never cut to a width."""
+    return not console().is_terminal
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 case``, ``2 cases``."""
+    return f"{n} {word if n == 1 else (many or word + 's')}"
+
+
+def tsv(header: Sequence[str], rows: Iterable[Sequence[object]]) -> None:
+    """A table for scripts: a header line, then one tab-separated line per row, every cell whole and on one line."""
+    lines = ["\t".join(_cell(c) for c in header)]
+    lines += ["\t".join(_cell(c) for c in row) for row in rows]
+    sys.stdout.write("\n".join(lines) + "\n")
+
+
+def _cell(value: object) -> str:
+    text = getattr(value, "plain", None)
+    if text is None:
+        text = "-" if value is None else str(value)
+    return printable(" ".join(str(text).split()))
 
 
 def fail(message: str, code: int = 2) -> NoReturn:

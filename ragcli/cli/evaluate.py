@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import typer
 
 from ..errors import InputError
-from .console import console, emit_json, err_console
+from .console import console, emit_json, err_console, plain_output, plural, tsv
 from .options import DEFAULT_INDEX, IndexOpt, JsonOpt
 
 if TYPE_CHECKING:
@@ -19,19 +20,25 @@ if TYPE_CHECKING:
 EPILOG = "Example: ragcli eval questions.jsonl --min-recall 0.9 --json --output report.json"
 
 
+RateOpt = dict(metavar="X", min=0.0, max=1.0, show_default=False)
+
+
 def eval_command(
-    questions: Annotated[Path, typer.Argument(help="Question file (JSONL): id, question, as|principal, as_of, expect, reason, relevant, forbidden, answer_contains.", show_default=False)],
-    k: Annotated[int, typer.Option("-k", help="Cut-off for recall@k, precision@k and nDCG@k.", min=1, max=1000)] = 10,
-    with_ask: Annotated[bool, typer.Option("--ask", help="Also run the answer loop per case: disposition, reasons, citations, cost.")] = False,
-    model: Annotated[Optional[str], typer.Option("--model", "-m", help="Model for --ask (as in ragcli ask).", show_default=False)] = None,
-    max_searches: Annotated[int, typer.Option("--max-searches", help="Searches per case with --ask.", min=1, max=10)] = 3,
-    min_recall: Annotated[Optional[float], typer.Option("--min-recall", help="Gate: mean recall@k at least this.", show_default=False)] = None,
-    min_mrr: Annotated[Optional[float], typer.Option("--min-mrr", help="Gate: MRR at least this.", show_default=False)] = None,
-    min_ndcg: Annotated[Optional[float], typer.Option("--min-ndcg", help="Gate: mean nDCG@k at least this.", show_default=False)] = None,
-    min_disposition: Annotated[Optional[float], typer.Option("--min-disposition", help="Gate (with --ask): disposition accuracy at least this.", show_default=False)] = None,
-    min_answer: Annotated[Optional[float], typer.Option("--min-answer", help="Gate (with --ask): answer accuracy (answer_contains found) at least this.", show_default=False)] = None,
-    max_violations: Annotated[int, typer.Option("--max-violations", help="Gate: permission violations at most this.", min=0)] = 0,
-    output_file: Annotated[Optional[Path], typer.Option("--output", "-o", help="Also write the JSON report to this file.", show_default=False)] = None,
+    questions: Annotated[Path, typer.Argument(metavar="QUESTIONS.jsonl", help="Question file (JSONL): id, question, as|principal, as_of, expect, reason, relevant, forbidden, answer_contains.", show_default=False)],
+    k: Annotated[int, typer.Option("-k", metavar="N", help="Cut-off for recall@k, precision@k and nDCG@k.", min=1, max=1000)] = 10,
+    with_ask: Annotated[bool, typer.Option("--ask", help="Also run the answer loop per case: disposition, reasons, citations, cost.", show_default=False)] = False,
+    model: Annotated[Optional[str], typer.Option("--model", "-m", metavar="MODEL", help="Model for --ask (as in ragcli ask).", show_default=False)] = None,
+    max_searches: Annotated[int, typer.Option("--max-searches", metavar="N", help="Searches per case with --ask.", min=1, max=10)] = 3,
+    min_recall: Annotated[Optional[float], typer.Option("--min-recall", help="Gate: mean recall@k at least this (0 to 1).", **RateOpt)] = None,  # type: ignore[arg-type]
+    min_mrr: Annotated[Optional[float], typer.Option("--min-mrr", help="Gate: MRR at least this (0 to 1).", **RateOpt)] = None,  # type: ignore[arg-type]
+    min_ndcg: Annotated[Optional[float], typer.Option("--min-ndcg", help="Gate: mean nDCG@k at least this (0 to 1).", **RateOpt)] = None,  # type: ignore[arg-type]
+    min_disposition: Annotated[Optional[float], typer.Option("--min-disposition", help="Gate (needs --ask): disposition accuracy at least this.", **RateOpt)] = None,  # type: ignore[arg-type]
+    min_answer: Annotated[Optional[float], typer.Option("--min-answer", help="Gate (needs --ask): answer accuracy (answer_contains found) at least this.", **RateOpt)] = None,  # type: ignore[arg-type]
+    min_citations: Annotated[Optional[float], typer.Option("--min-citations", help="Gate (needs --ask): share of submitted answers whose citations all passed the checks.", **RateOpt)] = None,  # type: ignore[arg-type]
+    max_p95_ms: Annotated[Optional[float], typer.Option("--max-p95-ms", metavar="MS", help="Gate: search latency p95 (with --ask also the answer's) at most this many milliseconds.", min=0.0, show_default=False)] = None,
+    max_cost: Annotated[Optional[float], typer.Option("--max-cost", metavar="USD", help="Gate (needs --ask): total model cost of the run at most this.", min=0.0, show_default=False)] = None,
+    max_violations: Annotated[int, typer.Option("--max-violations", metavar="N", help="Gate: permission violations at most this.", min=0)] = 0,
+    output_file: Annotated[Optional[Path], typer.Option("--output", "-o", metavar="FILE", help="Also write the JSON report to this file.", show_default=False)] = None,
     index: IndexOpt = DEFAULT_INDEX,
     as_json: JsonOpt = False,
 ) -> None:
@@ -45,10 +52,21 @@ def eval_command(
     from ..models import resolve_model
     from ..search import Retriever
 
+    gates = Gates(
+        min_recall=min_recall,
+        min_mrr=min_mrr,
+        min_ndcg=min_ndcg,
+        min_disposition=min_disposition,
+        min_answer=min_answer,
+        min_citations=min_citations,
+        max_p95_ms=max_p95_ms,
+        max_cost=max_cost,
+        max_violations=max_violations,
+    )
+    gates.check_asked(with_ask)
     cases = load_cases(questions)
     retriever = Retriever(Path(index))
     backend = resolve_model(model, embedder=retriever.embedder) if with_ask else None
-    gates = Gates(min_recall=min_recall, min_mrr=min_mrr, min_ndcg=min_ndcg, min_disposition=min_disposition, min_answer=min_answer, max_violations=max_violations)
     with _progress(len(cases), enabled=not as_json) as tick:
         report = evaluate(cases, retriever, k=k, model=backend, limits=Limits(max_searches=max_searches), gates=gates, progress=tick)
     data = report.to_wire()
@@ -77,43 +95,54 @@ def _progress(total: int, enabled: bool) -> Iterator[Callable[[], None]]:
 
 
 def _fmt(value: Any) -> str:
-    from rich.markup import escape
-
     if value is None:
         return "-"
     if isinstance(value, float):
         return f"{value:.4f}"
-    return escape(str(value))
+    return str(value)
+
+
+OUTCOME_LABELS = {"answered_right": "answered right", "answered_wrong": "answered wrong", "abstained_right": "abstained right", "abstained_wrong": "abstained wrong"}
+
+
+def _sections(data: EvalJson) -> list[tuple[str, list[str], list[list[str]]]]:
+    """The report as titled tables of plain cells: summary, outcomes (with --ask), gates, failing checks."""
+    summary = [[name, _fmt(value)] for name, value in data.retrieval.items()]
+    summary.append(["permission violations", _fmt(data.permission_violations)])
+    for key in ("disposition_accuracy", "reason_accuracy", "answer_accuracy", "citation_pass_rate", "searches_per_case", "tokens_per_case", "cost_usd_per_case", "cost_usd"):
+        if getattr(data, key) is not None:
+            summary.append([key.replace("_", " "), _fmt(getattr(data, key))])
+    for stage, pcts in data.latency_ms.items():
+        summary.append([f"{stage} latency p50 / p95 (ms)", f"{pcts.p50:.1f} / {pcts.p95:.1f}"])
+    sections = [(f"eval: {plural(data.case_count, 'case')}, k = {data.k}", ["metric", "value"], summary)]
+    if data.outcomes is not None:
+        labelled = sum(data.outcomes.values())
+        rows = [[OUTCOME_LABELS[name], str(n), f"{n / labelled:.0%}" if labelled else "-"] for name, n in data.outcomes.items()]
+        sections.append((f"outcomes of {plural(labelled, 'labelled case')}", ["outcome", "cases", "share"], rows))
+    gates = [[name, _fmt(g.threshold), _fmt(g.value), "pass" if g.passed else "FAIL"] for name, g in data.gates.items()]
+    sections.append(("gates", ["gate", "threshold", "value", "result"], gates))
+    if data.failures:
+        failures = [[f.id, f.kind, f.question[:80], _fmt(f.expected), _fmt(f.got)] for f in data.failures[:50]]
+        sections.append((plural(len(data.failures), "failing check"), ["case", "kind", "question", "expected", "got"], failures))
+    return sections
 
 
 def _tables(data: EvalJson) -> None:
+    if plain_output():
+        for i, (title, header, rows) in enumerate(_sections(data)):
+            sys.stdout.write(("\n" if i else "") + f"# {title}\n")
+            tsv(header, rows)
+        return
     from rich.markup import escape
     from rich.table import Table
 
-    summary = Table(title=f"eval: {data.cases} cases, k = {data.k}", title_justify="left")
-    summary.add_column("metric")
-    summary.add_column("value", justify="right")
-    for name, value in data.retrieval.items():
-        summary.add_row(name, _fmt(value))
-    summary.add_row("permission violations", _fmt(data.permission_violations))
-    for key in ("disposition_accuracy", "reason_accuracy", "answer_accuracy", "citation_pass_rate", "searches_per_case", "tokens_per_case", "cost_usd_per_case"):
-        if getattr(data, key) is not None:
-            summary.add_row(key.replace("_", " "), _fmt(getattr(data, key)))
-    for stage, pcts in data.latency_ms.items():
-        summary.add_row(f"{stage} latency p50 / p95 (ms)", f"{pcts.p50:.1f} / {pcts.p95:.1f}")
-    console().print(summary)
-
-    gates = Table(title="gates", title_justify="left")
-    for col in ("gate", "threshold", "value", "result"):
-        gates.add_column(col)
-    for name, gate in data.gates.items():
-        gates.add_row(name, _fmt(gate.threshold), _fmt(gate.value), "[green]pass[/green]" if gate.passed else "[bold red]FAIL[/bold red]")
-    console().print(gates)
-
-    if data.failures:
-        failures = Table(title=f"{len(data.failures)} failing checks", title_justify="left", show_lines=True)
-        for col in ("case", "kind", "question", "expected", "got"):
-            failures.add_column(col, overflow="fold")
-        for f in data.failures[:50]:
-            failures.add_row(escape(f.id), f.kind, escape(f.question[:80]), _fmt(f.expected), _fmt(f.got))
-        console().print(failures)
+    for title, header, rows in _sections(data):
+        table = Table(title=escape(title), title_justify="left", show_lines=header[0] == "case")
+        for col in header:
+            table.add_column(col, overflow="fold", justify="right" if col in ("value", "cases", "share", "threshold") else "left")
+        for row in rows:
+            cells = [escape(c) for c in row]
+            if header[-1] == "result":
+                cells[-1] = "[green]pass[/green]" if row[-1] == "pass" else "[bold red]FAIL[/bold red]"
+            table.add_row(*cells)
+        console().print(table)

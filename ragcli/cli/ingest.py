@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from .console import console, emit_json, err_console, printable
-from .options import DEFAULT_INDEX, IndexOpt, JsonOpt
+from .console import console, emit_json, err_console, plain_output, plural, printable, tsv
+from .options import DEFAULT_INDEX, AclOpt, IndexOpt, JsonOpt, TenantOpt
 
 if TYPE_CHECKING:
     from ..ingestion import IngestReport
@@ -20,10 +20,10 @@ EPILOG = "Example: ragcli ingest ./docs --tenant acme --acl everyone"
 
 
 def ingest(
-    path: Annotated[Path, typer.Argument(help="Folder (or one file) to ingest: .md .markdown .txt .html .pdf .jsonl.", show_default=False)],
-    tenant: Annotated[str, typer.Option("--tenant", "-t", help="Tenant to ingest into (a-z, 0-9, '_', '-').", show_default=False)],
-    acl: Annotated[Optional[list[str]], typer.Option("--acl", help="ACL group for documents that name none (repeatable). 'everyone' = all users of the tenant.")] = None,
-    max_file_size: Annotated[int, typer.Option("--max-file-size", help="Reject files larger than this many MiB.")] = 64,
+    path: Annotated[Path, typer.Argument(metavar="PATH", help="Folder (or one file) to ingest: .md .markdown .txt .html .pdf .jsonl.", show_default=False)],
+    tenant: TenantOpt,
+    acl: AclOpt = None,
+    max_file_size: Annotated[int, typer.Option("--max-file-size", metavar="MiB", help="Reject files larger than this many MiB.", min=1)] = 64,
     index: IndexOpt = DEFAULT_INDEX,
     as_json: JsonOpt = False,
 ) -> None:
@@ -41,10 +41,64 @@ def ingest(
         emit_json(report)
     else:
         _summary(report)
-    for rejected in report.documents.rejected:
-        sys.stderr.write(f"error: rejected {printable(rejected.path)}: {printable(rejected.reason)}\n")
-    if report.documents.rejected:
+        report_skipped(report)
+    report_rejections(report, path)
+    if report.generation is None:
+        why = "every file was rejected" if report.documents.rejected else f"no file of a supported type under {printable(str(path))}"
+        _stderr(f"error: nothing was indexed for tenant '{tenant}': {why}; no index was created")
+    if report.documents.rejected or report.generation is None:
         raise typer.Exit(2)
+
+
+SHOWN_PATHS = 3
+"""Paths named per group of identical rejections; the rest are counted."""
+
+
+def _stderr(line: str) -> None:
+    sys.stderr.write(line + "\n")
+
+
+def report_skipped(report: IngestReport, write: Callable[[str], None] = _stderr) -> None:
+    """One note per file type ragcli does not read (``skipped 3 .csv files: unsupported type``)."""
+    for suffix, n in sorted(report.skipped.items()):
+        write(f"note: skipped {plural(n, printable(suffix) + ' file')}: unsupported type")
+
+
+def report_rejections(report: IngestReport, root: Path, write: Callable[[str], None] = _stderr) -> None:
+    """Rejections grouped by reason: one ``error:`` line per reason, then a summary when there are several.
+
+    A folder of 81 files without an ACL gets one line, not 81 identical ones;
+    ``--json`` still lists every rejected path.
+    """
+    groups: dict[str, list[str]] = {}
+    for r in report.documents.rejected:
+        groups.setdefault(r.reason, []).append(_shown_path(r.path, root))
+    files = len({_file_of(r.path) for r in report.documents.rejected})
+    of_total = f" of {max(report.files, files)}" if len(groups) == 1 else ""
+    for reason, paths in sorted(groups.items(), key=lambda g: -len(g[1])):  # the most common reason first
+        if len(paths) == 1:
+            write(f"error: rejected {paths[0]}: {printable(reason)}")
+            continue
+        named = ", ".join(paths[:SHOWN_PATHS]) + (f" and {len(paths) - SHOWN_PATHS} more" if len(paths) > SHOWN_PATHS else "")
+        write(f"error: rejected {len(paths)}{of_total} files: {printable(reason)} ({named})")
+    if len(groups) > 1:
+        write(f"error: rejected {files} of {max(report.files, files)} files ({len(groups)} reasons); the rest was indexed")
+
+
+def _file_of(path: str) -> str:
+    """A JSONL line is rejected as ``FILE:LINE``; it counts toward its file."""
+    head, _, tail = path.rpartition(":")
+    return head if head and tail.isdigit() else path
+
+
+def _shown_path(path: str, root: Path) -> str:
+    """A rejected path relative to the ingested folder (the user typed that folder; the rest is noise)."""
+    try:
+        base = root.resolve()
+        relative = Path(path).relative_to(base if base.is_dir() else base.parent)
+        return printable(relative.as_posix())
+    except ValueError:
+        return printable(path)
 
 
 @contextmanager
@@ -78,28 +132,33 @@ def _progress(enabled: bool) -> Iterator[Any]:
         def file_done(self) -> None:
             bars.advance(self.files_task)
 
-        def embedding(self, total: int) -> None:
-            if total:
-                self.embed_task = bars.add_task("embedding passages", total=total)
+        def embedding(self, passages: int, tokens: int) -> None:
+            if passages:
+                self.embed_task = bars.add_task(f"embedding {plural(passages, 'passage')} (tokens)", total=tokens)
 
-        def embedded(self, count: int) -> None:
-            bars.advance(self.embed_task, count)
+        def embedded(self, tokens: int) -> None:
+            bars.advance(self.embed_task, tokens)
 
     with bars:
         yield _Bars()
 
 
 def _summary(report: IngestReport) -> None:
+    docs = report.documents
+    header = ("added", "updated", "unchanged", "deleted", "rejected", "passages", "embedded", "seconds")
+    row = [*(str(n) for n in (docs.added, docs.updated, docs.unchanged, docs.deleted, len(docs.rejected), report.passages, report.embedded)), f"{report.seconds:.1f}"]
+    kept = report.generation is not None and not report.published
+    if plain_output():
+        tsv(header, [row])
+        if kept:
+            _stderr("note: nothing changed; the published index was kept")
+        return
     from rich.table import Table
 
-    docs = report.documents
     table = Table(title=f"ingest: tenant {report.tenant}", show_header=True, title_justify="left")
-    for col in ("added", "updated", "unchanged", "deleted", "rejected", "passages", "embedded", "seconds"):
+    for col in header:
         table.add_column(col, justify="right")
-    table.add_row(
-        *(str(n) for n in (docs.added, docs.updated, docs.unchanged, docs.deleted, len(docs.rejected), report.passages, report.embedded)),
-        f"{report.seconds:.1f}",
-    )
+    table.add_row(*row)
     console().print(table)
-    if not report.published:
+    if kept:
         console().print("[dim]nothing changed; the published index was kept[/dim]")

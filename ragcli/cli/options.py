@@ -14,12 +14,20 @@ if TYPE_CHECKING:
 
 IndexOpt = Annotated[
     Path,
-    typer.Option("--index", envvar=INDEX_ENV, help="Index directory (one subfolder per tenant).", show_envvar=True),
+    typer.Option("--index", metavar="DIR", envvar=INDEX_ENV, help="Index directory (one subfolder per tenant).", show_envvar=True),
 ]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout (for scripts).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout (for scripts).", show_default=False)]
 AsOpt = Annotated[
     Path,
-    typer.Option("--as", help='User file: {"user", "tenant", "groups"}. The only source of tenant and groups.', show_default=False),
+    typer.Option("--as", metavar="USER.json", help='User file: {"user", "tenant", "groups"}. The only source of tenant and groups.', show_default=False),
+]
+TenantOpt = Annotated[
+    str,
+    typer.Option("--tenant", "-t", metavar="TENANT", help="Tenant to ingest into (a-z, 0-9, '_', '-').", show_default=False),
+]
+AclOpt = Annotated[
+    Optional[list[str]],
+    typer.Option("--acl", metavar="GROUP", help="ACL group for documents that name none (repeatable). 'everyone' = all users of the tenant.", show_default=False),
 ]
 AsOfOpt = Annotated[
     Optional[str],

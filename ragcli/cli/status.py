@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
@@ -16,9 +17,10 @@ EPILOG = "Example: ragcli status --tenant acme --json"
 
 
 def status(
-    tenant: Annotated[Optional[str], typer.Option("--tenant", "-t", help="Only this tenant.", show_default=False)] = None,
+    tenant: Annotated[Optional[str], typer.Option("--tenant", "-t", metavar="TENANT", help="Only this tenant.", show_default=False)] = None,
     index: IndexOpt = DEFAULT_INDEX,
     as_json: JsonOpt = False,
+    prune: Annotated[bool, typer.Option("--prune", help="First remove old generations no reader holds open (deleted text stays on disk until then).")] = False,
 ) -> None:
     """Show each tenant's index: documents, passages, model, chunker, size, last ingest, and integrity counts.
 
@@ -26,10 +28,14 @@ def status(
     (the message names the tenant and the fix).
     """
     from ..embedder import Embedder
-    from ..index import audit_index
+    from ..index import audit_index, prune_index
 
+    pruned = prune_index(index, tenant) if prune else None
     embedder = Embedder()
     report = audit_index(index, tenant, model_id=embedder.model_id, model_sha256=embedder.sha256)
+    report.pruned = pruned
+    for p in [] if as_json else pruned or []:
+        sys.stderr.write(f"pruned {p.tenant}: {len(p.removed)} old generation(s) removed, {len(p.in_use)} still open by a reader\n")
     if as_json:
         emit_json(report)
     else:
@@ -46,35 +52,42 @@ def human_bytes(n: float) -> str:
     return str(n)
 
 
+STATUS_COLUMNS = ("tenant", "docs", "passages", "model", "chunker", "size", "last ingest", "orphans", "stale")
+
+
 def _table(audits: list[Audit]) -> None:
+    """In a pipe, tab-separated rows with every value whole; on a terminal, a table that fits 80 columns."""
+    from .console import plain_output, tsv
+
+    if plain_output():
+        rows = [
+            [a.tenant, a.documents, a.passages, f"{a.model.id} {a.model.sha256}", f"v{a.chunker_version}", human_bytes(a.disk_bytes), a.last_ingest, a.orphan_vectors, a.stale_entries]
+            for a in audits
+        ]
+        tsv(STATUS_COLUMNS, rows)
+        return
+    from rich.markup import escape
     from rich.table import Table
 
+    # The model and chunker are the same for most tenants: said once under the table, the rows fit 80 columns.
     table = Table(title="ragcli index", title_justify="left")
-    for col, just in (
-        ("tenant", "left"),
-        ("docs", "right"),
-        ("passages", "right"),
-        ("model", "left"),
-        ("chunker", "right"),
-        ("size", "right"),
-        ("last ingest", "left"),
-        ("orphans", "right"),
-        ("stale", "right"),
-    ):
-        table.add_column(col, justify=just)  # type: ignore[arg-type]
+    for col in ("tenant", "docs", "passages", "size", "last ingest", "orphans", "stale"):
+        table.add_column(col, justify="left" if col in ("tenant", "last ingest") else "right", overflow="fold")
+    builds: dict[str, list[str]] = {}
     for a in audits:
         table.add_row(
-            a.tenant,
+            escape(a.tenant),
             str(a.documents),
             str(a.passages),
-            f"{a.model.id} ({a.model.sha256[:12]})",
-            f"v{a.chunker_version}",
             human_bytes(a.disk_bytes),
-            a.last_ingest,
+            a.last_ingest[:16].replace("T", " "),
             _flag(a.orphan_vectors),
             _flag(a.stale_entries),
         )
+        builds.setdefault(f"model {a.model.id} (sha256 {a.model.sha256[:8]}), chunker v{a.chunker_version}", []).append(a.tenant)
     console().print(table)
+    for build, tenants in builds.items():
+        console().print(escape(build) + ("" if len(builds) == 1 else f": {escape(', '.join(tenants))}"), highlight=False)
 
 
 def _flag(n: int) -> str:

@@ -7,7 +7,8 @@
 """
 
 from .cases import Case, load_cases
-from .report import EvalReport, Gates
+from .gates import Gates
+from .report import EvalReport
 from .run import evaluate
 
 __all__ = ["Case", "EvalReport", "Gates", "evaluate", "load_cases"]

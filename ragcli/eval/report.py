@@ -13,9 +13,12 @@ from pydantic import BaseModel
 
 from ..answer.citations import normalize
 from .cases import Case
-from .metrics import RetrievalScores, label_ranks, mean, percentile
+from .gates import Gates
+from .metrics import RetrievalScores, label_matches, label_ranks, mean, percentile
 
 FailureKind = Literal["permission_violation", "missed_relevant", "disposition", "reason", "answer"]
+Outcome = Literal["answered_right", "answered_wrong", "abstained_right", "abstained_wrong"]
+OUTCOMES: tuple[Outcome, ...] = ("answered_right", "answered_wrong", "abstained_right", "abstained_wrong")
 
 
 @dataclass
@@ -58,17 +61,18 @@ class CaseResult:
             return None
         return self.reason == self.case.reason
 
+    @property
+    def outcome(self) -> Outcome | None:
+        """Right or wrong, answered or abstained; None for a case without ``expect`` or not asked.
 
-@dataclass(frozen=True)
-class Gates:
-    """Thresholds from the command line; None = not gated."""
-
-    min_recall: float | None = None
-    min_mrr: float | None = None
-    min_ndcg: float | None = None
-    min_disposition: float | None = None
-    min_answer: float | None = None
-    max_violations: int = 0
+        An answer to an answerable case is wrong when it lacks every ``answer_contains`` string.
+        """
+        if self.case.expect is None or self.disposition is None:
+            return None
+        if self.disposition == "answered":
+            right = self.case.expect == "answer" and self.answer_ok is not False
+            return "answered_right" if right else "answered_wrong"
+        return "abstained_right" if self.case.expect == "abstain" else "abstained_wrong"
 
 
 class GateResult(BaseModel):
@@ -101,10 +105,33 @@ class Latency(BaseModel):
         return cls(p50=round(percentile(values, 50), 2), p95=round(percentile(values, 95), 2))
 
 
+class CaseJson(BaseModel):
+    """One case's results, so a CI log can say which case failed and how."""
+
+    id: str
+    line: int
+    expect: Literal["answer", "abstain"] | None
+    disposition: str | None
+    reason: str | None
+    retrieved: list[str]
+    """The top k passage IDs, in order."""
+    hits: list[str]
+    """The retrieved IDs that match a relevant label."""
+    recall: float | None
+    rr: float | None
+    ndcg: float | None
+    answer_ok: bool | None
+    citations_ok: bool | None
+    search_ms: float
+    ask_ms: float | None
+    violations: list[str]
+
+
 class EvalJson(BaseModel):
     """The ``eval --json`` report."""
 
-    cases: int
+    case_count: int
+    cases: list[CaseJson]
     k: int
     retrieval: dict[str, float | None]
     retrieval_cases: int
@@ -122,6 +149,10 @@ class EvalJson(BaseModel):
     answer_accuracy: float | None = None
     """With --ask: answerable cases with ``answer_contains`` whose answer contains one of them."""
     answer_cases: int = 0
+    cost_usd: float | None = None
+    """With --ask: the run's total model cost (0 for the local model), None when a backend gave no price."""
+    outcomes: dict[str, int] | None = None
+    """With --ask: labelled cases by outcome (answered right / wrong, abstained right / wrong)."""
 
 
 @dataclass
@@ -171,6 +202,32 @@ class EvalReport:
         """Share of answerable cases with ``answer_contains`` whose answer contains one of them (an abstention counts as wrong)."""
         return mean([1.0 if r.answer_ok else 0.0 for r in self.results if r.answer_ok is not None])
 
+    def citation_pass_rate(self) -> float | None:
+        """Share of submitted claim sets whose citations all passed the checks."""
+        return mean([1.0 if r.citations_passed else 0.0 for r in self.results if r.claims_submitted])
+
+    def latency(self) -> dict[str, Latency]:
+        out = {"search": Latency.of([r.search_ms for r in self.results])}
+        if self.asked:
+            out["ask"] = Latency.of([r.ask_ms for r in self.results])
+        return out
+
+    def cost_usd(self) -> float | None:
+        """Total cost; a run that spent no tokens cost nothing, one with tokens but no price is unknown."""
+        if not self.asked:
+            return None
+        costs = [r.cost_usd for r in self.results if r.cost_usd is not None]
+        if costs:
+            return sum(costs)
+        return 0.0 if all(r.tokens == 0 for r in self.results) else None
+
+    def outcomes(self) -> dict[str, int]:
+        counts = dict.fromkeys(OUTCOMES, 0)
+        for r in self.results:
+            if r.outcome is not None:
+                counts[r.outcome] += 1
+        return counts
+
     def _apply(self, gates: Gates) -> dict[str, GateResult]:
         retrieval = self.retrieval()
         checks: list[tuple[str, float | None, float | None]] = [
@@ -179,11 +236,18 @@ class EvalReport:
             (f"min_ndcg@{self.k}", gates.min_ndcg, retrieval[f"ndcg@{self.k}"]),
             ("min_disposition", gates.min_disposition, self.disposition_accuracy()),
             ("min_answer", gates.min_answer, self.answer_accuracy()),
+            ("min_citations", gates.min_citations, self.citation_pass_rate()),
         ]
         out: dict[str, GateResult] = {}
         for name, threshold, value in checks:
             if threshold is not None:
                 out[name] = GateResult(threshold=threshold, value=_round(value), passed=value is not None and value >= threshold)
+        if gates.max_p95_ms is not None:
+            worst = max(p.p95 for p in self.latency().values())
+            out["max_p95_ms"] = GateResult(threshold=gates.max_p95_ms, value=worst, passed=worst <= gates.max_p95_ms)
+        if gates.max_cost is not None:
+            cost = self.cost_usd()
+            out["max_cost"] = GateResult(threshold=gates.max_cost, value=_round(cost, 6), passed=cost is not None and cost <= gates.max_cost)
         out["max_violations"] = GateResult(threshold=gates.max_violations, value=self.violations, passed=self.violations <= gates.max_violations)
         return out
 
@@ -208,28 +272,56 @@ class EvalReport:
 
     # -- the --json report --------------------------------------------------------
 
+    def case_rows(self) -> list[CaseJson]:
+        rows = []
+        for r in self.results:
+            retrieved = r.ranked_ids[: self.k]
+            hits = [pid for pid in retrieved if any(label_matches(lab, pid) for lab in r.case.relevant)]
+            s = r.scores
+            rows.append(
+                CaseJson(
+                    id=r.case.id,
+                    line=r.case.line,
+                    expect=r.case.expect,
+                    disposition=r.disposition,
+                    reason=r.reason,
+                    retrieved=retrieved,
+                    hits=hits,
+                    recall=_round(s.recall) if s else None,
+                    rr=_round(s.reciprocal_rank) if s else None,
+                    ndcg=_round(s.ndcg) if s else None,
+                    answer_ok=r.answer_ok,
+                    citations_ok=r.citations_passed if r.claims_submitted else None,
+                    search_ms=round(r.search_ms, 2),
+                    ask_ms=round(r.ask_ms, 2) if self.asked else None,
+                    violations=r.violations,
+                )
+            )
+        return rows
+
     def to_wire(self) -> EvalJson:
         data = EvalJson(
-            cases=len(self.results),
+            case_count=len(self.results),
+            cases=self.case_rows(),
             k=self.k,
             retrieval={name: _round(value) for name, value in self.retrieval().items()},
             retrieval_cases=sum(1 for r in self.results if r.scores is not None),
             permission_violations=self.violations,
             disposition_accuracy=_round(self.disposition_accuracy()),
             reason_accuracy=_round(self.reason_accuracy()),
-            latency_ms={"search": Latency.of([r.search_ms for r in self.results])},
+            latency_ms=self.latency(),
             failures=self.failures(),
             gates=self.gates,
         )
         if self.asked:
-            submitted = [r for r in self.results if r.claims_submitted]
             costs = [r.cost_usd for r in self.results if r.cost_usd is not None]
             data.model = self.model
-            data.citation_pass_rate = _round(mean([1.0 if r.citations_passed else 0.0 for r in submitted]))
+            data.citation_pass_rate = _round(self.citation_pass_rate())
             data.searches_per_case = _round(mean([float(r.searches) for r in self.results]))
             data.tokens_per_case = _round(mean([float(r.tokens) for r in self.results]))
             data.cost_usd_per_case = _round(mean(costs), 6) if costs else None
-            data.latency_ms["ask"] = Latency.of([r.ask_ms for r in self.results])
             data.answer_accuracy = _round(self.answer_accuracy())
             data.answer_cases = sum(1 for r in self.results if r.answer_ok is not None)
+            data.cost_usd = _round(self.cost_usd(), 6)
+            data.outcomes = self.outcomes()
         return data

@@ -6,7 +6,7 @@
     bm25        the Tantivy schema, BM25 writing and permission-filtered queries
     reader      ``TenantIndex``: a published generation opened read-only (cheap checks)
     view        ``View``: the index as one scope may see it; the only way to rank or fetch passages
-    writer      the write lock, building a generation aside, atomic publish, pruning
+    writer      the write lock, building a generation aside, atomic publish, removing old generations
     previous    the generation a writer replaces, read whole, under the write lock only
     audit       ``ragcli status``: full checksum verification and cross-checks
 
@@ -15,8 +15,34 @@ builds the permission mask once and can only rank or return rows that pass
 it. Only the writer (holding the lock) and the audit read rows unscoped.
 """
 
-from .audit import Audit, StatusReport, audit_index, audit_tenant, list_tenants
-from .reader import TenantIndex
-from .view import Hit, View
+from __future__ import annotations
 
-__all__ = ["Audit", "Hit", "StatusReport", "TenantIndex", "View", "audit_index", "audit_tenant", "list_tenants"]
+from typing import TYPE_CHECKING
+
+from ..lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .audit import Audit, StatusReport, audit_index, audit_tenant, list_tenants, prune_index
+    from .reader import TenantIndex
+    from .view import Hit, View
+    from .writer import Pruned, prune_generations
+
+# Loaded on first use: a search needs the reader and the view, not the audit or the writer.
+_EXPORTS = {
+    "Audit": "audit",
+    "StatusReport": "audit",
+    "audit_index": "audit",
+    "audit_tenant": "audit",
+    "list_tenants": "audit",
+    "prune_index": "audit",
+    "TenantIndex": "reader",
+    "Hit": "view",
+    "View": "view",
+    "Pruned": "writer",
+    "prune_generations": "writer",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+__getattr__ = lazy_exports(__name__, _EXPORTS)

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import IndexCorruptError, InputError
 from . import layout
 from .manifest import read_documents
 from .reader import TenantIndex
+from .writer import Pruned, prune_generations
 
 
 class AuditModel(BaseModel):
@@ -54,6 +55,8 @@ class StatusReport(BaseModel):
 
     index: str
     tenants: list[Audit]
+    pruned: list[Pruned] | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Only with ``--prune``: the old generations removed (or still held by a reader) per tenant."""
 
     @property
     def healthy(self) -> bool:
@@ -67,6 +70,12 @@ def audit_index(root: Path, tenant: str | None, *, model_id: str, model_sha256: 
         raise InputError(f"no tenants indexed under {root}; run: ragcli ingest PATH --tenant NAME")
     audits = [audit_tenant(root, name, model_id=model_id, model_sha256=model_sha256) for name in tenants]
     return StatusReport(index=str(root), tenants=audits)
+
+
+def prune_index(root: Path, tenant: str | None) -> list[Pruned]:
+    """Remove old generations of ``tenant`` (or every tenant) that no reader holds."""
+    tenants = [tenant] if tenant is not None else list_tenants(root)
+    return [prune_generations(Path(root), name) for name in tenants]
 
 
 def list_tenants(root: Path) -> list[str]:

@@ -14,12 +14,21 @@
             tantivy/         BM25 index of the same rows
         .build-<name>/   a generation being written (garbage if its writer died)
         .CURRENT.<rand>  a CURRENT replacement not yet renamed into place
+        .trash-<name>/   an old generation being removed (garbage if its remover died)
+
+Readers hold a shared flock(2) on the directory of the generation they
+opened (``hold_generation``); an old generation is removed only by whoever
+gets the exclusive lock on it (``remove_generation``), i.e. once no reader
+holds it. The kernel drops a dead reader's lock, so nothing is pinned forever.
 """
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import os
 import secrets
+import shutil
 import time
 from pathlib import Path
 
@@ -40,6 +49,7 @@ LOCK = "lock"
 GEN_PREFIX = "gen-"
 BUILD_PREFIX = ".build-"
 CURRENT_TMP_PREFIX = f".{CURRENT}."
+TRASH_PREFIX = ".trash-"
 
 
 def tenant_dir(root: Path, tenant: str) -> Path:
@@ -91,8 +101,59 @@ def generations(directory: Path) -> list[Path]:
 
 
 def is_leftover(path: Path) -> bool:
-    """A half-built generation or an unrenamed CURRENT replacement of a writer that died."""
-    return path.name.startswith(BUILD_PREFIX) or path.name.startswith(CURRENT_TMP_PREFIX)
+    """A half-built generation, an unrenamed CURRENT replacement or a half-removed generation of a writer that died."""
+    return path.name.startswith((BUILD_PREFIX, CURRENT_TMP_PREFIX, TRASH_PREFIX))
+
+
+def hold_generation(generation: Path) -> int | None:
+    """A shared lock on ``generation`` (an fd; close it to release), or None if it is gone or being removed.
+
+    Taken before any file of the generation is read. None means a writer
+    removed (or is removing) it after CURRENT was read: re-resolve CURRENT.
+    """
+    try:
+        fd = os.open(generation, os.O_RDONLY | os.O_DIRECTORY)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        # Locked, but a remover may have renamed it away between our open and our lock.
+        here, held = os.stat(generation), os.fstat(fd)
+        if (here.st_dev, here.st_ino) == (held.st_dev, held.st_ino):
+            return fd
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN):
+            os.close(fd)
+            raise
+    os.close(fd)
+    return None
+
+
+def remove_generation(generation: Path) -> bool:
+    """Remove ``generation`` unless a reader holds it; True if it was removed.
+
+    Only a writer holding the tenant's write lock calls this, and never on the
+    published generation. The exclusive lock proves no reader holds it; the
+    directory is renamed away before the lock is released, so a reader that
+    opened it a moment ago finds it gone and re-resolves CURRENT.
+    """
+    try:
+        fd = os.open(generation, os.O_RDONLY | os.O_DIRECTORY)
+    except FileNotFoundError:
+        return True
+    trash = generation.with_name(f"{TRASH_PREFIX}{generation.name}")
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        os.rename(generation, trash)
+    except OSError:
+        # Held by a reader (EWOULDBLOCK), or not ours to remove: kept, tried again next time.
+        return False
+    finally:
+        os.close(fd)
+    shutil.rmtree(trash, ignore_errors=True)
+    return True
 
 
 def fsync_file(path: Path) -> None:

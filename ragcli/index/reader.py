@@ -6,12 +6,18 @@ file and the BM25 index. It checks only what is cheap (the manifest parses,
 every file has its listed size, array shapes agree), so a search never reads
 a whole file it does not need; ``audit`` and the writer verify checksums.
 
+While open it holds a shared lock on its generation's directory: a writer
+removes an old generation only when no reader holds it (``layout``), so an
+open index stays whole and a closed one no longer keeps deleted text on disk.
+
 A ``TenantIndex`` offers no passage and no ranking by itself: call
 ``view(scope)`` for what one principal may see on one day.
 """
 
 from __future__ import annotations
 
+import os
+import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,20 +41,25 @@ OPEN_ATTEMPTS = 3
 class TenantIndex:
     """A published generation of one tenant's index, opened read-only."""
 
-    def __init__(self, directory: Path, generation: Path, manifest: Manifest) -> None:
+    def __init__(self, directory: Path, generation: Path, manifest: Manifest, hold: int) -> None:
+        """Use ``open``; ``hold`` is the shared lock on ``generation`` (``layout.hold_generation``), released by ``close``."""
         self.directory = directory
         """The tenant's directory (holds CURRENT)."""
         self.path = generation
         self.manifest = manifest
         self.tenant = manifest.tenant
-        self._load_arrays()
-        self._rows = RowFile(generation, self.tenant, self.offsets)
+        # Released by close(), or when the object is collected: a forgotten index must not pin old text on disk.
+        self._release = weakref.finalize(self, os.close, hold)
         try:
-            # Open BM25 now, not on first use: once opened, a generation stays
-            # readable even if a later ingest prunes its directory.
+            self._load_arrays()
+            self._rows = RowFile(generation, self.tenant, self.offsets)
+        except BaseException:
+            self._release()
+            raise
+        try:
             self._bm25: tantivy.Index = open_bm25(generation / BM25_DIRECTORY)
         except ValueError as exc:
-            self._rows.close()
+            self.close()
             raise IndexCorruptError.damaged(self.tenant, f"BM25 index unreadable ({exc})") from None
 
     # -- opening ----------------------------------------------------------------
@@ -57,20 +68,28 @@ class TenantIndex:
     def open(cls, root: Path, tenant: str, *, verify: bool = False) -> TenantIndex:
         """Open the tenant's published generation under ``root``; ``verify`` also checks every file's checksum."""
         directory = layout.published_dir(Path(root), tenant)
-        # A writer may publish (and prune) between reading CURRENT and opening
-        # files; re-resolving is enough because it keeps the previous generation.
+        # A writer may publish and remove the generation CURRENT named a moment
+        # ago, but never one a reader holds: lock it first, re-resolve if it went.
         for attempt in range(OPEN_ATTEMPTS):
             generation = layout.current_generation(directory)
+            hold = layout.hold_generation(generation)
+            if hold is None:
+                if attempt == OPEN_ATTEMPTS - 1 or layout.current_generation(directory) == generation:
+                    raise IndexCorruptError.damaged(tenant, f"generation {generation.name} cannot be opened")
+                continue
             try:
                 manifest = read_manifest(generation, tenant)
                 if verify:
                     verify_checksums(generation, manifest)
                 else:
                     check_sizes(generation, manifest)
-                return cls(directory, generation, manifest)
             except FileNotFoundError:
-                if attempt == OPEN_ATTEMPTS - 1 or layout.current_generation(directory) == generation:
-                    raise IndexCorruptError.damaged(tenant, f"generation {generation.name} is incomplete") from None
+                os.close(hold)
+                raise IndexCorruptError.damaged(tenant, f"generation {generation.name} is incomplete") from None
+            except BaseException:
+                os.close(hold)
+                raise
+            return cls(directory, generation, manifest, hold)
         raise AssertionError("unreachable")
 
     def _load_arrays(self) -> None:
@@ -135,7 +154,11 @@ class TenantIndex:
         return View(self, scope)
 
     def close(self) -> None:
-        self._rows.close()
+        """Close the files and release the generation (a writer may then remove it if it is no longer published)."""
+        rows = getattr(self, "_rows", None)
+        if rows is not None:
+            rows.close()
+        self._release()
 
     def __enter__(self) -> TenantIndex:
         return self

@@ -4,9 +4,15 @@ A writer takes the tenant's flock(2) lock (refused, not queued, when another
 holds it; the kernel releases it if the writer dies), builds the new
 generation in ``.build-<name>``, fsyncs every file, renames the directory into
 place and only then replaces CURRENT through a temporary file and a rename.
-A crash at any moment leaves the previous generation published. Afterwards it
-prunes all but the new and the previous generation (readers that resolved
-CURRENT a moment ago may still be opening the previous one).
+A crash at any moment leaves the previous generation published.
+
+Old generations hold text that may since have been deleted or had its ACL
+narrowed, so none is kept longer than a reader needs it: right after
+publishing, and again when the write lock is released (the ingest has closed
+its own view of the previous generation by then), every generation but the
+published one is removed unless a reader still holds it (``layout``). One
+still held goes at the next ingest or ``prune_generations`` (``ragcli status
+--prune``) after its reader closes it.
 """
 
 from __future__ import annotations
@@ -22,6 +28,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from pydantic import BaseModel
 
 from ..errors import IndexLockedError, InputError
 from ..passage import Passage
@@ -65,7 +73,9 @@ def write_lock(root: Path, tenant: str) -> Iterator[WriteLock]:
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"pid {os.getpid()}".encode(), 0)
         _remove_leftovers(directory)
-        yield WriteLock(base, tenant, directory)
+        lock = WriteLock(base, tenant, directory)
+        yield lock
+        remove_old_generations(lock)
     finally:
         os.close(fd)
 
@@ -98,7 +108,6 @@ def write_generation(lock: WriteLock, gen: NewGeneration) -> str:
     name = layout.new_generation_name()
     build = lock.directory / f"{layout.BUILD_PREFIX}{name}"
     build.mkdir()
-    previous = layout.current_name(lock.directory)
     try:
         groups = _write_files(build, gen)
         write_documents(build, gen.documents)
@@ -125,7 +134,7 @@ def write_generation(lock: WriteLock, gen: NewGeneration) -> str:
     except BaseException:
         shutil.rmtree(build, ignore_errors=True)
         raise
-    _prune(lock.directory, keep={name} | ({previous} if previous else set()))
+    remove_old_generations(lock)
     return name
 
 
@@ -160,8 +169,32 @@ def publish(directory: Path, name: str) -> None:
     layout.fsync_dir(directory)
 
 
-def _prune(directory: Path, keep: set[str]) -> None:
-    """Drop generations other than ``keep``, including ones a crash left unpublished."""
-    for old in layout.generations(directory):
-        if old.name not in keep:
-            shutil.rmtree(old, ignore_errors=True)
+class Pruned(BaseModel):
+    """What removing old generations did for one tenant (``ragcli status --prune --json``)."""
+
+    tenant: str
+    removed: list[str]
+    """Generations removed: replaced ones no reader held, and any a crash left unpublished."""
+    in_use: list[str]
+    """Old generations a reader still holds open: removed by the next ingest or prune after it closes them."""
+
+
+def remove_old_generations(lock: WriteLock) -> Pruned:
+    """Remove every generation but the published one that no reader holds."""
+    published = layout.current_name(lock.directory)
+    removed: list[str] = []
+    in_use: list[str] = []
+    for old in sorted(layout.generations(lock.directory)):
+        if old.name == published:
+            continue
+        (removed if layout.remove_generation(old) else in_use).append(old.name)
+    if removed:
+        layout.fsync_dir(lock.directory)
+    return Pruned(tenant=lock.tenant, removed=removed, in_use=in_use)
+
+
+def prune_generations(root: Path, tenant: str) -> Pruned:
+    """Remove the tenant's old generations that no reader holds (refused while an ingest holds the write lock)."""
+    layout.published_dir(Path(root), tenant)  # an unknown tenant is an error, not a new directory
+    with write_lock(root, tenant) as lock:
+        return remove_old_generations(lock)

@@ -13,10 +13,11 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field, field_serializer
 
-from ..embedder import Embedder
+from ..embedder import SPECIAL_TOKENS, Embedder
 from ..errors import DocumentRejected, IndexWriteError, InputError
 from ..index.manifest import ModelEntry
 from ..index.previous import PreviousGeneration
@@ -25,7 +26,10 @@ from ..settings import index_root
 from .chunking import CHUNKER_VERSION, chunk_document
 from .incremental import Incremental, Loaded
 from .loaders import Document, load_file, load_jsonl
-from .sources import DEFAULT_MAX_FILE_BYTES, SourceFile, discover, file_fingerprint, read_bytes, read_sidecar
+from .sources import DEFAULT_MAX_FILE_BYTES, SourceFile, discover_all, file_fingerprint, read_bytes, read_sidecar
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 class Rejection(BaseModel):
@@ -50,8 +54,13 @@ class IngestReport(BaseModel):
     embedded: int = 0
     seconds: float = 0.0
     generation: str | None = None
+    """The published generation; None when nothing was ever published for the tenant."""
+    skipped: dict[str, int] = Field(default_factory=dict)
+    """Files of types ragcli does not read, by suffix: ``{".csv": 3}``."""
     published: bool = Field(default=False, exclude=True)
     """Whether a new generation was published (False when nothing changed)."""
+    files: int = Field(default=0, exclude=True)
+    """Files seen under the path (ingestable or refused on sight): the "of N" in a summary."""
 
     @field_serializer("seconds")
     def _round_seconds(self, value: float) -> float:
@@ -62,12 +71,21 @@ class IngestReport(BaseModel):
 
 
 class Progress:
-    """Hooks the CLI uses to draw bars; the library stays silent by default."""
+    """Hooks the CLI uses to draw bars; the library stays silent by default.
+
+    Embedding is counted in model tokens, not passages: batches run shortest
+    first, so a rate in passages falls during a run and its ETA climbs; the
+    cost of a batch follows its tokens.
+    """
 
     def files(self, total: int) -> None: ...
     def file_done(self) -> None: ...
-    def embedding(self, total: int) -> None: ...
-    def embedded(self, count: int) -> None: ...
+    def embedding(self, passages: int, tokens: int) -> None: ...
+    def embedded(self, tokens: int) -> None: ...
+
+
+EMBED_STEP = 16
+"""Passages per call to the embedder: progress moves this often."""
 
 
 def ingest(
@@ -123,14 +141,19 @@ class _Run:
             self.report.passages = previous.size
             self.report.generation = previous.generation
             return
+        if previous is None and not items:
+            return  # nothing accepted and nothing before: an empty tenant would only answer "no results"
         self._publish(lock, diff, items)
 
     # -- loading ----------------------------------------------------------------
 
     def _load_all(self, root: Path, diff: Incremental) -> tuple[dict[str, Loaded], set[str]]:
         """Every source under ``root`` loaded (or reused), and the files that failed to load."""
-        files, rejected = discover(root)
-        for r in rejected:
+        found = discover_all(root)
+        files = found.files
+        self.report.files = len(files) + len(found.rejected)
+        self.report.skipped = found.skipped
+        for r in found.rejected:
             self.report.reject(r.source, r.reason)
         self.progress.files(len(files))
         loaded: dict[str, Loaded] = {}
@@ -234,9 +257,7 @@ class _Run:
     def _publish(self, lock: WriteLock, diff: Incremental, items: list[Loaded]) -> None:
         passages = [p for item in items for p in item.passages]
         vectors, todo = diff.reused_vectors(items, self.model.dim)
-        self.progress.embedding(len(todo))
-        if todo:
-            vectors[todo] = self.embedder.embed([passages[i].index_text for i in todo], progress=self.progress.embedded)
+        self._embed(vectors, todo, [passages[i].index_text for i in todo])
         self.report.embedded = len(todo)
         gen = NewGeneration(
             passages=passages,
@@ -255,3 +276,14 @@ class _Run:
             ) from None
         self.report.published = True
         self.report.passages = len(passages)
+
+    def _embed(self, vectors: np.ndarray, rows: list[int], texts: list[str]) -> None:
+        """Embed ``texts`` into ``vectors[rows]``, shortest first, reporting progress in model tokens."""
+        cap = self.embedder.max_tokens
+        tokens = [min(n + SPECIAL_TOKENS, cap) for n in self.embedder.count_tokens(texts)] if texts else []
+        self.progress.embedding(len(texts), sum(tokens))
+        order = sorted(range(len(texts)), key=tokens.__getitem__)
+        for start in range(0, len(order), EMBED_STEP):
+            step = order[start : start + EMBED_STEP]
+            vectors[[rows[i] for i in step]] = self.embedder.embed([texts[i] for i in step])
+            self.progress.embedded(sum(tokens[i] for i in step))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -55,17 +55,36 @@ class SourceFile:
         return self.path.with_name(self.path.name.removesuffix(self.path.suffix) + SIDECAR_SUFFIX)
 
 
+@dataclass
+class Discovery:
+    """What a walk of the ingested path found."""
+
+    files: list[SourceFile] = field(default_factory=list)
+    rejected: list[DocumentRejected] = field(default_factory=list)
+    skipped: dict[str, int] = field(default_factory=dict)
+    """Files of types ragcli does not read, counted by suffix (``.csv``), so a user hears of them once."""
+
+
+NO_SUFFIX = "(no suffix)"
+
+
 def discover(root: Path) -> tuple[list[SourceFile], list[DocumentRejected]]:
-    """List ingestable files under ``root`` (a folder or one file), with the ones refused on sight.
+    """List ingestable files under ``root`` (a folder or one file), with the ones refused on sight."""
+    found = discover_all(root)
+    return found.files, found.rejected
+
+
+def discover_all(root: Path) -> Discovery:
+    """Every file under ``root`` (a folder or one file): ingestable, refused on sight, or skipped by type.
 
     A symlink that leaves ``root`` is rejected, so an ingest cannot be tricked
-    into indexing /etc; hidden files and folders are skipped.
+    into indexing /etc; hidden files and folders are skipped without a word.
     """
     root = root.resolve()
     if root.is_file():
-        return [SourceFile(root, root.name)], []
-    found: list[SourceFile] = []
-    rejected: list[DocumentRejected] = []
+        return Discovery(files=[SourceFile(root, root.name)])
+    out = Discovery()
+    found, rejected = out.files, out.rejected
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         for name in sorted(filenames):
@@ -73,6 +92,8 @@ def discover(root: Path) -> tuple[list[SourceFile], list[DocumentRejected]]:
                 continue
             src = SourceFile(Path(dirpath) / name, (Path(dirpath) / name).relative_to(root).as_posix())
             if src.format is None and not src.is_jsonl:
+                suffix = src.path.suffix.lower() or NO_SUFFIX
+                out.skipped[suffix] = out.skipped.get(suffix, 0) + 1
                 continue
             if src.path.is_symlink() and not src.path.resolve().is_relative_to(root):
                 rejected.append(DocumentRejected(str(src.path), "symlink points outside the ingested folder; not followed"))
@@ -81,7 +102,7 @@ def discover(root: Path) -> tuple[list[SourceFile], list[DocumentRejected]]:
                 rejected.append(DocumentRejected(str(src.path), "not a regular file (a pipe, socket, device or broken link); not read"))
                 continue
             found.append(src)
-    return found, rejected
+    return out
 
 
 def read_bytes(path: Path, max_bytes: int) -> bytes:

@@ -2,8 +2,11 @@
 
 ``local`` is the embedded extractive answerer (no network; what it may quote
 is in ``evidence``, when it abstains in ``answerability``); ``anthropic`` talks
-to Claude through the official SDK. This package is the only place that talks
-to an LLM; backends implement the protocol and import nothing of the loop.
+to Claude through the official SDK; ``openai`` to the OpenAI API or any server
+speaking Chat Completions with tools (Ollama, vLLM, llama.cpp, LM Studio).
+The two share their prompt and evidence format (``prompt``). This package is
+the only place that talks to an LLM; backends implement the protocol and
+import nothing of the loop.
 """
 
 from __future__ import annotations
@@ -19,7 +22,12 @@ if TYPE_CHECKING:
 
 
 def resolve_model(spec: str | None = None, *, embedder: Embedder | None = None) -> AnswerModel:
-    """``local``, ``anthropic`` or ``anthropic:MODEL_NAME`` (default: see ``settings.default_answer_model``) -> a backend."""
+    """``local``, ``anthropic[:MODEL]`` or ``openai:MODEL[@URL]`` (default: see ``settings.default_answer_model``) -> a backend.
+
+    ``openai:MODEL@URL``: the URL starts at the ``@`` followed by ``http://`` or
+    ``https://`` (a model name may hold ``:`` and ``@``, as in ``qwen2.5:7b``);
+    without it, $RAGCLI_OPENAI_BASE_URL, else the OpenAI API.
+    """
     spec = (spec or default_answer_model()).strip()
     if spec == "local":
         from .local import LocalModel
@@ -29,4 +37,8 @@ def resolve_model(spec: str | None = None, *, embedder: Embedder | None = None) 
         from .anthropic import DEFAULT_MODEL, AnthropicModel
 
         return AnthropicModel(model_name=spec.partition(":")[2] or DEFAULT_MODEL)
-    raise InputError(f"unknown model {spec!r}: use local, anthropic or anthropic:MODEL_NAME")
+    if spec == "openai" or spec.startswith("openai:"):
+        from .openai import OpenAIModel
+
+        return OpenAIModel.from_spec(spec.partition(":")[2])
+    raise InputError(f"unknown model {spec!r}: use local, anthropic[:MODEL] or openai:MODEL[@URL]")

@@ -8,8 +8,22 @@
     retriever  ``Retriever``: view -> rankers -> gate -> fusion
 """
 
-from .config import SearchConfig
-from .response import SearchResponse, SearchResult
-from .retriever import Retriever
+from __future__ import annotations
 
-__all__ = ["Retriever", "SearchConfig", "SearchResponse", "SearchResult"]
+from typing import TYPE_CHECKING
+
+from ..lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .config import SearchConfig
+    from .response import SearchResponse, SearchResult
+    from .retriever import Retriever
+
+# Loaded on first use: ``ragcli --help`` reads the defaults in ``config`` and must not pay for
+# pydantic (``response``) or numpy and Tantivy (``retriever``).
+_EXPORTS = {"SearchConfig": "config", "SearchResponse": "response", "SearchResult": "response", "Retriever": "retriever"}
+
+__all__ = sorted(_EXPORTS)
+
+
+__getattr__ = lazy_exports(__name__, _EXPORTS)

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 # Variables that would change which model, key or index a CLI run uses.
-_DROP_ENV = ("ANTHROPIC_API_KEY", "RAGCLI_MODEL", "RAGCLI_EMBED_MODEL", "RAGCLI_EMBED_TOKENIZER", "RAGCLI_EMBED_POOLING")
+_DROP_ENV = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "RAGCLI_OPENAI_BASE_URL", "OPENAI_BASE_URL", "RAGCLI_MODEL", "RAGCLI_EMBED_MODEL", "RAGCLI_EMBED_TOKENIZER", "RAGCLI_EMBED_POOLING")
 
 
 def clean_env(extra: dict[str, str] | None = None, *, index: Path | None = None) -> dict[str, str]:

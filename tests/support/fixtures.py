@@ -30,6 +30,17 @@ def shared_embedder():  # type: ignore[no-untyped-def]
     return embedder
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _isolated_cache(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """One private cache directory (model hash verdicts, the optimised ONNX graph) for the session, never ~/.cache.
+
+    Session-wide so the optimised graph is built once, and set before any session fixture opens a model.
+    """
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("RAGCLI_CACHE", str(tmp_path_factory.mktemp("ragcli-cache")))
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _isolated_index(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Every test (and every subprocess it starts) defaults to a private index dir, never ./.ragcli."""

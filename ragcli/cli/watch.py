@@ -1,0 +1,71 @@
+"""``ragcli watch``: re-ingest a folder whenever it changes, one ingest at a time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Optional
+
+import typer
+
+from .ingest import report_rejections
+from .options import DEFAULT_INDEX, AclOpt, IndexOpt, TenantOpt
+
+if TYPE_CHECKING:
+    from ..ingestion import IngestReport
+
+EPILOG = "Example: ragcli watch ./docs --tenant acme --acl everyone"
+
+
+def watch(
+    path: Annotated[Path, typer.Argument(metavar="PATH", help="Folder to watch and ingest.", show_default=False)],
+    tenant: TenantOpt,
+    acl: AclOpt = None,
+    debounce: Annotated[int, typer.Option("--debounce", metavar="MS", help="Wait this long after the last change before ingesting.", min=10, max=60_000)] = 500,
+    max_file_size: Annotated[int, typer.Option("--max-file-size", metavar="MiB", help="Reject files larger than this many MiB.", min=1)] = 64,
+    index: IndexOpt = DEFAULT_INDEX,
+) -> None:
+    """Ingest PATH now, then again after every change (Ctrl-C stops; exit 130).
+
+    Each ingest is the same as ``ragcli ingest``: atomic publish, mirroring of
+    PATH, unchanged files skipped. A rejected file is reported and keeps its
+    previous version; the rest is committed and watching goes on.
+    """
+    from ..ingestion.watch import watch as run_watch
+
+    root = Path(path)
+    run_watch(
+        root,
+        tenant,
+        index=index,
+        default_acl=tuple(acl or ()),
+        max_file_bytes=max_file_size * 1024 * 1024,
+        debounce_ms=debounce,
+        on_ready=lambda: _note(f"watching {root} for tenant {tenant} (Ctrl-C to stop)"),
+        on_report=lambda report: _report(report, root),
+        on_error=lambda message: _line(f"error: {message}"),
+    )
+
+
+def _line(text: str) -> None:
+    import sys
+
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+
+
+def _note(text: str) -> None:
+    _line(text)
+
+
+def _report(report: IngestReport, root: Path) -> None:
+    from .console import printable
+
+    docs = report.documents
+    if report.published:
+        _line(
+            f"ingested: {docs.added} added, {docs.updated} updated, {docs.deleted} deleted, {docs.unchanged} unchanged; "
+            f"{report.passages} passages ({report.embedded} embedded); generation {report.generation}"
+        )
+    else:
+        _line(f"no change; generation {printable(report.generation or '-')} kept")
+    report_rejections(report, root, write=_line)

@@ -1,0 +1,33 @@
+"""The MCP server: ``search``, ``ask`` and the document list for one principal, over stdio.
+
+    tools      the tool input models (closed schemas) and the one argument parser
+    service    ``Service``: the principal, the open index and model; tool calls -> the CLI's --json objects
+    server     the official SDK's low-level ``Server`` over stdio around a ``Service``
+
+Security is code, not prompt: the principal comes from the user file when the
+server starts and no tool argument can name a tenant, user, group or date.
+``ragcli.mcp`` sits beside ``ragcli.cli`` (top layer) and imports nothing of it.
+Imports are lazy: the SDK loads only when the server is built.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .server import build_server, serve
+    from .service import Service
+
+_EXPORTS = {"Service": "service", "build_server": "server", "serve": "server"}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value

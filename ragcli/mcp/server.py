@@ -1,0 +1,148 @@
+"""The MCP server over stdio: the official SDK's low-level ``Server`` around a ``Service``.
+
+    tools      search(query, k), ask(question): input schemas from ``tools`` (closed:
+               additionalProperties false), results are the CLI's --json objects, as
+               structured content and as JSON text
+    resources  ragcli://documents: the documents the principal may see (IDs and titles)
+
+A bad argument, an unknown tool or a failing call is a tool result with
+``isError`` set and one plain line; the server goes on serving. Calls run on a
+worker thread (one at a time: the index and the model are shared), so the
+protocol loop stays responsive. stdout carries the protocol only (the SDK
+points fd 1 at stderr while serving); logs go to stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import anyio.to_thread
+import mcp_types as types
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
+
+from .. import __version__
+from ..answer.outcome import AnswerJson
+from ..search.response import SearchJson
+from .service import DOCUMENTS_URI, DocumentsJson, Service
+from .tools import INPUTS, TITLES, ToolName, description, input_schema
+
+if TYPE_CHECKING:
+    from mcp.server import ServerRequestContext
+
+RESOURCE_NOT_FOUND = -32002
+"""The MCP specification's error code for an unknown resource URI."""
+OUTPUTS: dict[ToolName, type[Any]] = {"search": SearchJson, "ask": AnswerJson}
+
+
+def output_schema(model: type[Any]) -> dict[str, Any]:
+    """The top level of the ``--json`` object: each field and its JSON type, nested objects and list items not spelled out.
+
+    Generated from the same pydantic model that serialises the result. Shallow on purpose: a client
+    validates every result against it, and the full schema costs the Python SDK's client ~3.5 ms per
+    search of 10 passages (jsonschema), most of the protocol's whole overhead.
+    """
+    full = model.model_json_schema(mode="serialization")
+
+    def top(node: dict[str, Any]) -> dict[str, Any]:
+        if "$ref" in node:
+            return {"type": "object"}
+        if "anyOf" in node:
+            return {"anyOf": [top(n) for n in node["anyOf"]]}
+        kept = {k: v for k, v in node.items() if k in ("type", "format", "enum", "const")}
+        return kept or {}
+
+    properties = {name: top(node) for name, node in full["properties"].items()}
+    return {"type": "object", "properties": properties, "required": list(full.get("required", []))}
+
+
+def tool_list() -> list[types.Tool]:
+    """The tools as ``tools/list`` shows them, generated from their input and output models."""
+    return [
+        types.Tool(
+            name=name,
+            title=TITLES[name],
+            description=description(name),
+            input_schema=input_schema(INPUTS[name]),
+            output_schema=output_schema(OUTPUTS[name]),
+            annotations=types.ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=name == "search", open_world_hint=False),
+        )
+        for name in INPUTS
+    ]
+
+
+def build_server(service: Service) -> Server[Any]:
+    """The low-level SDK server whose handlers call ``service``."""
+    tools = tool_list()
+    principal = service.principal
+    documents_resource = types.Resource(
+        uri=DOCUMENTS_URI,
+        name="documents",
+        title=f"Documents {principal.user} may see in {principal.tenant}",
+        description="JSON: {\"documents\": [{\"id\", \"title\"}]}, each document with at least one passage this user may see on the as-of day.",
+        mime_type="application/json",
+    )
+
+    async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+        reply = await anyio.to_thread.run_sync(service.call, params.name, params.arguments)
+        if reply.is_error:
+            return types.CallToolResult(content=[types.TextContent(text=f"error: {reply.error}")], is_error=True)
+        # The --json object as the CLI serialises it (the wire model's own JSON), as data and as text.
+        return types.CallToolResult(content=[types.TextContent(text=reply.text or "")], structured_content=reply.data)
+
+    async def list_resources(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=[documents_resource])
+
+    async def read_resource(ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        if str(params.uri) != DOCUMENTS_URI:
+            raise MCPError(code=RESOURCE_NOT_FOUND, message="Resource not found", data={"uri": str(params.uri)[:200]})
+        try:
+            listing: DocumentsJson = await anyio.to_thread.run_sync(service.documents)
+        except Exception as exc:  # a damaged index: a protocol error for this read, never the end of the server
+            from ..errors import RagcliError
+
+            message = exc.message if isinstance(exc, RagcliError) else "internal error; the server log (stderr) has the details"
+            if not isinstance(exc, RagcliError):
+                logging.getLogger("ragcli.mcp").exception("documents: internal error")
+            raise MCPError(code=types.INTERNAL_ERROR, message=message) from None
+        return types.ReadResourceResult(
+            contents=[types.TextResourceContents(uri=DOCUMENTS_URI, mime_type="application/json", text=listing.model_dump_json())]
+        )
+
+    server: Server[Any] = Server(
+        "ragcli",
+        version=__version__,
+        title="ragcli",
+        instructions=(
+            f"Searches and answers from the documents that {principal.user} may see in tenant {principal.tenant}. "
+            "Use `search` for ranked passages and `ask` for an answer whose citations code has checked. "
+            "The user, tenant and date are fixed by the server; no argument changes them."
+        ),
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_read_resource=read_resource,
+    )
+    return server
+
+
+async def _serve(service: Service) -> None:
+    server = build_server(service)
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+def serve(service: Service) -> None:
+    """Serve ``service`` over stdin/stdout until the client closes stdin."""
+    try:
+        anyio.run(_serve, service)
+    finally:
+        service.close()
+        logging.getLogger("ragcli.mcp").info(json.dumps({"event": "stop"}))

@@ -1,0 +1,377 @@
+"""An OpenAI-compatible answering model, through the official ``openai`` SDK (Chat Completions with tools).
+
+``openai:MODEL`` talks to the OpenAI API with $OPENAI_API_KEY.
+``openai:MODEL@URL`` (or $RAGCLI_OPENAI_BASE_URL) talks to any server that
+speaks Chat Completions with tools: Ollama, vLLM, the llama.cpp server, LM
+Studio. A local server needs no key; without one the SDK is given a
+placeholder, because it refuses to start keyless.
+
+The model sees what the anthropic backend shows Claude (``models.prompt``:
+the same system prompt, the same evidence format) and the same two tools,
+generated from the same pydantic input models (``answer.tools``) in the
+Chat Completions ``{"type": "function", "function": ...}`` shape. Its tool
+calls cross the same boundary (``answer.tools.parse_tool_call``); a reply in
+plain text, arguments that are not JSON, or anything the schemas reject is
+an InvalidDecision, and the loop abstains with ``invalid_decision``.
+
+The loop acts on one tool call per turn. When a server returns several
+parallel calls anyway, the first search runs and every other call is
+answered "not run", because Chat Completions requires a tool message for
+every ``tool_call_id`` before the next turn; parallel calls that include
+``submit_answer`` are ambiguous and invalid.
+
+API failures (429, 5xx, timeouts, connection errors) are retried by the
+SDK; what still fails becomes a BackendError (exit 2), never a silent
+abstention. Every request ID the server reported (``x-request-id``) is kept
+in ``OpenAIModel.request_ids`` and named in the error of a failed request.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.parse
+from typing import Any
+
+from ..answer.protocol import Decision, InvalidDecision, ModelReply, ToolName, Turn, Usage
+from ..answer.tools import TOOLS, parse_tool_call
+from ..errors import BackendError, InputError
+from ..settings import openai_api_key, openai_base_url
+from .prompt import SYSTEM_PROMPT, first_message, search_result
+
+OPENAI_API_URL = "https://api.openai.com/v1"
+PLACEHOLDER_KEY = "ragcli-no-key"
+"""Sent as the key to a server given by URL when OPENAI_API_KEY is not set (a local server ignores it)."""
+
+PRICES: dict[str, tuple[float, float, float]] = {
+    # US dollars per million tokens on the OpenAI API (standard tier): input, output, cached input.
+    # Exact model names only: a dated snapshot may be priced differently. Any other server: no price.
+    "gpt-4o": (2.50, 10.00, 1.25),
+    "gpt-4o-mini": (0.15, 0.60, 0.075),
+    "gpt-4.1": (2.00, 8.00, 0.50),
+    "gpt-4.1-mini": (0.40, 1.60, 0.10),
+    "gpt-4.1-nano": (0.10, 0.40, 0.025),
+    "gpt-5": (1.25, 10.00, 0.125),
+    "gpt-5-mini": (0.25, 2.00, 0.025),
+    "gpt-5-nano": (0.05, 0.40, 0.005),
+}
+MAX_OUTPUT_TOKENS = 4096
+"""Reasoning models spend part of this on reasoning before the tool call."""
+MAX_RETRIES = 3
+TIMEOUT_S = 60.0
+SERVER_TIMEOUT_S = 300.0
+"""Per request, for a server given by URL: a local model on a CPU reads a long prompt slowly."""
+
+KEPT_REQUEST_IDS = 1000
+"""A long-lived model (``ragcli mcp``) keeps only this many request IDs."""
+
+NOT_RUN = "Not run: only one tool call runs per turn, and only the first one ran. Call search again if you still need it."
+TOOL_ORDER: tuple[ToolName, ...] = ("search", "submit_answer")
+
+_URL_SEPARATOR = re.compile(r"@(?=https?://)", re.IGNORECASE)
+_MODEL_NAME = re.compile(r"[^\s\x00-\x1f\x7f]{1,200}")
+SPEC_HELP = "openai:MODEL[@URL], for example openai:gpt-4.1-mini or openai:qwen2.5:7b@http://localhost:11434/v1"
+
+
+# --------------------------------------------------------------------------- the --model spec
+
+
+def parse_spec(rest: str) -> tuple[str, str | None]:
+    """What follows ``openai:`` -> (model name, server URL or None).
+
+    The URL starts at the ``@`` followed by ``http://`` or ``https://``, so a
+    model name may hold ``:`` and ``@`` (``qwen2.5:7b``, ``model@2025``) and a
+    URL may hold credentials (``http://user:pass@host/v1``).
+    """
+    at = _URL_SEPARATOR.search(rest)
+    if at is not None:
+        name, url = rest[: at.start()], rest[at.end() :]
+        url = check_url(url, where=f"--model openai:{rest}")
+    elif "@" in rest:
+        raise InputError(f"--model openai:{rest}: after '@' give the server's URL, starting with http:// or https:// ({SPEC_HELP})")
+    else:
+        name, url = rest, None
+    if not _MODEL_NAME.fullmatch(name):
+        what = "needs a model name" if not name else f"has an invalid model name {name[:60]!r}"
+        raise InputError(f"--model openai:{rest} {what}: use {SPEC_HELP}")
+    return name, url
+
+
+def check_url(url: str, *, where: str) -> str:
+    """An http(s) URL with a host, or an InputError that says what is wrong."""
+    url = url.strip()
+    try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError on a bad port
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise InputError(f"{where}: {url[:200]!r} is not a server URL; give http(s)://HOST[:PORT]/PATH, for example http://localhost:11434/v1")
+    return url
+
+
+def shown_url(url: str) -> str:
+    """The URL without credentials, query or fragment: safe for a trace, a report or an error line."""
+    parts = urllib.parse.urlsplit(url)
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def tool_definitions(offered: frozenset[str]) -> list[dict[str, Any]]:
+    """The tools of this turn in the Chat Completions shape, in a fixed order."""
+    return [
+        {
+            "type": "function",
+            "function": {"name": TOOLS[name]["name"], "description": TOOLS[name]["description"], "parameters": TOOLS[name]["input_schema"]},
+        }
+        for name in TOOL_ORDER
+        if name in offered
+    ]
+
+
+# --------------------------------------------------------------------------- the backend
+
+
+class OpenAIModel:
+    """``openai:MODEL[@URL]``.
+
+    ``base_url`` None means the OpenAI API. Pass ``client`` to inject a
+    configured ``openai.OpenAI``, or ``http_client`` (an ``httpx2.Client``)
+    for the one this model builds.
+    """
+
+    retry_on_empty = True
+
+    def __init__(
+        self,
+        model_name: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        client: Any = None,
+        http_client: Any = None,
+        max_retries: int = MAX_RETRIES,
+        timeout: float | None = None,
+        max_output_tokens: int = MAX_OUTPUT_TOKENS,
+    ) -> None:
+        self.model_name = model_name
+        self.base_url = base_url
+        self.name = f"openai:{model_name}" + (f"@{shown_url(base_url)}" if base_url else "")
+        self.where = f"the server at {shown_url(base_url)}" if base_url else "the OpenAI API"
+        self._api_key = api_key
+        self.http_client = http_client
+        self.max_retries = max_retries
+        self.timeout = timeout if timeout is not None else (SERVER_TIMEOUT_S if base_url else TIMEOUT_S)
+        self.max_output_tokens = max_output_tokens
+        self.request_ids: list[str] = []
+        """The request IDs the server reported, in order, across this model's conversations (the last KEPT_REQUEST_IDS)."""
+        self._client = client
+
+    @classmethod
+    def from_spec(cls, rest: str) -> OpenAIModel:
+        """What follows ``openai:`` in ``--model`` (or $RAGCLI_MODEL), with the key and server from the environment."""
+        name, url = parse_spec(rest)
+        if url is None and (env_url := openai_base_url()) is not None:
+            url = check_url(env_url, where="RAGCLI_OPENAI_BASE_URL")
+        key = openai_api_key()
+        if key is None and url is None:
+            raise BackendError(
+                "no OpenAI key: set OPENAI_API_KEY, or point at a local server with "
+                "--model openai:MODEL@URL or RAGCLI_OPENAI_BASE_URL, or use --model local"
+            )
+        return cls(name, base_url=url, api_key=key or PLACEHOLDER_KEY)
+
+    @property
+    def client(self) -> Any:
+        if self._client is None:
+            import openai
+
+            try:
+                self._client = openai.OpenAI(
+                    api_key=self._api_key,
+                    # Always explicit: the SDK would otherwise read $OPENAI_BASE_URL behind our back.
+                    base_url=self.base_url or OPENAI_API_URL,
+                    max_retries=self.max_retries,
+                    timeout=self.timeout,
+                    http_client=self.http_client,
+                )
+            except openai.OpenAIError:
+                raise BackendError("no OpenAI key: set OPENAI_API_KEY, or use --model local") from None
+        return self._client
+
+    def conversation(self, question: str) -> _Conversation:
+        return _Conversation(self, question)
+
+    def cost_usd(self, usage: Usage) -> float | None:
+        prices = PRICES.get(self.model_name) if self.base_url is None else None
+        if prices is None:
+            return None
+        p_in, p_out, p_cached = prices
+        return (usage.input_tokens * p_in + usage.output_tokens * p_out + usage.cache_read_input_tokens * p_cached) / 1_000_000
+
+
+class _Conversation:
+    def __init__(self, model: OpenAIModel, question: str) -> None:
+        self.model = model
+        self.question = question
+        self.messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM_PROMPT}]
+        self.pending: list[str] = []
+        """The tool_call IDs of the last reply: the first is the call the loop acted on."""
+        self.request_ids: list[str] = []
+
+    def decide(self, turn: Turn) -> ModelReply:
+        self.messages += self._turn_messages(turn)
+        completion = self._create(turn)
+        request_id = getattr(completion, "_request_id", None)
+        if request_id:
+            self.request_ids.append(request_id)
+            self.model.request_ids.append(request_id)
+            del self.model.request_ids[:-KEPT_REQUEST_IDS]
+        choices = getattr(completion, "choices", None)
+        if not choices:
+            rid = f" (request {request_id})" if request_id else ""
+            raise BackendError(f"{self.model.where} sent a response without a chat completion choice{rid}")
+        choice = choices[0]
+        message = choice.message
+        calls = [_ToolCall.of(c, i, len(self.messages)) for i, c in enumerate(message.tool_calls or [])]
+        self.messages.append(_assistant_param(message.content, calls))
+        self.pending = [c.id for c in calls]
+        return ModelReply(_decision(calls, message, choice.finish_reason), _usage(completion), request_id=request_id)
+
+    def _turn_messages(self, turn: Turn) -> list[dict[str, Any]]:
+        if len(self.messages) == 1:
+            return [{"role": "user", "content": first_message(self.question, turn.evidence, turn.note)}]
+        if not self.pending:
+            # Not reached through the loop (it only continues after a search call); keep the protocol valid anyway.
+            return [{"role": "user", "content": search_result(turn.new_evidence, turn.note)}]
+        first, *others = self.pending
+        self.pending = []
+        return [
+            {"role": "tool", "tool_call_id": first, "content": search_result(turn.new_evidence, turn.note)},
+            *({"role": "tool", "tool_call_id": other, "content": NOT_RUN} for other in others),
+        ]
+
+    def _create(self, turn: Turn) -> Any:
+        import openai
+
+        model = self.model
+        limit = {"max_tokens": model.max_output_tokens} if model.base_url else {"max_completion_tokens": model.max_output_tokens}
+        try:
+            return model.client.chat.completions.create(
+                model=model.model_name,
+                messages=self.messages,
+                tools=tool_definitions(turn.tools),
+                tool_choice="required",
+                parallel_tool_calls=False,
+                **limit,
+            )
+        except openai.AuthenticationError as exc:
+            key = "OPENAI_API_KEY" if model.base_url is None else "OPENAI_API_KEY (it is sent to this server too)"
+            raise BackendError(f"{model.where} rejected the key (HTTP 401{_rid(exc)}): check {key}, or use --model local") from None
+        except openai.NotFoundError as exc:
+            hint = f"; for Ollama, run: ollama pull {model.model_name}" if model.base_url else ""
+            raise BackendError(f"{model.where} has no model {model.model_name!r} (HTTP 404{_rid(exc)}: {_short(exc)}){hint}") from None
+        except openai.APIStatusError as exc:
+            if _retried(exc.status_code):
+                raise BackendError(f"{model.where} failed with HTTP {exc.status_code} after {self._retries()} retries{_rid(exc)}: {_short(exc)}") from None
+            raise BackendError(f"{model.where} refused the request with HTTP {exc.status_code}{_rid(exc)}: {_short(exc)}") from None
+        except openai.APITimeoutError:
+            raise BackendError(f"{model.where} did not answer within {model.timeout:g} s, after {self._retries()} retries; try again, or use a smaller model") from None
+        except openai.APIConnectionError:
+            fix = "is the server running?" if model.base_url else "try again, or use --model local"
+            raise BackendError(f"cannot reach {model.where} (network error after {self._retries()} retries); {fix}") from None
+        except (openai.APIError, json.JSONDecodeError) as exc:
+            raise BackendError(f"{model.where} sent a response ragcli cannot read: {_short(exc)}") from None
+
+    def _retries(self) -> int:
+        retries = getattr(self.model.client, "max_retries", MAX_RETRIES)
+        return retries if isinstance(retries, int) else MAX_RETRIES
+
+
+# --------------------------------------------------------------------------- reading a reply
+
+
+class _ToolCall:
+    """One tool call of a reply, as sent (its ID, tool name and raw arguments)."""
+
+    def __init__(self, id: str, type: str, name: str | None, arguments: Any) -> None:  # noqa: A002 - the API's field names
+        self.id = id
+        self.type = type
+        self.name = name
+        self.arguments = arguments
+
+    @classmethod
+    def of(cls, call: Any, index: int, turn: int) -> _ToolCall:
+        # A server that sends no ID still gets a tool message for the call: give it one.
+        call_id = getattr(call, "id", None) or f"call_ragcli_{turn}_{index}"
+        kind = getattr(call, "type", None) or "function"
+        if kind == "function":
+            function = getattr(call, "function", None)
+            return cls(call_id, kind, getattr(function, "name", None), getattr(function, "arguments", None))
+        custom = getattr(call, "custom", None)
+        return cls(call_id, kind, getattr(custom, "name", None), getattr(custom, "input", None))
+
+    def param(self) -> dict[str, Any]:
+        """The call echoed back in the assistant message, arguments as a JSON string."""
+        arguments = self.arguments if isinstance(self.arguments, str) else json.dumps(self.arguments if self.arguments is not None else {})
+        if self.type == "function":
+            return {"id": self.id, "type": "function", "function": {"name": self.name or "", "arguments": arguments}}
+        return {"id": self.id, "type": self.type, self.type: {"name": self.name or "", "input": arguments}}
+
+
+def _assistant_param(content: str | None, calls: list[_ToolCall]) -> dict[str, Any]:
+    param: dict[str, Any] = {"role": "assistant"}
+    if content or not calls:
+        param["content"] = content or ""
+    if calls:
+        param["tool_calls"] = [c.param() for c in calls]
+    return param
+
+
+def _decision(calls: list[_ToolCall], message: Any, finish_reason: str | None) -> Decision:
+    if not calls:
+        sent = "a refusal" if getattr(message, "refusal", None) else "text" if message.content else "nothing"
+        return InvalidDecision(f"expected a tool call, got {sent} (finish_reason {finish_reason})")
+    names = [c.name or "?" for c in calls]
+    if len(calls) > 1 and any(c.type != "function" or c.name != "search" for c in calls):
+        return InvalidDecision(f"expected one tool call, got {len(calls)}: {', '.join(n[:60] for n in names)}")
+    call = calls[0]
+    if call.type != "function":
+        return InvalidDecision(f"unknown tool type {call.type[:60]!r}", tool=(call.name or "")[:60] or None)
+    arguments = call.arguments
+    if arguments is None or (isinstance(arguments, str) and not arguments.strip()):
+        arguments = {}
+    elif isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except (ValueError, RecursionError):
+            return InvalidDecision(f"{(call.name or '?')[:60]}: the arguments are not valid JSON (finish_reason {finish_reason})", tool=(call.name or "")[:60] or None)
+    return parse_tool_call(call.name, arguments)
+
+
+def _usage(completion: Any) -> Usage:
+    """Chat Completions counts cached tokens inside prompt_tokens; Usage keeps them apart, as Anthropic does."""
+    u = getattr(completion, "usage", None)
+    if u is None:
+        return Usage()
+    details = getattr(u, "prompt_tokens_details", None)
+    cached = (getattr(details, "cached_tokens", 0) or 0) if details is not None else 0
+    prompt = u.prompt_tokens or 0
+    return Usage(input_tokens=max(prompt - cached, 0), output_tokens=u.completion_tokens or 0, cache_read_input_tokens=min(cached, prompt))
+
+
+def _retried(status: int) -> bool:
+    """The statuses the SDK retries (besides an explicit x-should-retry)."""
+    return status in (408, 409, 429) or status >= 500
+
+
+def _rid(exc: Any) -> str:
+    request_id = getattr(exc, "request_id", None)
+    return f", request {request_id}" if request_id else ""
+
+
+def _short(exc: Exception) -> str:
+    return " ".join(str(exc).split())[:200]
