@@ -21,10 +21,19 @@ in length, plus a SciFact passage sample) with ``sort_by_length=True`` and
 their ratio, beside the noise-free padded-token ratio (tokens the model computes
 including padding, per mode).
 
+With ``--ray`` it runs one comparison instead (``pip install 'ragcli[ray]'``): the
+same SciFact slice (default its first 2,000 abstracts) ingested locally and with the
+embedding on a local Ray instance with this machine's CPUs (``ingest(...,
+embedding=RayEmbedding())``, what ``ragcli ingest --ray`` does), each in a fresh
+spawned process, in the same run; it prints passages/s for both and the ratio of
+Ray's wall time to the local one (target <= 1.25), with and without Ray's start-up
+(``ray.init`` plus one model load per actor, timed on its own before the ingest).
+
 Run (quick, then the default):
     python bench/ingest_bench.py --limit 200 --sample-texts 150
     python bench/ingest_bench.py            # SciFact first 1,000 abstracts
     python bench/ingest_bench.py --limit 0  # full SciFact
+    python bench/ingest_bench.py --ray      # local vs --ray, SciFact first 2,000
 Add ``--json`` for machine-readable results on stdout.
 """
 
@@ -45,6 +54,9 @@ from _common import Output, base_parser, bench_principal, peak_rss_mb, timed_emb
 
 TENANT = "bench"
 DEFAULT_LIMIT = 1000
+RAY_LIMIT = 2000
+RAY_TARGET = 1.25
+"""Issue 13: an ingest with --ray on this machine takes at most 1.25x the local wall time."""
 
 
 # --------------------------------------------------------------------------- corpora
@@ -200,6 +212,74 @@ def batching_table(out: Output, rows: list[dict[str, Any]], batch_size: int) -> 
     )
 
 
+# --------------------------------------------------------------------------- --ray: local vs Ray in one run
+
+
+def ingest_mode_in_child(corpus: str, index_dir: str, mode: str) -> dict[str, Any]:
+    """Runs in a spawned process: one ingest, embedding in this process (``local``) or on a fresh local Ray instance (``ray``)."""
+    from ragcli import ingest
+    from ragcli.embedder import Embedder
+
+    embedder = Embedder()
+    started = time.perf_counter()
+    _ = embedder.dim  # the driver's model load: paid alike in both modes
+    load_seconds = time.perf_counter() - started
+    startup = 0.0
+    if mode == "ray":
+        from ragcli.ingestion.ray_embed import RayEmbedding
+
+        backend = RayEmbedding()
+        started = time.perf_counter()
+        backend._start_actors(embedder)  # ray.init + one model per actor, timed apart from the ingest
+        startup = time.perf_counter() - started
+        with backend:
+            report = ingest(corpus, TENANT, index=index_dir, default_acl=["everyone"], embedder=embedder, embedding=backend)
+        actors = len(backend.pids)
+    else:
+        report = ingest(corpus, TENANT, index=index_dir, default_acl=["everyone"], embedder=embedder)
+        actors = 0
+    return {"mode": mode, "passages": report.passages, "embedded": report.embedded, "seconds": report.seconds, "startup_seconds": startup,
+            "model_load_seconds": load_seconds, "actors": actors, "peak_rss_mb": peak_rss_mb()}
+
+
+def ray_comparison(out: Output, data: Path, limit: int, tmp: Path) -> list[dict[str, Any]]:
+    import os
+
+    corpus, name = scifact_source(data, limit, tmp)
+    ctx = mp.get_context("spawn")
+    rows = []
+    for mode in ("local", "ray"):
+        with ctx.Pool(1) as pool:
+            rows.append(pool.apply(ingest_mode_in_child, (str(corpus), str(tmp / f"idx-{mode}"), mode)))
+    local = rows[0]
+    for r in rows:
+        r["corpus"] = name
+        r["wall_seconds"] = r["seconds"] + r["startup_seconds"]
+        r["passages_per_s"] = r["passages"] / r["seconds"]
+        r["wall_passages_per_s"] = r["passages"] / r["wall_seconds"]
+        r["ratio_wall"] = r["wall_seconds"] / local["wall_seconds"]
+        r["ratio_ingest"] = r["seconds"] / local["seconds"]
+        r["met"] = r["ratio_wall"] <= RAY_TARGET
+    same = published_vectors(tmp / "idx-local"), published_vectors(tmp / "idx-ray")
+    max_diff = float(abs(same[0] - same[1]).max()) if same[0].shape == same[1].shape else float("nan")
+    out.table(
+        f"Ingest local vs --ray ({name}, {os.cpu_count()} CPUs, each mode in a fresh process, same run)",
+        ["mode", "passages", "actors", "Ray start s", "ingest s", "wall s", "passages/s (ingest)", "passages/s (wall)", "wall / local", "ingest / local", "target", "met", "peak RSS MiB"],
+        [[r["mode"], r["passages"], r["actors"], r["startup_seconds"], r["seconds"], r["wall_seconds"], r["passages_per_s"], r["wall_passages_per_s"],
+          r["ratio_wall"], r["ratio_ingest"], RAY_TARGET, r["met"], r["peak_rss_mb"]] for r in rows],
+        caption="wall = Ray start (ray.init with this machine's CPUs + one model load per actor) + ingest; local pays neither. "
+        f"Max |vector difference| between the two indexes: {max_diff:.2e}. Peak RSS is the driver's (actors are other processes).",
+    )
+    return rows
+
+
+def published_vectors(index_dir: Path) -> Any:
+    import numpy as np
+
+    generation = index_dir / TENANT / (index_dir / TENANT / "CURRENT").read_text(encoding="utf-8").strip()
+    return np.load(generation / "embeddings.npy")
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -210,11 +290,19 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=None, help="embed batch size (default: ragcli's)")
     parser.add_argument("--rounds", type=int, default=2, help="alternating sorted/unsorted rounds")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--ray", action="store_true", help=f"only compare a local ingest with one on a local Ray instance (SciFact first {RAY_LIMIT:,} unless --limit)")
     args = parser.parse_args()
 
     from ragcli.embedder import DEFAULT_BATCH, Embedder
 
     out = Output(args.json)
+    if args.ray:
+        limit = args.limit if "--limit" in sys.argv else RAY_LIMIT
+        with tempfile.TemporaryDirectory(prefix="ragcli-ingest-bench-") as tmp_name:
+            out.put("ray", ray_comparison(out, args.data, limit, Path(tmp_name)))
+        out.put("settings", {"scifact_limit": limit})
+        out.finish()
+        return
     batch_size = args.batch_size or DEFAULT_BATCH
     if args.limit > 0:
         out.note(f"[yellow]SciFact capped at its first {args.limit:,} abstracts (--limit {args.limit}); --limit 0 ingests all 5,183 "

@@ -18,9 +18,21 @@ the median per-stage timings the retriever reports (bm25, embed, dense) are show
 Needs the ``scifact`` tenant in ``--index`` (built if missing, which takes ~5-8 minutes;
 see search_quality.py).
 
+With ``--scale`` it runs only part 3 (no SciFact index needed): warm hybrid search on
+synthetic tenants of ``--sizes`` passages (default 10k, 100k, 1M). Each tenant is written
+directly with the index writer (``write_generation`` with given vectors: random unit
+vectors, generated text of ~25 words from a 6,000-word vocabulary, five passages per
+document, 30% of documents ACL'd to a group the bench user is not in), so nothing is
+embedded. Then, in a fresh process per size: p50/p95 of ``Retriever.search`` (hybrid,
+k=10, candidates=50, the query embedded by the real model, warm), the floor (a bare
+numpy matrix-vector product over the same memory-mapped embeddings, all rows, same
+queries), their ratio, and the process's peak RSS (the mapped embeddings count once
+touched). Targets at 1M: p50 <= 2.5x the floor, peak RSS <= 1.5 GB.
+
 Run:
     python bench/search_speed.py --index /tmp/bench-index --repeat 3 --queries 20   # quick
     python bench/search_speed.py --index /tmp/bench-index
+    python bench/search_speed.py --scale --sizes 10000,100000 --scale-dir /tmp/ragcli-scale   # synthetic tenants
 """
 
 from __future__ import annotations
@@ -138,6 +150,161 @@ def warm_latency(index_dir: Path, queries: list[str], warmup: list[str]) -> list
     return rows
 
 
+# --------------------------------------------------------------------------- part 3 (--scale): synthetic tenants
+
+SCALE_SIZES = (10_000, 100_000, 1_000_000)
+SCALE_TARGETS = {"ratio": 2.5, "rss_mb": 1.5 * 1000**3 / 2**20}
+"""At 1M passages: hybrid p50 <= 2.5x the bare matrix-vector floor, peak RSS <= 1.5 GB."""
+DENIED_SHARE = 0.3
+PASSAGES_PER_DOC = 5
+VOCABULARY = 6000
+
+
+def synthetic_words(seed: int) -> list[str]:
+    import random
+
+    rng = random.Random(seed)
+    syllables = ["ka", "lo", "mi", "ren", "tas", "vo", "qui", "sel", "dor", "fa", "nu", "pe", "zar", "lin", "gro", "ti", "bes", "mo", "cha", "ux"]
+    words: set[str] = set()
+    while len(words) < VOCABULARY:
+        words.add("".join(rng.choice(syllables) for _ in range(rng.randint(2, 4))))
+    return sorted(words)
+
+
+def build_synthetic(root: str, tenant: str, n: int, seed: int) -> dict[str, Any]:
+    """Runs in a spawned process: write an ``n``-passage tenant with the index writer (no embedding)."""
+    import numpy as np
+
+    from ragcli.embedder import Embedder
+    from ragcli.index.manifest import DocumentEntry, ModelEntry
+    from ragcli.index.writer import NewGeneration, write_generation, write_lock
+    from ragcli.ingestion.chunking import CHUNKER_VERSION
+    from ragcli.passage import Passage
+
+    started = time.perf_counter()
+    embedder = Embedder()
+    model = ModelEntry(id=embedder.model_id, sha256=embedder.sha256, dim=embedder.dim, pooling=embedder.spec.pooling)
+    rng = np.random.default_rng(seed)
+    words = np.array(synthetic_words(seed))
+    # Zipf-like word frequencies, as in real text: a few common words, a long tail.
+    weights = 1.0 / np.arange(1, len(words) + 1)
+    weights /= weights.sum()
+    docs = (n + PASSAGES_PER_DOC - 1) // PASSAGES_PER_DOC
+    denied_docs = rng.random(docs) < DENIED_SHARE
+    passages: list[Passage] = []
+    documents: list[DocumentEntry] = []
+    picks = rng.choice(len(words), size=(n, 25), p=weights)
+    for d in range(docs):
+        acl = ("restricted",) if denied_docs[d] else ("everyone",)
+        ids = []
+        for j in range(PASSAGES_PER_DOC):
+            row = d * PASSAGES_PER_DOC + j
+            if row >= n:
+                break
+            pid = f"d{d}@1#s{j}"
+            ids.append(pid)
+            passages.append(Passage(id=pid, doc_id=f"d{d}", version="1", section=f"s{j}", tenant=tenant, acl=acl, effective_from=None,
+                                    superseded_on=None, title=f"Document {d}", heading_path=(f"Section {j}",), source=f"synthetic/d{d}.md",
+                                    source_url=None, text=" ".join(words[picks[row]])))
+        documents.append(DocumentEntry(key=f"/synthetic/d{d}.md", doc_id=f"d{d}", version="1", source=f"synthetic/d{d}.md", fingerprint=f"{d:016x}",
+                                       passage_ids=ids))
+    vectors = np.empty((n, model.dim), dtype=np.float32)
+    for start in range(0, n, 65536):
+        block = rng.standard_normal((min(65536, n - start), model.dim), dtype=np.float32)
+        vectors[start : start + len(block)] = block / np.linalg.norm(block, axis=1, keepdims=True)
+    generated = time.perf_counter() - started
+    gen = NewGeneration(passages=passages, text_hashes=[f"{i:064x}" for i in range(n)], embeddings=vectors, documents=documents,
+                        chunker_version=CHUNKER_VERSION, model=model)
+    with write_lock(Path(root), tenant) as lock:
+        name = write_generation(lock, gen)
+    return {"passages": n, "denied": int(sum(PASSAGES_PER_DOC for d in denied_docs if d)), "generate_seconds": generated,
+            "build_seconds": time.perf_counter() - started, "generation": name}
+
+
+def scale_queries(seed: int, count: int) -> list[str]:
+    """Queries of 2-4 words from the synthetic vocabulary's common half, so BM25 has work at every size."""
+    import random
+
+    rng = random.Random(seed + 1)
+    words = synthetic_words(seed)[: VOCABULARY // 2]
+    return [" ".join(rng.sample(words, rng.randint(2, 4))) for _ in range(count)]
+
+
+def measure_scale(root: str, tenant: str, queries: list[str], warmup: list[str]) -> dict[str, Any]:
+    """Runs in a spawned process: warm hybrid latency, the matrix-vector floor on the same memmap, peak RSS."""
+    import numpy as np
+
+    from _common import peak_rss_mb
+    from ragcli.embedder import Embedder
+    from ragcli.principal import Scope, parse_principal
+    from ragcli.search import Retriever, SearchConfig
+
+    scope = Scope.of(parse_principal(bench_principal(tenant)))
+    embedder = Embedder()
+    embedder.embed(["load the model"])
+    rss_model = peak_rss_mb()
+    retriever = Retriever(root, embedder=embedder, config=SearchConfig(mode="hybrid"))
+    for q in warmup:
+        retriever.search(scope, q)
+    latencies, stages = [], {}
+    for q in queries:
+        started = time.perf_counter()
+        response = retriever.search(scope, q)
+        latencies.append(1000 * (time.perf_counter() - started))
+        for stage, ms in response.timings_ms.items():
+            stages.setdefault(stage, []).append(ms)
+    rss_search = peak_rss_mb()  # before the floor maps the whole matrix
+    view = retriever.view(scope)
+    allowed = int(view.count())
+    matrix = view.index.embeddings  # the same memory-mapped file the search scores
+    vectors = [embedder.embed([q])[0] for q in queries]
+    matrix @ vectors[0]  # warm
+    floor = []
+    for v in vectors:
+        started = time.perf_counter()
+        scores = np.asarray(matrix) @ v
+        np.argpartition(-scores, 50)[:50]
+        floor.append(1000 * (time.perf_counter() - started))
+    retriever.close()
+    pct, fpct = percentiles(latencies, (50, 95)), percentiles(floor, (50, 95))
+    return {"passages": int(matrix.shape[0]), "allowed": allowed, "queries": len(queries), "p50_ms": pct["p50"], "p95_ms": pct["p95"],
+            "floor_p50_ms": fpct["p50"], "floor_p95_ms": fpct["p95"], "ratio": pct["p50"] / fpct["p50"],
+            "stage_p50_ms": {s: statistics.median(v) for s, v in stages.items()}, "rss_model_mb": rss_model, "peak_rss_mb": rss_search,
+            "rss_after_floor_mb": peak_rss_mb()}
+
+
+def run_scale(out: Output, sizes: list[int], directory: Path, queries: int, seed: int) -> list[dict[str, Any]]:
+    import multiprocessing as mp
+
+    ctx = mp.get_context("spawn")
+    qs = scale_queries(seed, queries + 5)
+    rows = []
+    for n in sizes:
+        tenant = f"synthetic-{n}"
+        built: dict[str, Any] = {"build_seconds": None}
+        if not (directory / tenant / "CURRENT").is_file():
+            out.note(f"[dim]writing {n:,} synthetic passages to {directory / tenant}...[/dim]")
+            with ctx.Pool(1) as pool:
+                built = pool.apply(build_synthetic, (str(directory), tenant, n, seed))
+        with ctx.Pool(1) as pool:
+            row = pool.apply(measure_scale, (str(directory), tenant, qs[5:], qs[:5]))
+        row["build_seconds"] = built["build_seconds"]
+        row["met"] = row["ratio"] <= SCALE_TARGETS["ratio"] and row["peak_rss_mb"] <= SCALE_TARGETS["rss_mb"] if n >= 1_000_000 else None
+        rows.append(row)
+    out.table(
+        f"Warm hybrid search on synthetic tenants ({queries} queries each, k=10, candidates=50, {DENIED_SHARE:.0%} of rows denied)",
+        ["passages", "allowed", "p50 ms", "p95 ms", "floor p50 ms", "floor p95 ms", "p50 / floor", "stage p50 ms", "RSS model MiB", "peak RSS MiB", "RSS +floor MiB", "build s", "1M target met"],
+        [[r["passages"], r["allowed"], r["p50_ms"], r["p95_ms"], r["floor_p50_ms"], r["floor_p95_ms"], r["ratio"],
+          ", ".join(f"{s} {v:.1f}" for s, v in r["stage_p50_ms"].items()), r["rss_model_mb"], r["peak_rss_mb"], r["rss_after_floor_mb"], r["build_seconds"],
+          {None: "-", True: "yes", False: "NO"}[r["met"]]] for r in rows],
+        caption="floor = numpy (memmap of all rows) @ query vector + top-50 argpartition, in the same process after the searches; "
+        f"targets at 1M: p50 / floor <= {SCALE_TARGETS['ratio']}, peak RSS <= 1.5 GB ({SCALE_TARGETS['rss_mb']:.0f} MiB). "
+        "peak RSS = the search process's peak after the searches; RSS +floor = after the floor too (mapping every row). "
+        "build s = writing the tenant (blank: reused from --scale-dir).",
+    )
+    return rows
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -148,9 +315,19 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=100, help="queries for warm latency")
     parser.add_argument("--cli", help="command that runs ragcli (default: the console script beside this python)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--scale", action="store_true", help="only part 3: warm hybrid search on synthetic tenants of --sizes passages")
+    parser.add_argument("--sizes", default=",".join(str(n) for n in SCALE_SIZES), help="comma-separated tenant sizes for --scale")
+    parser.add_argument("--scale-dir", type=Path, default=Path(tempfile.gettempdir()) / "ragcli-scale-index",
+                        help="where --scale writes (and reuses) its synthetic tenants")
+    parser.add_argument("--scale-queries", type=int, default=50, help="queries per size for --scale")
     args = parser.parse_args()
 
     out = Output(args.json)
+    if args.scale:
+        sizes = [int(x) for x in args.sizes.split(",") if x.strip()]
+        out.put("scale", run_scale(out, sizes, args.scale_dir, args.scale_queries, args.seed))
+        out.finish()
+        return
     data = load_beir(args.data / "scifact", "test")
     ensure_index(data.corpus_path, TENANT, args.index, out)
     train = [q["text"] for q in read_jsonl(args.data / "scifact" / "queries.jsonl") if str(q["_id"]) not in data.queries]

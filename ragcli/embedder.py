@@ -192,6 +192,9 @@ class Embedder:
         if self._threads:
             options.intra_op_num_threads = self._threads
         options.log_severity_level = 3
+        # onnxruntime's worker threads spin after each run by default: on a 2-core machine they
+        # compete with everything else in the process (the MCP reply, Tantivy, numpy) for ~ms.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         return options
 
     def _open_cached(self, cached: model_cache.CachedGraph):  # type: ignore[no-untyped-def]

@@ -47,6 +47,8 @@ from ragcli.errors import BackendError
 PASSAGE_TAG = re.compile(r'<passage id="([^"]+)"')
 CDN_QUESTION = "Who is our CDN vendor and when does the contract renew?"
 OFF_TOPIC = "What is the capital of Mongolia?"
+URGENT_QUESTION = "How quickly do urgent support tickets get a first response?"
+SLA_QUOTE = "Urgent tickets get a first response within 1 hour"
 
 
 @pytest.fixture(scope="module")
@@ -76,6 +78,14 @@ def run(api: ScriptedAPI, question: str, who: str = "bob", *, limits: Limits | N
 
 def passage_ids(text: str) -> list[str]:
     return PASSAGE_TAG.findall(text)
+
+
+def grouped_by_document(ids: list[str]) -> list[str]:
+    """Passage IDs as the evidence shows them: by document, documents in the order of their first passage."""
+    docs: dict[str, list[str]] = {}
+    for i in ids:
+        docs.setdefault(i.split("@")[0].split("#")[0], []).append(i)
+    return [i for group in docs.values() for i in group]
 
 
 def body_text(api: ScriptedAPI) -> str:
@@ -143,7 +153,47 @@ def test_first_request_is_what_the_design_says(retriever) -> None:
     assert text.startswith(f"Question: {CDN_QUESTION}")
     assert "<evidence>" in text and text.rstrip().endswith("</evidence>")
     selected = outcome.trace.searches[0].selected
-    assert selected and passage_ids(text) == selected == list(outcome.evidence_ids)
+    assert selected and selected == list(outcome.evidence_ids)
+    # One <passage> per retrieved passage, grouped by document (documents in the order of their best passage).
+    assert passage_ids(text) == grouped_by_document(selected)
+
+
+REFUND_QUESTION = "What is the refund window for annual plans?"
+DOCUMENT_TAG = re.compile(r'<document id="([^"]+)" title="([^"]+)" version="([^"]+)" effective="([^"]+)" source="([^"]+)">')
+FOUND_TAG = re.compile(r'<passage id="([^"]+)" section="[^"]+" rank="(\d+)" of="(\d+)"(?: cosine="(-?[\d.]+)")?>')
+
+
+def test_evidence_carries_document_date_source_scores_and_what_was_omitted(retriever) -> None:
+    api = ScriptedAPI(abstain_call())
+    outcome = run(api, REFUND_QUESTION, retriever=retriever)
+    text = html.unescape(content_text(api.bodies[0]["messages"][0]["content"]))
+    # Several passages of the refund policy: one <document> around all of them, with its version, date and source.
+    documents = DOCUMENT_TAG.findall(text)
+    assert len({d[0] for d in documents}) == len(documents), "each document once"
+    refunds = next(d for d in documents if d[0] == "refunds-policy")
+    assert refunds[1:] == ("Refund Policy", "2026-09", "2026-09-01", "https://docs.acme.example/billing/refunds")
+    block = text[text.index('<document id="refunds-policy"') : text.index("</document>", text.index('<document id="refunds-policy"'))]
+    assert block.count("<passage ") >= 2
+    from ragcli.models.prompt import format_evidence
+
+    some = retriever.search(Scope.of(user("bob"), DAY), REFUND_QUESTION).results[0].passage
+    undated = format_evidence([dataclasses.replace(some, effective_from=None)])
+    assert DOCUMENT_TAG.findall(undated)[0][3] == "undated"
+    # Each passage: its rank of how many, and its cosine (the scale is in the system prompt).
+    search = outcome.trace.searches[0]
+    found = {pid: (int(rank), int(of), cosine) for pid, rank, of, cosine in FOUND_TAG.findall(text)}
+    assert list(found) == grouped_by_document(search.selected)
+    assert [found[pid][0] for pid in search.selected] == list(range(1, len(search.selected) + 1))
+    assert all(of == len(search.selected) for _, of, _ in found.values())
+    dense = {pid: score for pid, _, score in search.dense}
+    for pid, (_, _, cosine) in found.items():
+        assert (cosine == "") == (pid not in dense) and (not cosine or abs(float(cosine) - dense[pid]) < 0.006)
+    assert "cosine (its similarity in meaning" in api.bodies[0]["system"][0]["text"]
+    # What the rankers kept but k cut is announced, not silently dropped.
+    cut = {pid for pid, _, _ in (*search.bm25, *search.dense)} - set(search.selected)
+    assert cut, "the refund question ranks more passages than k"
+    assert f"[{len(cut)} passages omitted]" in text
+    assert "refunds-policy@2025-01" not in text  # superseded: never shown
 
 
 def _property_names(schema: Any) -> list[str]:
@@ -510,12 +560,15 @@ def test_no_retry_on_empty_makes_no_api_call(retriever) -> None:
 
 def test_every_reason_code_shows_the_same_message(retriever, pid) -> None:
     fastway = pid("acme", "vendor-notes", "fastway-cdn")
+    sla_claim = ("Urgent tickets get a first response within 1 hour.", pid("acme", "support-sla", "response-times"), SLA_QUOTE)
     scenarios = {
         "no_visible_evidence": (OFF_TOPIC, ScriptedAPI(abstain_call()), None),
         "citation_check_failed": (CDN_QUESTION, ScriptedAPI(answer_call(("Fastway.", fastway, "Our CDN vendor is Akamai today"))), None),
         "model_abstained": (CDN_QUESTION, ScriptedAPI(abstain_call()), None),
         "invalid_decision": (CDN_QUESTION, ScriptedAPI(message(text_block("Fastway."))), None),
         "budget_exhausted": (CDN_QUESTION, ScriptedAPI(search_call("SCIM provisioning plan")), Limits(max_searches=1)),
+        # Cites one of two current pages that disagree, is told so, and cites one side again.
+        "conflicting_evidence": (URGENT_QUESTION, ScriptedAPI(answer_call(sla_claim), answer_call(sla_claim)), None),
     }
     assert set(scenarios) == set(REASON_CODES)
     shapes = {}

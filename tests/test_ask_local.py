@@ -137,7 +137,7 @@ USAGE_KEYS = {"input_tokens", "output_tokens", "cache_creation_input_tokens", "c
 
 def _check_shape(data: dict) -> None:
     # The brief's shape plus "sources" (the numbered source list the README documents).
-    assert set(data) == OUTCOME_KEYS | {"sources"}, set(data) ^ (OUTCOME_KEYS | {"sources"})
+    assert set(data) == OUTCOME_KEYS | {"sources", "conflicts"}, set(data) ^ (OUTCOME_KEYS | {"sources", "conflicts"})
     assert [s["n"] for s in data["sources"]] == list(range(1, len(data["sources"]) + 1))
     assert all(set(s) == {"n", "passage_id", "title", "source"} for s in data["sources"])
     assert [s["passage_id"] for s in data["sources"]] == list(dict.fromkeys(c["passage_id"] for c in data["claims"]))
@@ -245,7 +245,7 @@ def test_real_abstentions_for_different_reasons_look_the_same(retriever, local_m
             assert pid not in json.dumps(data), pid
         wires.add(json.dumps({k: v for k, v in data.items() if k not in ("reason", "request_id", "usage", "searches")}, sort_keys=True))
     assert len(wires) == 1, wires
-    assert json.loads(wires.pop()) == {"disposition": "abstained", "answer": None, "claims": [], "sources": [], "message": ABSTAIN_MESSAGE, "model": "local"}
+    assert json.loads(wires.pop()) == {"disposition": "abstained", "answer": None, "claims": [], "sources": [], "conflicts": [], "message": ABSTAIN_MESSAGE, "model": "local"}
     # The one sentence names no reason and hints at no permission.
     for reason in REASON_CODES:
         assert reason.replace("_", " ") not in ABSTAIN_MESSAGE
@@ -267,3 +267,13 @@ def test_cli_bad_input_exits_2(cli_runs, key: str, needles: list[str]) -> None:
     proc = cli_runs[key]
     assert_one_error_line(proc, *needles)
     assert proc.stdout == ""
+
+
+def test_the_answerability_verdict_is_graded_in_the_trace(retriever, local_model) -> None:
+    """The local model's answerability, as an evidence grade: sufficient when it answers; missing when the
+    question names what no visible passage holds (the ERR_4021 page is acme's, gina is at globex)."""
+    answered = ask("What does ERR_4021 mean?", Scope.of(user("alice"), dt.date(2026, 11, 29)), retriever, local_model)
+    assert [(d.kind, d.verdict) for d in answered.trace.decisions] == [("claims", "sufficient")]
+    missing = ask("What does ERR_4021 mean?", Scope.of(user("gina"), dt.date(2026, 11, 29)), retriever, local_model)
+    assert isinstance(missing, Abstained) and [(d.kind, d.verdict) for d in missing.trace.decisions] == [("abstain", "missing")]
+    assert "ERR_4021" not in json.dumps([d.model_dump() for d in missing.trace.decisions])

@@ -56,6 +56,8 @@ CDN_QUESTION = "Who is our CDN vendor and when does the contract renew?"
 CDN_QUOTE = "Our CDN vendor is Fastway, and the contract renews on 2027-03-31"
 SCIM_QUOTE = "SCIM user provisioning requires the Enterprise plan"
 OFF_TOPIC = "What is the capital of Mongolia?"
+URGENT_QUESTION = "How quickly do urgent support tickets get a first response?"
+SLA_QUOTE = "Urgent tickets get a first response within 1 hour"
 OPENAI_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "RAGCLI_OPENAI_BASE_URL", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID", "OPENAI_CUSTOM_HEADERS")
 
 
@@ -92,6 +94,14 @@ def run(api: ScriptedAPI, question: str, who: str = "bob", *, retriever, limits:
 
 def passage_ids(text: str) -> list[str]:
     return PASSAGE_TAG.findall(text)
+
+
+def grouped_by_document(ids: list[str]) -> list[str]:
+    """Passage IDs as the evidence shows them: by document, documents in the order of their first passage."""
+    docs: dict[str, list[str]] = {}
+    for i in ids:
+        docs.setdefault(i.split("@")[0].split("#")[0], []).append(i)
+    return [i for group in docs.values() for i in group]
 
 
 # --------------------------------------------------------------------------- happy path and what the SDK sent
@@ -146,7 +156,9 @@ def test_first_request_is_what_the_design_says(retriever) -> None:
     text = first_user_text(body)
     assert text.startswith(f"Question: {CDN_QUESTION}") and text.rstrip().endswith("</evidence>")
     selected = outcome.trace.searches[0].selected
-    assert selected and passage_ids(text) == selected == list(outcome.evidence_ids)
+    assert selected and selected == list(outcome.evidence_ids)
+    # One <passage> per retrieved passage, grouped by document (documents in the order of their best passage).
+    assert passage_ids(text) == grouped_by_document(selected)
 
 
 def _property_names(schema: Any) -> list[str]:
@@ -284,12 +296,15 @@ def test_invalid_decision(retriever, reply, error) -> None:
 
 def test_every_reason_code_shows_the_same_message(retriever, pid) -> None:
     fastway = pid("acme", "vendor-notes", "fastway-cdn")
+    sla_claim = ("Urgent tickets get a first response within 1 hour.", pid("acme", "support-sla", "response-times"), SLA_QUOTE)
     scenarios = {
         "no_visible_evidence": (OFF_TOPIC, ScriptedAPI(abstain_call()), None),
         "citation_check_failed": (CDN_QUESTION, ScriptedAPI(answer_call(("Fastway.", fastway, "Our CDN vendor is Akamai today"))), None),
         "model_abstained": (CDN_QUESTION, ScriptedAPI(abstain_call()), None),
         "invalid_decision": (CDN_QUESTION, ScriptedAPI(text_reply("Fastway.")), None),
         "budget_exhausted": (CDN_QUESTION, ScriptedAPI(search_call("SCIM provisioning plan")), Limits(max_searches=1)),
+        # Cites one of two current pages that disagree, is told so, and cites one side again.
+        "conflicting_evidence": (URGENT_QUESTION, ScriptedAPI(answer_call(sla_claim), answer_call(sla_claim)), None),
     }
     assert set(scenarios) == set(REASON_CODES)
     shapes = {}

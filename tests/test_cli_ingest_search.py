@@ -158,7 +158,7 @@ def test_status_json_shape(sample_index):
         assert t["orphan_vectors"] == 0 and t["stale_entries"] == 0
         assert t["passages"] == sample_index.reports[t["tenant"]].passages and t["disk_bytes"] > 0
         assert t["generation"] == sample_index.reports[t["tenant"]].generation
-    assert {t["tenant"]: t["documents"] for t in data["tenants"]} == {"acme": 16, "globex": 10}
+    assert {t["tenant"]: t["documents"] for t in data["tenants"]} == {"acme": 18, "globex": 10}
 
 
 def test_status_errors(tmp_path, sample_index, capsys):

@@ -22,7 +22,7 @@ from ragcli.errors import InputError
 TRACE_KEYS = {
     "request_id", "time", "user", "tenant", "groups", "as_of", "model", "prompt_version",
     "searches", "decisions", "checks", "disposition", "reason", "usage", "latency_ms",
-    "generation", "embedding_model", "chunker_version", "search_config",
+    "generation", "embedding_model", "chunker_version", "search_config", "conflicts", "verification",
 }
 SEARCH_KEYS = {"query", "generation", "bm25", "dense", "selected", "new", "ms"}
 ANSWERED_Q = "What does ERR_4021 mean?"

@@ -3,6 +3,7 @@
     protocol   the types the loop and every backend share (decisions, turns, usage)
     tools      the tools the model sees (schemas generated from their input models)
     citations  the four deterministic checks every claim must pass
+    conflicts  current sources that state different values for the same thing (flagged, never ranked away)
     trace      one JSON line per run, passage IDs only
     outcome    ``Answered`` | ``Abstained``, reason codes, the ``--json`` shape
     loop       ``ask()``: the bounded loop that owns scope, budgets and checks

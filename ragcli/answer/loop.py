@@ -6,6 +6,14 @@ on each turn, and whether the claims it submits are supported. The model's
 only exits are claims that pass the citation checks, or an abstention;
 everything else (an invalid tool call, a tool it was not offered, a blown
 budget) ends in an abstention with a reason code.
+
+Claims that pass the checks go through the conflict rule (``answer.conflicts``):
+when another current, visible document states a different value for what a
+claim relies on, the answer must cite every side (and shows a conflict note);
+a model that cited one side gets one turn to cite them all, else the run
+abstains with ``conflicting_evidence``. ``Limits.plan`` offers decomposition
+(``search_parts``) and grading (``grade_evidence``); a ``verifier`` judges
+the surviving claims once more (``--verify``).
 """
 
 from __future__ import annotations
@@ -19,14 +27,63 @@ from ..passage import Passage
 from ..principal import Scope
 from ..search import Retriever
 from .citations import CheckResult, all_passed, check_claims
+from .conflicts import find_conflicts, unresolved
 from .outcome import Abstained, Answered, CitedClaim, Outcome, ReasonCode
-from .protocol import AbstainDecision, AnswerModel, ClaimsDecision, InvalidDecision, SearchDecision, ToolName, Turn, Usage
+from .protocol import (
+    AbstainDecision,
+    AnswerModel,
+    Claim,
+    ClaimsDecision,
+    Conflict,
+    Found,
+    GradeDecision,
+    InvalidDecision,
+    SearchDecision,
+    SearchPartsDecision,
+    ToolName,
+    Turn,
+    Usage,
+    Verifier,
+)
+from .tools import MIN_PARTS
 from .trace import Trace
 
-PROMPT_VERSION = "2026-11-29.1"
+PROMPT_VERSION = "2026-12-01.1"
 
 RETRY_NOTE = "The first search found no passages. You may search once more with different words, or abstain."
 NOTHING_NEW_NOTE = "That search found no new passages; no more searches are allowed."
+
+
+GRADE_NOTES = {
+    "sufficient": "Graded sufficient. Now call submit_answer.",
+    "conflicting": "Graded conflicting. Do not pick one value: cite every passage that states one, each in its own claim, or abstain.",
+    "missing": "No search was run for the gap (none is left, or no gap was named). Answer what the evidence supports, or abstain.",
+}
+GAP_NOTE = "These passages were found for the gap. Now call submit_answer."
+GAP_EMPTY_NOTE = "The gap-filling search found no new passages; no more searches are allowed."
+
+
+def parts_note(ran: tuple[str, ...], counts: list[int], skipped: int) -> str:
+    """What code tells the model after a decomposed search: how many new passages each part found."""
+    lines = [f"Searched {len(ran)} parts: " + "; ".join(f"{q!r} found {n} new" for q, n in zip(ran, counts)) + "."]
+    if skipped:
+        lines.append(f"{skipped} more parts were not searched: the search budget is spent.")
+    return "\n".join(lines)
+
+
+def conflict_note(conflicts: list[Conflict]) -> str:
+    """What code tells the model when its claims relied on one side of a conflict: IDs and values only."""
+    lines = [
+        "Your answer was not accepted yet: current passages that this employee may read state different values for the same thing, "
+        "and the answer cited only one side."
+    ]
+    for c in conflicts:
+        lines.append("- " + "; ".join(f"passage {s.passage_id} says {s.value}" for s in c.sides))
+    lines.append(
+        "Do not pick one. Call submit_answer again with claims that cite every one of these passages, each claim saying "
+        "what its own passage states, or abstain."
+    )
+    return "\n".join(lines)
 
 
 @dataclass(frozen=True)
@@ -40,6 +97,9 @@ class Limits:
     timeout_s: float = 120.0
     retry_on_empty: bool = True
     """Let a model that supports it rewrite a query whose first search found nothing."""
+    plan: bool = False
+    """Offer the LLM ``search_parts`` (decomposition, on the first turn) and ``grade_evidence`` (once; a ``missing``
+    verdict drives one gap-filling search). Every search still counts against ``max_searches``."""
 
 
 class _Run:
@@ -52,9 +112,14 @@ class _Run:
         self.limits = limits
         self.started = time.monotonic()
         self.evidence: dict[str, Passage] = {}
+        self.found: dict[str, Found] = {}
+        self.omitted = 0
+        """Passages the last search ranked but cut at k."""
         self.searches = 0
         self.usage = Usage()
         self.checks: list[CheckResult] = []
+        self.verified: tuple[bool, ...] | None = None
+        self.submitted_answer: str | None = None
         self.request_id = uuid.uuid4().hex
         self.trace = Trace.start(self.request_id, scope, model.name, PROMPT_VERSION)
 
@@ -64,8 +129,12 @@ class _Run:
         response = self.retriever.search(self.scope, query)
         self.searches += 1
         new = [r.passage for r in response.results if r.passage.id not in self.evidence]
-        for p in new:
-            self.evidence[p.id] = p
+        for r in response.results:
+            if r.passage.id not in self.evidence:
+                self.evidence[r.passage.id] = r.passage
+                self.found[r.passage.id] = Found(r.rank, len(response.results), r.dense.score if r.dense else None, r.bm25.rank if r.bm25 else None)
+        cut = {c.id for c in (*response.bm25_candidates, *response.dense_candidates) if c.status == "cut_at_k"}
+        self.omitted = len(cut - set(self.evidence))
         ms = (time.perf_counter() - t) * 1000
         self.trace.record_index(response, self.retriever.index_for(self.scope.tenant))
         self.trace.add_search(response, [p.id for p in new], ms)
@@ -78,9 +147,9 @@ class _Run:
         self._finish("abstained", reason)
         return Abstained(reason=reason, **self._record())
 
-    def answer(self, claims: list[CitedClaim]) -> Answered:
+    def answer(self, claims: list[CitedClaim], conflicts: list[Conflict] | None = None) -> Answered:
         self._finish("answered", None)
-        return Answered(claims=tuple(claims), **self._record())
+        return Answered(claims=tuple(claims), conflicts=tuple(conflicts or ()), **self._record())
 
     def _finish(self, disposition: Literal["answered", "abstained"], reason: ReasonCode | None) -> None:
         self.trace.finish(disposition, reason, self.usage, (time.monotonic() - self.started) * 1000)
@@ -94,11 +163,19 @@ class _Run:
             evidence_ids=tuple(self.evidence),
             checks=tuple(self.checks),
             trace=self.trace,
+            verified=self.verified,
+            submitted_answer=self.submitted_answer,
         )
 
 
-def ask(question: str, scope: Scope, retriever: Retriever, model: AnswerModel, *, limits: Limits | None = None) -> Outcome:
-    """Answer ``question`` from what ``scope`` may see, or abstain with a reason."""
+def ask(question: str, scope: Scope, retriever: Retriever, model: AnswerModel, *, limits: Limits | None = None, verifier: Verifier | None = None) -> Outcome:
+    """Answer ``question`` from what ``scope`` may see, or abstain with a reason.
+
+    With ``verifier`` (``--verify``), claims that passed every check and the conflict rule go to a second
+    model: a claim it judges unsupported is dropped; when none is left, or a dropped claim was one side of a
+    conflict, or the verifier fails (timeout, API error, no verdict per claim), the run abstains
+    (``citation_check_failed``; ``conflicting_evidence`` for a dropped side).
+    """
     limits = limits or Limits()
     run = _Run(scope, retriever, model, limits)
     conversation = model.conversation(question)
@@ -110,16 +187,29 @@ def ask(question: str, scope: Scope, retriever: Retriever, model: AnswerModel, *
         note = RETRY_NOTE
     search_open = limits.max_searches > 1
     retrying_empty = not new
+    asked_about: tuple[Conflict, ...] = ()
+    """The conflicts of the one conflict turn, once given (the model must then cite every side, or abstain)."""
+    grade_open = limits.plan
+    note_only = False
     for turn_number in range(1, limits.max_turns + 1):
         tools: set[ToolName] = {"submit_answer"}
-        if search_open and run.searches < limits.max_searches:
+        if search_open and run.searches < limits.max_searches and not asked_about:
             tools.add("search")
+            if limits.plan and turn_number == 1 and not retrying_empty and limits.max_searches - run.searches >= MIN_PARTS:
+                tools.add("search_parts")
+        if grade_open and not retrying_empty and not asked_about:
+            tools.add("grade_evidence")
         t = time.perf_counter()
-        reply = conversation.decide(Turn(question, tuple(run.evidence.values()), tuple(new), frozenset(tools), note))
+        turn = Turn(
+            question, tuple(run.evidence.values()), tuple(new), frozenset(tools), note,
+            found=dict(run.found), omitted=0 if asked_about or note_only else run.omitted, conflicts=asked_about, note_only=note_only,
+        )
+        note_only = False
+        reply = conversation.decide(turn)
         run.trace.add_model_time((time.perf_counter() - t) * 1000)
         run.usage.add(reply.usage)
         decision = reply.decision
-        run.trace.add_decision(turn_number, decision, offered=sorted(tools), request_id=reply.request_id)
+        run.trace.add_decision(turn_number, decision, offered=sorted(tools), request_id=reply.request_id, verdict=reply.verdict)
         if retrying_empty and not isinstance(decision, SearchDecision):
             # The one rewrite turn was not used to search: nothing visible to answer from.
             return run.abstain("no_visible_evidence")
@@ -139,13 +229,75 @@ def ask(question: str, scope: Scope, retriever: Retriever, model: AnswerModel, *
                     return run.abstain("no_visible_evidence")
             retrying_empty = False
             continue
+        if isinstance(decision, SearchPartsDecision):
+            # Decomposition: each part searched on its own, as the run's scope, within the search budget.
+            ran = decision.queries[: limits.max_searches - run.searches]
+            new, counts, omitted = [], [], 0
+            for query in ran:
+                found = run.search(query)
+                new += found
+                counts.append(len(found))
+                omitted += run.omitted
+            run.omitted = omitted
+            note = parts_note(ran, counts, len(decision.queries) - len(ran))
+            if not new:
+                search_open = False
+            continue
+        if isinstance(decision, GradeDecision):
+            grade_open = False
+            if decision.verdict == "irrelevant":
+                return run.abstain("model_abstained")
+            if decision.verdict == "missing" and decision.gap and search_open and run.searches < limits.max_searches:
+                new = run.search(decision.gap)  # the one gap-filling search
+                note = GAP_NOTE if new else GAP_EMPTY_NOTE
+                if not new:
+                    search_open = False
+            else:
+                new, note, note_only = [], GRADE_NOTES[decision.verdict], True
+            continue
         if isinstance(decision, AbstainDecision):
-            return run.abstain("model_abstained")
+            return run.abstain("conflicting_evidence" if asked_about else "model_abstained")
         assert isinstance(decision, ClaimsDecision)
         t = time.perf_counter()
         run.checks = check_claims(decision.claims, run.evidence)
         run.trace.add_checks(run.checks, [c.passage_id for c in decision.claims], (time.perf_counter() - t) * 1000)
         if not all_passed(run.checks):
             return run.abstain("citation_check_failed")
-        return run.answer([CitedClaim(c.statement, run.evidence[c.passage_id], c.quote) for c in decision.claims])
-    return run.abstain("budget_exhausted")
+        # Current sources that disagree on what the claims state: the answer cites every side, or it abstains.
+        conflicts = find_conflicts(decision.claims, run.evidence)
+        one_sided = unresolved(conflicts, (c.passage_id for c in decision.claims))
+        if one_sided:
+            if asked_about or turn_number >= limits.max_turns:
+                run.trace.add_conflicts(one_sided, "unresolved")
+                return run.abstain("conflicting_evidence")
+            run.trace.add_conflicts(one_sided, "asked_to_cite_all_sides")
+            asked_about, new, note = tuple(one_sided), [], conflict_note(one_sided)
+            continue
+        claims = decision.claims
+        if verifier is not None:
+            claims = _verified(run, verifier, question, claims)
+            if not claims:
+                return run.abstain("citation_check_failed")
+            kept = find_conflicts(claims, run.evidence)
+            if unresolved(kept, (c.passage_id for c in claims)):
+                run.trace.add_conflicts(unresolved(kept, (c.passage_id for c in claims)), "unresolved")
+                return run.abstain("conflicting_evidence")
+            conflicts = kept
+        if conflicts:
+            run.trace.add_conflicts(conflicts, "cited_all_sides")
+        return run.answer([CitedClaim(c.statement, run.evidence[c.passage_id], c.quote) for c in claims], conflicts)
+    return run.abstain("conflicting_evidence" if asked_about else "budget_exhausted")
+
+
+def _verified(run: _Run, verifier: Verifier, question: str, claims: tuple[Claim, ...]) -> tuple[Claim, ...]:
+    """The claims the verifier judged supported (none when it failed), its verdicts in the trace."""
+    run.submitted_answer = " ".join(c.statement.strip() for c in claims)
+    t = time.perf_counter()
+    reply = verifier.verify(question, claims, {c.passage_id: run.evidence[c.passage_id] for c in claims})
+    run.trace.add_model_time((time.perf_counter() - t) * 1000)
+    run.usage.add(reply.usage)
+    run.trace.add_verification(verifier.name, [c.passage_id for c in claims], reply.supported, reply.error, reply.request_id)
+    if reply.supported is None:
+        return ()
+    run.verified = reply.supported
+    return tuple(c for c, ok in zip(claims, reply.supported) if ok)

@@ -13,11 +13,18 @@ from pydantic import BaseModel
 
 from ..passage import Passage
 from .citations import CheckResult
-from .protocol import Usage
+from .protocol import Conflict, Usage
 from .trace import Trace
 
-ReasonCode = Literal["no_visible_evidence", "citation_check_failed", "model_abstained", "invalid_decision", "budget_exhausted"]
-REASON_CODES: tuple[ReasonCode, ...] = ("no_visible_evidence", "citation_check_failed", "model_abstained", "invalid_decision", "budget_exhausted")
+ReasonCode = Literal["no_visible_evidence", "citation_check_failed", "model_abstained", "invalid_decision", "budget_exhausted", "conflicting_evidence"]
+REASON_CODES: tuple[ReasonCode, ...] = (
+    "no_visible_evidence",
+    "citation_check_failed",
+    "model_abstained",
+    "invalid_decision",
+    "budget_exhausted",
+    "conflicting_evidence",
+)
 
 ABSTAIN_MESSAGE = "I can't answer that from the documents available to you."
 """One sentence for every abstention: the reason code says why, the message never does."""
@@ -45,11 +52,17 @@ class _Run:
     checks: tuple[CheckResult, ...]
     """The citation checks of the submitted claims (empty when none were submitted)."""
     trace: Trace
+    verified: tuple[bool, ...] | None = None
+    """With ``--verify``: the verifier's verdict on each submitted claim (None: not verified, or the verifier failed)."""
+    submitted_answer: str | None = None
+    """With ``--verify``: the submitted claims' statements as they would have read unverified (for eval: what it stopped)."""
 
 
 @dataclass(frozen=True, kw_only=True)
 class Answered(_Run):
     claims: tuple[CitedClaim, ...]
+    conflicts: tuple[Conflict, ...] = ()
+    """Current sources that disagree on something the answer states; the answer cites every side of each."""
     disposition: Literal["answered"] = "answered"
 
     @property
@@ -65,6 +78,16 @@ class Answered(_Run):
         """The claims as prose with numbered markers pointing at ``sources``."""
         number = {p.id: i for i, p in enumerate(self.sources, start=1)}
         return " ".join(f"{c.statement.strip()} [{number[c.passage.id]}]" for c in self.claims)
+
+    @property
+    def conflict_notes(self) -> list[str]:
+        """One visible line per conflict: which numbered source says what."""
+        number = {p.id: i for i, p in enumerate(self.sources, start=1)}
+        notes = []
+        for c in self.conflicts:
+            said = "; ".join(f"[{number[s.passage_id]}] says {s.value}" for s in c.sides if s.passage_id in number)
+            notes.append(f"conflict: the sources disagree: {said}.")
+        return notes
 
     def to_wire(self) -> AnswerJson:
         return AnswerJson.of(self)
@@ -103,11 +126,26 @@ class SourceJson(BaseModel):
     source: str
 
 
+class ConflictSideJson(BaseModel):
+    n: int
+    """The side's number in ``sources``."""
+    passage_id: str
+    value: str
+
+
+class ConflictJson(BaseModel):
+    note: str
+    """The line shown to people: ``conflict: the sources disagree: [1] says 1 hour; [2] says 4 hours.``"""
+    sides: list[ConflictSideJson]
+
+
 class AnswerJson(BaseModel):
     disposition: Literal["answered", "abstained"]
     answer: str | None
     claims: list[ClaimJson]
     sources: list[SourceJson]
+    conflicts: list[ConflictJson] = []
+    """Current sources that disagree on something the answer states (empty when none, or abstained)."""
     reason: ReasonCode | None
     message: str | None
     searches: int
@@ -120,11 +158,21 @@ class AnswerJson(BaseModel):
         answered = isinstance(outcome, Answered)
         claims = outcome.claims if answered else ()
         sources = outcome.sources if answered else []
+        number = {p.id: i for i, p in enumerate(sources, start=1)}
+        conflicts = (
+            [
+                ConflictJson(note=note, sides=[ConflictSideJson(n=number[s.passage_id], passage_id=s.passage_id, value=s.value) for s in c.sides if s.passage_id in number])
+                for c, note in zip(outcome.conflicts, outcome.conflict_notes)
+            ]
+            if answered
+            else []
+        )
         return cls(
             disposition=outcome.disposition,
             answer=outcome.answer if answered else None,
             claims=[ClaimJson(statement=c.statement, passage_id=c.passage.id, quote=c.quote, source=c.passage.shown_source) for c in claims],
             sources=[SourceJson(n=i, passage_id=p.id, title=p.heading_label, source=p.shown_source) for i, p in enumerate(sources, start=1)],
+            conflicts=conflicts,
             reason=None if answered else outcome.reason,
             message=None if answered else outcome.message,
             searches=outcome.searches,

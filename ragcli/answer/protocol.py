@@ -9,12 +9,14 @@ whether claims pass the checks.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, Union
 
 from ..passage import Passage
 
-ToolName = Literal["search", "submit_answer"]
+ToolName = Literal["search", "submit_answer", "search_parts", "grade_evidence"]
+Verdict = Literal["sufficient", "irrelevant", "conflicting", "missing"]
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,23 @@ class AbstainDecision:
 
 
 @dataclass(frozen=True)
+class SearchPartsDecision:
+    """Decomposition: 2 to 4 sub-queries of a question with several parts, each searched on its own."""
+
+    queries: tuple[str, ...]
+    tool: ToolName = "search_parts"
+
+
+@dataclass(frozen=True)
+class GradeDecision:
+    """The model's judgement of the evidence so far; ``missing`` names the gap, searched once."""
+
+    verdict: Verdict
+    gap: str | None = None
+    tool: ToolName = "grade_evidence"
+
+
+@dataclass(frozen=True)
 class InvalidDecision:
     """What the model sent could not be validated (unknown tool, bad input, no tool at all)."""
 
@@ -52,7 +71,34 @@ class InvalidDecision:
     tool: str | None = None
 
 
-Decision = Union[SearchDecision, ClaimsDecision, AbstainDecision, InvalidDecision]
+Decision = Union[SearchDecision, ClaimsDecision, AbstainDecision, SearchPartsDecision, GradeDecision, InvalidDecision]
+
+
+@dataclass(frozen=True)
+class ConflictSide:
+    """One passage's side of a conflict: the value it states, and the sentence (or table row) that states it."""
+
+    passage_id: str
+    value: str
+    """The quantity as the passage writes it (``4 hours``)."""
+    quote: str
+    """The sentence or table row, verbatim from the passage."""
+    statement: str
+    """The same as a person reads it (markup dropped)."""
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """Current, visible passages of different documents that state different values for the same thing (see ``answer.conflicts``)."""
+
+    dimension: str
+    """What the values measure and how they bind (``time/le`` for "within 4 hours"): see ``answer.conflicts``."""
+    sides: tuple[ConflictSide, ...]
+    """The side the answer relied on first, then every passage that disagrees with it."""
+
+    @property
+    def passage_ids(self) -> tuple[str, ...]:
+        return tuple(s.passage_id for s in self.sides)
 
 
 @dataclass
@@ -76,6 +122,20 @@ class Usage:
 
 
 @dataclass(frozen=True)
+class Found:
+    """How a passage was found: its place in its search's results and each ranker's view of it."""
+
+    rank: int
+    """Its place in the results of the search that found it (1 = best)."""
+    of: int
+    """How many results that search returned."""
+    cosine: float | None
+    """Its similarity in meaning to that search's query (dense ranker, -1..1; unrelated text is usually under 0.30), None when the dense ranker did not keep it."""
+    bm25_rank: int | None
+    """Its rank by word matches, None when it shares no kept word with the query."""
+
+
+@dataclass(frozen=True)
 class Turn:
     """What the model is given on one turn."""
 
@@ -87,6 +147,15 @@ class Turn:
     tools: frozenset[ToolName]
     note: str = ""
     """A fact from code about the last step (for example: the first search found nothing)."""
+    found: Mapping[str, Found] = field(default_factory=dict)
+    """How each evidence passage was found, by passage ID."""
+    omitted: int = 0
+    """Passages the last search ranked but cut at k (they exist and are visible, but were not shown)."""
+    note_only: bool = False
+    """The last tool call ran no search (a grade): its result is ``note`` alone."""
+    conflicts: tuple[Conflict, ...] = ()
+    """Set on the one turn code gives the model after its claims relied on one side of a conflict:
+    it must answer citing every side, or abstain (``conflicting_evidence``)."""
 
 
 @dataclass(frozen=True)
@@ -95,6 +164,31 @@ class ModelReply:
     usage: Usage = field(default_factory=Usage)
     request_id: str | None = None
     """The API's ID of the request behind this reply (Anthropic, OpenAI), for the trace and the provider's support."""
+    verdict: Verdict | None = None
+    """The backend's own grade of the evidence behind this decision, when it has one (the local model's
+    answerability: sufficient, missing or irrelevant); recorded in the trace."""
+
+
+@dataclass(frozen=True)
+class VerifierReply:
+    """A second model's judgement of submitted claims: one verdict per claim, or an error."""
+
+    supported: tuple[bool, ...] | None
+    """Per claim, in order: the quote supports the statement and the statement answers the question. None: the verifier failed."""
+    usage: Usage = field(default_factory=Usage)
+    request_id: str | None = None
+    error: str | None = None
+    """Why there are no verdicts (a timeout, an API error, a reply that is not a verdict per claim)."""
+
+
+class Verifier(Protocol):
+    """``--verify``: a second pass over claims that passed the deterministic checks (an LLM backend)."""
+
+    name: str
+
+    def verify(self, question: str, claims: tuple[Claim, ...], passages: Mapping[str, Passage]) -> VerifierReply: ...
+
+    def cost_usd(self, usage: Usage) -> float | None: ...
 
 
 class Conversation(Protocol):

@@ -8,14 +8,14 @@ every search as the request's own scope.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
 
 from ..errors import InputError, plain_validation_message
 from ..search.query import clean_query
 from .citations import MIN_QUOTE_WORDS
-from .protocol import AbstainDecision, Claim, ClaimsDecision, Decision, InvalidDecision, SearchDecision, ToolName
+from .protocol import AbstainDecision, Claim, ClaimsDecision, Decision, GradeDecision, InvalidDecision, SearchDecision, SearchPartsDecision, ToolName
 
 MAX_QUERY_CHARS = 500
 MAX_TEXT_CHARS = 4000
@@ -63,7 +63,69 @@ class SubmitAnswerInput(BaseModel):
         return self
 
 
-INPUTS: dict[ToolName, type[BaseModel]] = {"search": SearchInput, "submit_answer": SubmitAnswerInput}
+Query = Annotated[str, StringConstraints(min_length=1, max_length=MAX_QUERY_CHARS)]
+MIN_PARTS, MAX_PARTS = 2, 4
+
+
+class SearchPartsInput(BaseModel):
+    """Use only when the question asks several things: split it into 2 to 4 short sub-queries, one per part;
+    each is searched on its own with the employee's permissions, within the search budget. Returns the passages
+    not seen before."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    queries: list[Query] = Field(min_length=MIN_PARTS, max_length=MAX_PARTS, description="One query of plain words per part of the question.")
+
+
+class GradeEvidenceInput(BaseModel):
+    """Judge the evidence before answering. sufficient: it answers every part of the question. irrelevant: it
+    does not address the question (the run ends with an abstention). conflicting: two documents state different
+    values for the same thing (cite both). missing: part of the answer is absent; name it in gap and it is
+    searched once."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    verdict: Literal["sufficient", "irrelevant", "conflicting", "missing"] = Field(description="Your judgement of the evidence so far.")
+    gap: Annotated[str, StringConstraints(min_length=1, max_length=MAX_QUERY_CHARS)] | None = Field(
+        default=None, description="For missing: plain words for what is missing, to search for."
+    )
+
+
+INPUTS: dict[ToolName, type[BaseModel]] = {
+    "search": SearchInput,
+    "submit_answer": SubmitAnswerInput,
+    "search_parts": SearchPartsInput,
+    "grade_evidence": GradeEvidenceInput,
+}
+class VerdictInput(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    claim: int = Field(ge=1, le=MAX_CLAIMS, description="The claim's number.")
+    supported: bool = Field(description="True when the quote, read in its passage, supports the statement and the statement answers the question.")
+
+
+class VerdictsInput(BaseModel):
+    """Give one verdict per numbered claim."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    verdicts: list[VerdictInput] = Field(min_length=1, max_length=MAX_CLAIMS)
+
+
+def parse_verdicts(name: str | None, payload: object, claims: int) -> tuple[bool, ...] | str:
+    """A verifier's tool call -> one verdict per claim (a claim without a verdict is unsupported), or an error."""
+    if name != "submit_verdicts":
+        return "the verifier called no submit_verdicts tool"
+    try:
+        parsed = VerdictsInput.model_validate(payload)
+    except ValidationError as exc:
+        return plain_validation_message(exc, where="submit_verdicts")
+    given = {v.claim: v.supported for v in parsed.verdicts}
+    return tuple(given.get(i, False) for i in range(1, claims + 1))
+
+
+TOOL_ORDER: tuple[ToolName, ...] = ("search", "search_parts", "grade_evidence", "submit_answer")
+"""The order tools are offered in (the last one carries Anthropic's cache breakpoint)."""
 
 
 def _model_schema(model: type[BaseModel]) -> dict[str, Any]:
@@ -98,6 +160,12 @@ def tool_definition(name: ToolName) -> dict[str, Any]:
 
 
 TOOLS: dict[ToolName, dict[str, Any]] = {name: tool_definition(name) for name in INPUTS}
+VERIFY_TOOL: dict[str, Any] = {
+    "name": "submit_verdicts",
+    "description": " ".join((VerdictsInput.__doc__ or "").split()),
+    "input_schema": _model_schema(VerdictsInput),
+}
+"""The verifier's one tool (``--verify``): a verdict per claim, nothing else."""
 
 
 def parse_tool_call(name: str | None, payload: object) -> Decision:
@@ -118,6 +186,23 @@ def parse_tool_call(name: str | None, payload: object) -> Decision:
             # as the user's bad input (exit 2); here it is the model's.
             return InvalidDecision("search: field 'query' has no words to search for", tool=name)
         return SearchDecision(parsed.query)
+    if isinstance(parsed, SearchPartsInput):
+        queries = []
+        for query in parsed.queries:
+            try:
+                clean_query(query)
+            except InputError:
+                return InvalidDecision("search_parts: a query has no words to search for", tool=name)
+            queries.append(query)
+        return SearchPartsDecision(tuple(dict.fromkeys(queries)))
+    if isinstance(parsed, GradeEvidenceInput):
+        gap = parsed.gap
+        if gap is not None:
+            try:
+                clean_query(gap)
+            except InputError:
+                gap = None
+        return GradeDecision(parsed.verdict, gap)
     assert isinstance(parsed, SubmitAnswerInput)
     if parsed.abstain is not None:
         return AbstainDecision(parsed.abstain.reason)

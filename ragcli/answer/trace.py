@@ -23,7 +23,7 @@ from ..errors import InputError
 from ..principal import Scope
 from ..search.response import SearchResponse
 from .citations import CheckResult
-from .protocol import AbstainDecision, ClaimsDecision, Decision, InvalidDecision, SearchDecision, Usage
+from .protocol import AbstainDecision, ClaimsDecision, Conflict, Decision, GradeDecision, InvalidDecision, SearchDecision, SearchPartsDecision, Usage
 
 if TYPE_CHECKING:
     from ..index import TenantIndex
@@ -52,8 +52,12 @@ class TraceDecision(BaseModel):
     offered: list[str]
     tool: str | None
     valid: bool
-    kind: Literal["search", "claims", "abstain"] | None = None
+    kind: Literal["search", "claims", "abstain", "parts", "grade"] | None = None
     query: str | None = None
+    queries: list[str] | None = None
+    """The sub-queries of a decomposed question (``parts``), each also recorded as a search."""
+    verdict: str | None = None
+    """The model's grade of the evidence (``grade``): sufficient, irrelevant, conflicting or missing."""
     cited: list[str] | None = None
     error: str | None = None
     request_id: str | None = None
@@ -65,6 +69,31 @@ class TraceCheck(BaseModel):
     passage_id: str
     check: str
     passed: bool
+
+
+class TraceConflict(BaseModel):
+    """A conflict between current sources (``answer.conflicts``): passage IDs and the verdict, no text."""
+
+    passage_ids: list[str]
+    """The side the claims relied on first, then the passages that disagree with it."""
+    dimension: str
+    verdict: Literal["cited_all_sides", "asked_to_cite_all_sides", "unresolved"]
+    """The claims cited every side; code gave the model one turn to do so; still one-sided (the run abstains)."""
+
+
+class TraceVerdict(BaseModel):
+    claim: int
+    passage_id: str
+    supported: bool
+
+
+class TraceVerification(BaseModel):
+    """``--verify``: the second model's verdict per claim (IDs and verdicts only), or why there are none."""
+
+    verifier: str
+    verdicts: list[TraceVerdict] = Field(default_factory=list)
+    error: str | None = None
+    request_id: str | None = None
 
 
 class Latency(BaseModel):
@@ -100,6 +129,8 @@ class Trace(BaseModel):
     searches: list[TraceSearch] = Field(default_factory=list)
     decisions: list[TraceDecision] = Field(default_factory=list)
     checks: list[TraceCheck] = Field(default_factory=list)
+    conflicts: list[TraceConflict] = Field(default_factory=list)
+    verification: TraceVerification | None = None
     disposition: Literal["answered", "abstained"] | None = None
     reason: str | None = None
     usage: Usage = Field(default_factory=Usage)
@@ -143,8 +174,8 @@ class Trace(BaseModel):
         )
         self.latency_ms.search += ms
 
-    def add_decision(self, turn: int, decision: Decision, offered: list[str], request_id: str | None = None) -> None:
-        entry = TraceDecision(turn=turn, offered=offered, tool=decision.tool, valid=not isinstance(decision, InvalidDecision), request_id=request_id)
+    def add_decision(self, turn: int, decision: Decision, offered: list[str], request_id: str | None = None, verdict: str | None = None) -> None:
+        entry = TraceDecision(turn=turn, offered=offered, tool=decision.tool, valid=not isinstance(decision, InvalidDecision), request_id=request_id, verdict=verdict)
         if isinstance(decision, InvalidDecision):
             entry.error = decision.error
         elif isinstance(decision, SearchDecision):
@@ -153,6 +184,11 @@ class Trace(BaseModel):
             entry.kind = "abstain"
         elif isinstance(decision, ClaimsDecision):
             entry.kind, entry.cited = "claims", [c.passage_id for c in decision.claims]
+        elif isinstance(decision, SearchPartsDecision):
+            entry.kind, entry.queries = "parts", list(decision.queries)
+        elif isinstance(decision, GradeDecision):
+            entry.kind, entry.verdict = "grade", decision.verdict
+            entry.query = decision.gap
         self.decisions.append(entry)
 
     def add_model_time(self, ms: float) -> None:
@@ -161,6 +197,13 @@ class Trace(BaseModel):
     def add_checks(self, results: list[CheckResult], cited: list[str], ms: float) -> None:
         self.checks += [TraceCheck(claim=r.claim, passage_id=cited[r.claim], check=r.check, passed=r.passed) for r in results]
         self.latency_ms.checks += ms
+
+    def add_conflicts(self, conflicts: list[Conflict], verdict: Literal["cited_all_sides", "asked_to_cite_all_sides", "unresolved"]) -> None:
+        self.conflicts += [TraceConflict(passage_ids=list(c.passage_ids), dimension=c.dimension, verdict=verdict) for c in conflicts]
+
+    def add_verification(self, verifier: str, cited: list[str], supported: tuple[bool, ...] | None, error: str | None, request_id: str | None) -> None:
+        verdicts = [TraceVerdict(claim=i, passage_id=pid, supported=ok) for i, (pid, ok) in enumerate(zip(cited, supported or ()))]
+        self.verification = TraceVerification(verifier=verifier, verdicts=verdicts, error=error, request_id=request_id)
 
     def finish(self, disposition: Literal["answered", "abstained"], reason: str | None, usage: Usage, total_ms: float) -> None:
         self.disposition = disposition

@@ -29,6 +29,12 @@ def ask(
     max_tokens: Annotated[int, typer.Option("--max-tokens", metavar="N", help="Total model tokens at most (input + output + cache).", min=1000)] = 200_000,
     timeout: Annotated[float, typer.Option("--timeout", metavar="SECONDS", help="Wall-clock seconds at most for the whole answer.", min=1)] = 120.0,
     retry_on_empty: Annotated[bool, typer.Option("--retry-on-empty/--no-retry-on-empty", help="Let an LLM model (anthropic, openai) rewrite a query whose first search found nothing (one extra call).")] = True,
+    plan: Annotated[bool, typer.Option("--plan", help="Let an LLM model (anthropic, openai) split a question with several parts into 2-4 searches and grade the evidence once, a missing part driving one gap-filling search (all within --max-searches; one or two more calls).")] = False,
+    verify: Annotated[bool, typer.Option("--verify", help="A second model call judges whether each quote supports its claim and answers the question; an unsupported claim is dropped, and with none left (or a verifier that fails) the answer abstains with citation_check_failed.")] = False,
+    verify_model: Annotated[
+        Optional[str],
+        typer.Option("--verify-model", metavar="MODEL", help="The verifier's model (implies --verify), for example a cheaper anthropic:claude-haiku-4-5. Default: --model.", show_default=False),
+    ] = None,
     trace: Annotated[Optional[Path], typer.Option("--trace", metavar="FILE", help="Append one JSON line about this run (passage IDs only, never text).", show_default=False)] = None,
     index: IndexOpt = DEFAULT_INDEX,
     as_json: JsonOpt = False,
@@ -42,7 +48,7 @@ def ask(
     from ..answer import Answered, Limits
     from ..answer import ask as run_ask
     from ..answer.trace import append_trace
-    from ..models import resolve_model
+    from ..models import resolve_model, verifier_for
     from ..search import Retriever
     from .options import resolve_scope
 
@@ -50,8 +56,9 @@ def ask(
     question = question.encode("utf-8", "replace").decode("utf-8")  # undecodable argv bytes arrive as lone surrogates
     retriever = Retriever(Path(index))
     backend = resolve_model(model, embedder=retriever.embedder)
-    limits = Limits(max_searches=max_searches, max_turns=max_turns, max_tokens=max_tokens, timeout_s=timeout, retry_on_empty=retry_on_empty)
-    outcome = run_ask(question, scope, retriever, backend, limits=limits)
+    limits = Limits(max_searches=max_searches, max_turns=max_turns, max_tokens=max_tokens, timeout_s=timeout, retry_on_empty=retry_on_empty, plan=plan)
+    verifier = verifier_for(backend, verify=verify, verify_model=verify_model, model=model)
+    outcome = run_ask(question, scope, retriever, backend, limits=limits, verifier=verifier)
     if trace is not None:
         append_trace(trace, outcome.trace)
     if as_json:
@@ -69,6 +76,8 @@ def _print(outcome: Outcome) -> None:
 
     if isinstance(outcome, Answered):
         console().print(escape(outcome.answer))
+        for note in outcome.conflict_notes:
+            console().print(f"[yellow]{escape(note)}[/yellow]")
         console().print()
         for i, p in enumerate(outcome.sources, start=1):
             console().print(f"[bold][{i}][/bold] {escape(p.id)} — {escape(p.heading_label)} — {escape(p.shown_source)}")

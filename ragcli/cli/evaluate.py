@@ -29,6 +29,9 @@ def eval_command(
     with_ask: Annotated[bool, typer.Option("--ask", help="Also run the answer loop per case: disposition, reasons, citations, cost.", show_default=False)] = False,
     model: Annotated[Optional[str], typer.Option("--model", "-m", metavar="MODEL", help="Model for --ask (as in ragcli ask).", show_default=False)] = None,
     max_searches: Annotated[int, typer.Option("--max-searches", metavar="N", help="Searches per case with --ask.", min=1, max=10)] = 3,
+    plan: Annotated[bool, typer.Option("--plan", help="With --ask and an LLM model: split multi-part questions into searches and grade the evidence (as in ragcli ask --plan).")] = False,
+    verify: Annotated[bool, typer.Option("--verify", help="With --ask: a second model call judges every claim (as in ragcli ask --verify); reports what it stopped and what it lost.")] = False,
+    verify_model: Annotated[Optional[str], typer.Option("--verify-model", metavar="MODEL", help="The verifier's model (implies --verify). Default: --model.", show_default=False)] = None,
     min_recall: Annotated[Optional[float], typer.Option("--min-recall", help="Gate: mean recall@k at least this (0 to 1).", **RateOpt)] = None,  # type: ignore[arg-type]
     min_mrr: Annotated[Optional[float], typer.Option("--min-mrr", help="Gate: MRR at least this (0 to 1).", **RateOpt)] = None,  # type: ignore[arg-type]
     min_ndcg: Annotated[Optional[float], typer.Option("--min-ndcg", help="Gate: mean nDCG@k at least this (0 to 1).", **RateOpt)] = None,  # type: ignore[arg-type]
@@ -49,7 +52,7 @@ def eval_command(
     """
     from ..answer import Limits
     from ..eval import Gates, evaluate, load_cases
-    from ..models import resolve_model
+    from ..models import resolve_model, verifier_for
     from ..search import Retriever
 
     gates = Gates(
@@ -64,11 +67,14 @@ def eval_command(
         max_violations=max_violations,
     )
     gates.check_asked(with_ask)
+    if not with_ask and (plan or verify or verify_model):
+        raise InputError("--plan, --verify and --verify-model change the answers: add --ask")
     cases = load_cases(questions)
     retriever = Retriever(Path(index))
     backend = resolve_model(model, embedder=retriever.embedder) if with_ask else None
+    verifier = verifier_for(backend, verify=verify, verify_model=verify_model, model=model) if backend is not None else None
     with _progress(len(cases), enabled=not as_json) as tick:
-        report = evaluate(cases, retriever, k=k, model=backend, limits=Limits(max_searches=max_searches), gates=gates, progress=tick)
+        report = evaluate(cases, retriever, k=k, model=backend, limits=Limits(max_searches=max_searches, plan=plan), gates=gates, progress=tick, verifier=verifier)
     data = report.to_wire()
     if output_file is not None:
         try:
@@ -109,7 +115,8 @@ def _sections(data: EvalJson) -> list[tuple[str, list[str], list[list[str]]]]:
     """The report as titled tables of plain cells: summary, outcomes (with --ask), gates, failing checks."""
     summary = [[name, _fmt(value)] for name, value in data.retrieval.items()]
     summary.append(["permission violations", _fmt(data.permission_violations)])
-    for key in ("disposition_accuracy", "reason_accuracy", "answer_accuracy", "citation_pass_rate", "searches_per_case", "tokens_per_case", "cost_usd_per_case", "cost_usd"):
+    for key in ("disposition_accuracy", "reason_accuracy", "answer_accuracy", "citation_pass_rate", "searches_per_case", "tokens_per_case", "cost_usd_per_case", "cost_usd",
+                "conflicts_flagged", "verifier_rejections", "verifier_failures", "verifier_stopped_wrong", "verifier_lost_right"):
         if getattr(data, key) is not None:
             summary.append([key.replace("_", " "), _fmt(getattr(data, key))])
     for stage, pcts in data.latency_ms.items():

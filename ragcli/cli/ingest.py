@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ..ingestion import IngestReport
 
 EPILOG = "Example: ragcli ingest ./docs --tenant acme --acl everyone"
+RAY_INSTALL = "pip install 'ragcli[ray]'"
 
 
 def ingest(
@@ -26,17 +27,28 @@ def ingest(
     max_file_size: Annotated[int, typer.Option("--max-file-size", metavar="MiB", help="Reject files larger than this many MiB.", min=1)] = 64,
     index: IndexOpt = DEFAULT_INDEX,
     as_json: JsonOpt = False,
+    ray: Annotated[
+        bool,
+        typer.Option("--ray", help=f"Embed new passages on Ray: a local Ray instance with this machine's CPUs, or the cluster of --ray-address. Needs {RAY_INSTALL}.", show_default=False),
+    ] = False,
+    ray_address: Annotated[
+        Optional[str],
+        typer.Option("--ray-address", metavar="ADDRESS", help="Embed on a running Ray cluster: auto (the one this machine joined with ray start) or HEAD:6379; implies --ray.", show_default=False),
+    ] = None,
 ) -> None:
     """Index documents for a tenant: cut them into passages, embed them, publish atomically.
 
     Unchanged files are skipped; files removed from PATH are removed from the
     index; a file that fails to load is reported and keeps its old version.
     Exit 0, or 2 when any file was rejected (the rest is still committed).
+    With --ray only the embedding runs on the cluster; the index is the same.
     """
     from ..ingestion import ingest as run_ingest
 
-    with _progress(enabled=not as_json) as progress:
-        report = run_ingest(path, tenant, index=index, default_acl=acl or (), max_file_bytes=max_file_size * 1024 * 1024, progress=progress)
+    with _embedding(ray or ray_address is not None, ray_address) as embedding, _progress(enabled=not as_json) as progress:
+        report = run_ingest(
+            path, tenant, index=index, default_acl=acl or (), max_file_bytes=max_file_size * 1024 * 1024, progress=progress, embedding=embedding
+        )
     if as_json:
         emit_json(report)
     else:
@@ -99,6 +111,18 @@ def _shown_path(path: str, root: Path) -> str:
         return printable(relative.as_posix())
     except ValueError:
         return printable(path)
+
+
+@contextmanager
+def _embedding(use_ray: bool, address: str | None) -> Iterator[Any]:
+    """The Ray backend for --ray (stopped on the way out, Ctrl-C included), else None: embed in this process."""
+    if not use_ray:
+        yield None
+        return
+    from ..ingestion.ray_embed import RayEmbedding
+
+    with RayEmbedding(address) as backend:
+        yield backend
 
 
 @contextmanager

@@ -22,7 +22,7 @@ def mcp(
     as_of: SessionAsOfOpt = None,
     model: Annotated[
         Optional[str],
-        typer.Option("--model", "-m", metavar="MODEL", help="Model for the ask tool: local, anthropic or anthropic:MODEL_NAME. Default: as for ragcli ask.", show_default=False),
+        typer.Option("--model", "-m", metavar="MODEL", help="Model for the ask tool: local, anthropic[:MODEL_NAME] or openai:MODEL[@URL]. Default: as for ragcli ask.", show_default=False),
     ] = None,
     trace: Annotated[Optional[Path], typer.Option("--trace", metavar="FILE", help="Append one JSON line per ask (passage IDs only, never text).", show_default=False)] = None,
     index: IndexOpt = DEFAULT_INDEX,

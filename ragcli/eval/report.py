@@ -39,6 +39,29 @@ class CaseResult:
     cost_usd: float | None = None
     answer_text: str | None = None
     """The answer as shown (statements and markers), with --ask; None when it abstained."""
+    conflict: bool | None = None
+    """With --ask: current sources disagreed on what the answer relied on (answered citing every side, or abstained ``conflicting_evidence``)."""
+    verified: bool = False
+    """With a verifier: the run's claims went to it."""
+    verifier_rejected: int = 0
+    """Claims the verifier judged unsupported (dropped)."""
+    verifier_failed: bool = False
+    submitted_answer: str | None = None
+    """With a verifier: the claims as submitted, before it judged them."""
+
+    @property
+    def verifier_effect(self) -> Literal["stopped_wrong", "lost_right"] | None:
+        """What the verifier changed for an answerable case with ``answer_contains``: a wrong answer it kept
+        from the user (dropped or abstained), or a right one it lost; None when it changed nothing that counts."""
+        if not self.verified or self.submitted_answer is None or not self.case.answer_contains or self.case.expect != "answer":
+            return None
+        before = any(normalize(n) in normalize(self.submitted_answer) for n in self.case.answer_contains)
+        after = self.answer_ok is True
+        if before and not after:
+            return "lost_right"
+        if not before and self.disposition != "answered":
+            return "stopped_wrong"
+        return None
 
     @property
     def disposition_ok(self) -> bool | None:
@@ -125,6 +148,8 @@ class CaseJson(BaseModel):
     search_ms: float
     ask_ms: float | None
     violations: list[str]
+    conflict: bool | None = None
+    """With --ask: current sources disagreed on what the answer relied on (flagged, never silently ranked)."""
 
 
 class EvalJson(BaseModel):
@@ -153,6 +178,18 @@ class EvalJson(BaseModel):
     """With --ask: the run's total model cost (0 for the local model), None when a backend gave no price."""
     outcomes: dict[str, int] | None = None
     """With --ask: labelled cases by outcome (answered right / wrong, abstained right / wrong)."""
+    conflicts_flagged: int | None = None
+    """With --ask: cases where current sources disagreed and the run said so (answered with a conflict note, or abstained ``conflicting_evidence``)."""
+    conflict_cases: list[str] | None = None
+    """With --ask: the IDs of those cases."""
+    verifier_rejections: int | None = None
+    """With --verify: claims the verifier judged unsupported, over all cases."""
+    verifier_failures: int | None = None
+    """With --verify: cases whose verifier gave no verdicts (timeout, API error): they abstained."""
+    verifier_stopped_wrong: int | None = None
+    """With --verify: answerable cases whose submitted answer lacked every ``answer_contains`` and that the verifier kept from the user."""
+    verifier_lost_right: int | None = None
+    """With --verify: answerable cases whose submitted answer was right and that the verifier turned wrong (dropped or abstained)."""
 
 
 @dataclass
@@ -295,6 +332,7 @@ class EvalReport:
                     search_ms=round(r.search_ms, 2),
                     ask_ms=round(r.ask_ms, 2) if self.asked else None,
                     violations=r.violations,
+                    conflict=r.conflict,
                 )
             )
         return rows
@@ -324,4 +362,12 @@ class EvalReport:
             data.answer_cases = sum(1 for r in self.results if r.answer_ok is not None)
             data.cost_usd = _round(self.cost_usd(), 6)
             data.outcomes = self.outcomes()
+            flagged = [r.case.id for r in self.results if r.conflict]
+            data.conflicts_flagged = len(flagged)
+            data.conflict_cases = flagged
+            if any(r.verified for r in self.results):
+                data.verifier_rejections = sum(r.verifier_rejected for r in self.results)
+                data.verifier_failures = sum(1 for r in self.results if r.verifier_failed)
+                data.verifier_stopped_wrong = sum(1 for r in self.results if r.verifier_effect == "stopped_wrong")
+                data.verifier_lost_right = sum(1 for r in self.results if r.verifier_effect == "lost_right")
         return data

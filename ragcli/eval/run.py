@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from ..answer import AnswerModel, Answered, Limits, ask
+from ..answer.protocol import Verifier
 from ..errors import InputError
 from ..search import Retriever
 from .cases import Case
@@ -27,13 +28,17 @@ def evaluate(
     limits: Limits | None = None,
     gates: Gates | None = None,
     progress: Callable[[], None] | None = None,
+    verifier: Verifier | None = None,
 ) -> EvalReport:
-    """Run every case (search, and the answer loop when ``model`` is given) and apply the gates."""
+    """Run every case (search, and the answer loop when ``model`` is given) and apply the gates.
+
+    ``verifier`` (``--verify``) judges the claims of every answer a second time (see ``answer.loop.ask``).
+    """
     _open_every_tenant(cases, retriever)
     _warm_up(cases, retriever)
     results = []
     for case in cases:
-        results.append(_run_case(case, retriever, k, model, limits))
+        results.append(_run_case(case, retriever, k, model, limits, verifier))
         if progress is not None:
             progress()
     return EvalReport.of(results, k=k, model=model.name if model else None, gates=gates or Gates())
@@ -68,7 +73,7 @@ def _violations(case: Case, ids: Sequence[str]) -> list[str]:
     return [pid for pid in dict.fromkeys(ids) if any(label_matches(lab, pid) for lab in case.forbidden)]
 
 
-def _run_case(case: Case, retriever: Retriever, k: int, model: AnswerModel | None, limits: Limits | None) -> CaseResult:
+def _run_case(case: Case, retriever: Retriever, k: int, model: AnswerModel | None, limits: Limits | None, verifier: Verifier | None = None) -> CaseResult:
     t = time.perf_counter()
     response = retriever.search(case.scope, case.question, k=k)
     search_ms = (time.perf_counter() - t) * 1000
@@ -82,7 +87,7 @@ def _run_case(case: Case, retriever: Retriever, k: int, model: AnswerModel | Non
     )
     if model is not None:
         t = time.perf_counter()
-        outcome = ask(case.question, case.scope, retriever, model, limits=limits)
+        outcome = ask(case.question, case.scope, retriever, model, limits=limits, verifier=verifier)
         result.ask_ms = (time.perf_counter() - t) * 1000
         result.disposition = outcome.disposition
         result.reason = None if isinstance(outcome, Answered) else outcome.reason
@@ -93,6 +98,12 @@ def _run_case(case: Case, retriever: Retriever, k: int, model: AnswerModel | Non
         result.cost_usd = model.cost_usd(outcome.usage)
         answered = isinstance(outcome, Answered)
         result.answer_text = outcome.answer if answered else None
+        result.conflict = bool(outcome.conflicts) if isinstance(outcome, Answered) else outcome.reason == "conflicting_evidence"
+        if verifier is not None:
+            result.verified = outcome.trace.verification is not None
+            result.verifier_rejected = sum(1 for ok in outcome.verified or () if not ok)
+            result.verifier_failed = outcome.trace.verification is not None and outcome.trace.verification.error is not None
+            result.submitted_answer = outcome.submitted_answer
         cited = [c.passage.id for c in outcome.claims] if answered else []
         result.violations = list(dict.fromkeys(result.violations + _violations(case, [*outcome.evidence_ids, *cited])))
     return result

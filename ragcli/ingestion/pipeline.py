@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from pydantic import BaseModel, Field, field_serializer
 
@@ -88,6 +88,25 @@ EMBED_STEP = 16
 """Passages per call to the embedder: progress moves this often."""
 
 
+class EmbeddingBackend(Protocol):
+    """Where the vectors of new passages are computed; discovery, diffing and publishing stay in the ingest.
+
+    ``embed_steps`` yields one (len(step), dim) matrix per step, in step order,
+    as ``embedder.embed(step)`` would: the default runs the embedder in this
+    process; ``ray_embed.RayEmbedding`` runs the same model on a Ray cluster.
+    """
+
+    def embed_steps(self, embedder: Embedder, steps: Sequence[Sequence[str]]) -> Iterator[np.ndarray]: ...
+
+
+class LocalEmbedding:
+    """The default backend: the embedder in this process, one step at a time."""
+
+    def embed_steps(self, embedder: Embedder, steps: Sequence[Sequence[str]]) -> Iterator[np.ndarray]:
+        for step in steps:
+            yield embedder.embed(list(step))
+
+
 def ingest(
     path: str | os.PathLike[str],
     tenant: str,
@@ -97,13 +116,18 @@ def ingest(
     embedder: Embedder | None = None,
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     progress: Progress | None = None,
+    embedding: EmbeddingBackend | None = None,
 ) -> IngestReport:
-    """Ingest ``path`` (a folder or one file) into ``tenant``'s index and publish it atomically."""
+    """Ingest ``path`` (a folder or one file) into ``tenant``'s index and publish it atomically.
+
+    ``embedding`` computes the vectors of the passages that need new ones
+    (default: ``embedder`` in this process); the model is ``embedder``'s either way.
+    """
     started = time.perf_counter()
     root = Path(path)
     if not root.exists():
         raise InputError(f"path not found: {root}")
-    run = _Run(tenant, tuple(default_acl), embedder or Embedder(), max_file_bytes, progress or Progress())
+    run = _Run(tenant, tuple(default_acl), embedder or Embedder(), max_file_bytes, progress or Progress(), embedding or LocalEmbedding())
     with write_lock(index_root(index), tenant) as lock:
         previous = PreviousGeneration.open(lock)
         try:
@@ -118,10 +142,13 @@ def ingest(
 class _Run:
     """One ingest, under the write lock."""
 
-    def __init__(self, tenant: str, default_acl: tuple[str, ...], embedder: Embedder, max_file_bytes: int, progress: Progress) -> None:
+    def __init__(
+        self, tenant: str, default_acl: tuple[str, ...], embedder: Embedder, max_file_bytes: int, progress: Progress, embedding: EmbeddingBackend
+    ) -> None:
         self.tenant = tenant
         self.default_acl = default_acl
         self.embedder = embedder
+        self.embedding = embedding
         self.max_file_bytes = max_file_bytes
         self.progress = progress
         self.report = IngestReport(tenant=tenant)
@@ -283,7 +310,12 @@ class _Run:
         tokens = [min(n + SPECIAL_TOKENS, cap) for n in self.embedder.count_tokens(texts)] if texts else []
         self.progress.embedding(len(texts), sum(tokens))
         order = sorted(range(len(texts)), key=tokens.__getitem__)
-        for start in range(0, len(order), EMBED_STEP):
-            step = order[start : start + EMBED_STEP]
-            vectors[[rows[i] for i in step]] = self.embedder.embed([texts[i] for i in step])
+        steps = [order[start : start + EMBED_STEP] for start in range(0, len(order), EMBED_STEP)]
+        results = iter(self.embedding.embed_steps(self.embedder, [[texts[i] for i in step] for step in steps]))
+        for step in steps:
+            # A backend that returns less (or other shapes) than asked must not publish zero vectors.
+            embedded = next(results, None)
+            if embedded is None or embedded.shape != (len(step), vectors.shape[1]):
+                raise IndexWriteError(f"the embedding backend of tenant '{self.tenant}' returned incomplete vectors; the previous index is unchanged")
+            vectors[[rows[i] for i in step]] = embedded
             self.progress.embedded(sum(tokens[i] for i in step))

@@ -15,7 +15,6 @@ points fd 1 at stderr while serving); logs go to stderr.
 from __future__ import annotations
 
 import json
-import logging
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -27,8 +26,9 @@ from mcp.shared.exceptions import MCPError
 
 from .. import __version__
 from ..answer.outcome import AnswerJson
+from ..errors import RagcliError
 from ..search.response import SearchJson
-from .service import DOCUMENTS_URI, DocumentsJson, Service
+from .service import DOCUMENTS_URI, DocumentsJson, Service, log
 from .tools import INPUTS, TITLES, ToolName, description, input_schema
 
 if TYPE_CHECKING:
@@ -43,8 +43,8 @@ def output_schema(model: type[Any]) -> dict[str, Any]:
     """The top level of the ``--json`` object: each field and its JSON type, nested objects and list items not spelled out.
 
     Generated from the same pydantic model that serialises the result. Shallow on purpose: a client
-    validates every result against it, and the full schema costs the Python SDK's client ~3.5 ms per
-    search of 10 passages (jsonschema), most of the protocol's whole overhead.
+    validates every result against it, and checking the full schema costs the Python SDK's client
+    (jsonschema) ~3.5 ms per search of 10 passages, twice a ``ping`` round trip.
     """
     full = model.model_json_schema(mode="serialization")
 
@@ -105,13 +105,11 @@ def build_server(service: Service) -> Server[Any]:
             raise MCPError(code=RESOURCE_NOT_FOUND, message="Resource not found", data={"uri": str(params.uri)[:200]})
         try:
             listing: DocumentsJson = await anyio.to_thread.run_sync(service.documents)
-        except Exception as exc:  # a damaged index: a protocol error for this read, never the end of the server
-            from ..errors import RagcliError
-
-            message = exc.message if isinstance(exc, RagcliError) else "internal error; the server log (stderr) has the details"
-            if not isinstance(exc, RagcliError):
-                logging.getLogger("ragcli.mcp").exception("documents: internal error")
-            raise MCPError(code=types.INTERNAL_ERROR, message=message) from None
+        except RagcliError as exc:  # a damaged index: an error for this read, never the end of the server
+            raise MCPError(code=types.INTERNAL_ERROR, message=exc.message) from None
+        except Exception:
+            log.exception(json.dumps({"event": "documents", "ok": False, "error": "internal error"}))
+            raise MCPError(code=types.INTERNAL_ERROR, message="internal error; the server log (stderr) has the details") from None
         return types.ReadResourceResult(
             contents=[types.TextResourceContents(uri=DOCUMENTS_URI, mime_type="application/json", text=listing.model_dump_json())]
         )
@@ -145,4 +143,4 @@ def serve(service: Service) -> None:
         anyio.run(_serve, service)
     finally:
         service.close()
-        logging.getLogger("ragcli.mcp").info(json.dumps({"event": "stop"}))
+        log.info(json.dumps({"event": "stop"}))

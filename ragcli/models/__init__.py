@@ -17,7 +17,7 @@ from ..errors import InputError
 from ..settings import default_answer_model
 
 if TYPE_CHECKING:
-    from ..answer.protocol import AnswerModel
+    from ..answer.protocol import AnswerModel, Verifier
     from ..embedder import Embedder
 
 
@@ -42,3 +42,22 @@ def resolve_model(spec: str | None = None, *, embedder: Embedder | None = None) 
 
         return OpenAIModel.from_spec(spec.partition(":")[2])
     raise InputError(f"unknown model {spec!r}: use local, anthropic[:MODEL] or openai:MODEL[@URL]")
+
+
+def verifier_for(answering: AnswerModel, *, verify: bool, verify_model: str | None, model: str | None) -> Verifier | None:
+    """The second pass ``--verify`` / ``--verify-model`` ask for, or None: the answering model itself when it can verify and no other was named."""
+    if not (verify or verify_model):
+        return None
+    if verify_model is None and hasattr(answering, "verify"):
+        return answering  # type: ignore[return-value]
+    return resolve_verifier(verify_model or model)
+
+
+def resolve_verifier(spec: str | None = None) -> Verifier:
+    """``--verify`` / ``--verify-model``: an LLM backend (``anthropic[:MODEL]`` or ``openai:MODEL[@URL]``) as the second pass."""
+    spec = (spec or default_answer_model()).strip()
+    if spec == "local":
+        raise InputError("--verify needs an LLM model to judge the claims: give --verify-model anthropic[:MODEL] or openai:MODEL[@URL]")
+    backend = resolve_model(spec)
+    assert hasattr(backend, "verify")
+    return backend  # type: ignore[return-value]

@@ -13,12 +13,14 @@ becomes a BackendError (exit 2), never a silent abstention.
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from typing import Any
 
-from ..answer.protocol import InvalidDecision, ModelReply, Turn, Usage
-from ..answer.tools import TOOLS, parse_tool_call
+from ..answer.protocol import Claim, InvalidDecision, ModelReply, Turn, Usage, VerifierReply
+from ..answer.tools import TOOL_ORDER, TOOLS, VERIFY_TOOL, parse_tool_call, parse_verdicts
 from ..errors import BackendError
-from .prompt import SYSTEM_PROMPT, first_message, search_result
+from ..passage import Passage
+from .prompt import SYSTEM_PROMPT, VERIFY_SYSTEM_PROMPT, first_turn_message, tool_result, verify_message
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
 
@@ -32,10 +34,11 @@ PRICES: dict[str, tuple[float, float, float, float]] = {
 MAX_OUTPUT_TOKENS = 2048
 MAX_RETRIES = 3
 TIMEOUT_S = 60.0
+VERIFY_OUTPUT_TOKENS = 1024
 
 def tool_definitions(offered: frozenset[str]) -> list[dict[str, Any]]:
     """The tools of this turn, in a fixed order; the last carries the cache breakpoint."""
-    tools = [copy.deepcopy(TOOLS[name]) for name in ("search", "submit_answer") if name in offered]
+    tools = [copy.deepcopy(TOOLS[name]) for name in TOOL_ORDER if name in offered]
     tools[-1]["cache_control"] = {"type": "ephemeral"}
     return tools
 
@@ -76,6 +79,35 @@ class AnthropicModel:
         ) / 1_000_000
 
 
+    def verify(self, question: str, claims: tuple[Claim, ...], passages: Mapping[str, Passage]) -> VerifierReply:
+        """``--verify``: one request, one verdict per claim. A failure is an error reply (the loop abstains), except a rejected key."""
+        import anthropic
+
+        try:
+            response = self.client.messages.create(
+                model=self.model_name,
+                max_tokens=VERIFY_OUTPUT_TOKENS,
+                system=[{"type": "text", "text": VERIFY_SYSTEM_PROMPT}],
+                tools=[VERIFY_TOOL],
+                tool_choice={"type": "tool", "name": VERIFY_TOOL["name"]},
+                messages=[{"role": "user", "content": [{"type": "text", "text": verify_message(question, claims, passages)}]}],
+            )
+        except anthropic.AuthenticationError:
+            raise BackendError("the Anthropic API rejected the key of the verifier: check ANTHROPIC_API_KEY") from None
+        except anthropic.APITimeoutError:
+            return VerifierReply(None, error="timeout")
+        except anthropic.APIError as exc:
+            return VerifierReply(None, error=f"api error {getattr(exc, 'status_code', '') or type(exc).__name__}".strip())
+        usage, request_id = _usage(response), getattr(response, "_request_id", None)
+        calls = [b for b in response.content if getattr(b, "type", None) == "tool_use"]
+        if len(calls) != 1:
+            return VerifierReply(None, usage, request_id, error=f"expected one tool call, got {len(calls)}")
+        verdicts = parse_verdicts(calls[0].name, calls[0].input, len(claims))
+        if isinstance(verdicts, str):
+            return VerifierReply(None, usage, request_id, error=verdicts[:200])
+        return VerifierReply(verdicts, usage, request_id)
+
+
 class _Conversation:
     def __init__(self, model: AnthropicModel, question: str) -> None:
         self.model = model
@@ -98,8 +130,8 @@ class _Conversation:
 
     def _user_content(self, turn: Turn) -> list[dict[str, Any]]:
         if self.pending_tool_use is None:
-            return [{"type": "text", "text": first_message(self.question, turn.evidence, turn.note)}]
-        return [{"type": "tool_result", "tool_use_id": self.pending_tool_use, "content": search_result(turn.new_evidence, turn.note)}]
+            return [{"type": "text", "text": first_turn_message(self.question, turn)}]
+        return [{"type": "tool_result", "tool_use_id": self.pending_tool_use, "content": tool_result(turn)}]
 
     def _create(self, turn: Turn) -> Any:
         import anthropic

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..answer.protocol import AbstainDecision, Claim, ClaimsDecision, ModelReply, Turn, Usage
+from ..answer.protocol import AbstainDecision, Claim, ClaimsDecision, ModelReply, Turn, Usage, Verdict
 from ..embedder import Embedder
 from ..passage import Passage
 from ..text import query_terms
@@ -146,5 +146,20 @@ class _LocalConversation:
     def decide(self, turn: Turn) -> ModelReply:
         assessment = self.model.assess(self.question, turn.evidence)
         if not assessment.claims or assessment.answerable < self.model.threshold:
-            return ModelReply(AbstainDecision("the evidence does not address the question"))
-        return ModelReply(ClaimsDecision(assessment.claims))
+            return ModelReply(AbstainDecision("the evidence does not address the question"), verdict=_verdict(assessment))
+        claims = list(assessment.claims)
+        # Code found current sources that disagree with what it claimed: state every side, each from its own passage.
+        cited = {c.passage_id for c in claims}
+        for conflict in turn.conflicts:
+            for side in conflict.sides:
+                if side.passage_id not in cited:
+                    cited.add(side.passage_id)
+                    claims.append(Claim(statement=side.statement, passage_id=side.passage_id, quote=side.quote))
+        return ModelReply(ClaimsDecision(tuple(claims)), verdict="sufficient")
+
+
+def _verdict(assessment: Assessment) -> Verdict:
+    """The answerability verdict as an evidence grade: ``missing`` when the question names something no evidence
+    holds (a term in no passage, an identifier or number its best passage lacks), else ``irrelevant``."""
+    values = assessment.features or {}
+    return "missing" if values.get("missing_any", 0) > 0 or values.get("ident_miss", 0) > 0 else "irrelevant"

@@ -31,13 +31,15 @@ from __future__ import annotations
 import json
 import re
 import urllib.parse
+from collections.abc import Mapping
 from typing import Any
 
-from ..answer.protocol import Decision, InvalidDecision, ModelReply, ToolName, Turn, Usage
-from ..answer.tools import TOOLS, parse_tool_call
+from ..answer.protocol import Claim, Decision, InvalidDecision, ModelReply, Turn, Usage, VerifierReply
+from ..answer.tools import TOOL_ORDER, TOOLS, VERIFY_TOOL, parse_tool_call, parse_verdicts
 from ..errors import BackendError, InputError
+from ..passage import Passage
 from ..settings import openai_api_key, openai_base_url
-from .prompt import SYSTEM_PROMPT, first_message, search_result
+from .prompt import SYSTEM_PROMPT, VERIFY_SYSTEM_PROMPT, first_turn_message, search_result, tool_result, verify_message
 
 OPENAI_API_URL = "https://api.openai.com/v1"
 PLACEHOLDER_KEY = "ragcli-no-key"
@@ -66,7 +68,6 @@ KEPT_REQUEST_IDS = 1000
 """A long-lived model (``ragcli mcp``) keeps only this many request IDs."""
 
 NOT_RUN = "Not run: only one tool call runs per turn, and only the first one ran. Call search again if you still need it."
-TOOL_ORDER: tuple[ToolName, ...] = ("search", "submit_answer")
 
 _URL_SEPARATOR = re.compile(r"@(?=https?://)", re.IGNORECASE)
 _MODEL_NAME = re.compile(r"[^\s\x00-\x1f\x7f]{1,200}")
@@ -213,6 +214,43 @@ class OpenAIModel:
         return (usage.input_tokens * p_in + usage.output_tokens * p_out + usage.cache_read_input_tokens * p_cached) / 1_000_000
 
 
+    def verify(self, question: str, claims: tuple[Claim, ...], passages: Mapping[str, Passage]) -> VerifierReply:
+        """``--verify``: one request, one verdict per claim. A failure is an error reply (the loop abstains), except a rejected key."""
+        import openai
+
+        limit = {"max_tokens": self.max_output_tokens} if self.base_url else {"max_completion_tokens": self.max_output_tokens}
+        tool = {"type": "function", "function": {"name": VERIFY_TOOL["name"], "description": VERIFY_TOOL["description"], "parameters": VERIFY_TOOL["input_schema"]}}
+        try:
+            completion = self.client.chat.completions.create(
+                model=self.model_name,
+                messages=[{"role": "system", "content": VERIFY_SYSTEM_PROMPT}, {"role": "user", "content": verify_message(question, claims, passages)}],
+                tools=[tool],
+                tool_choice="required",
+                parallel_tool_calls=False,
+                **limit,
+            )
+        except openai.AuthenticationError as exc:
+            raise BackendError(f"{self.where} rejected the key of the verifier (HTTP 401{_rid(exc)}): check OPENAI_API_KEY") from None
+        except openai.APITimeoutError:
+            return VerifierReply(None, error="timeout")
+        except (openai.APIError, json.JSONDecodeError) as exc:
+            return VerifierReply(None, error=f"api error {getattr(exc, 'status_code', '') or type(exc).__name__}".strip())
+        request_id = getattr(completion, "_request_id", None)
+        choices = getattr(completion, "choices", None)
+        calls = list((choices[0].message.tool_calls or []) if choices else [])
+        if len(calls) != 1:
+            return VerifierReply(None, _usage(completion), request_id, error=f"expected one tool call, got {len(calls)}")
+        call = _ToolCall.of(calls[0], 0, 0)
+        try:
+            arguments = json.loads(call.arguments) if isinstance(call.arguments, str) else call.arguments
+        except (ValueError, RecursionError):
+            return VerifierReply(None, _usage(completion), request_id, error="the verdicts are not valid JSON")
+        verdicts = parse_verdicts(call.name, arguments, len(claims))
+        if isinstance(verdicts, str):
+            return VerifierReply(None, _usage(completion), request_id, error=verdicts[:200])
+        return VerifierReply(verdicts, _usage(completion), request_id)
+
+
 class _Conversation:
     def __init__(self, model: OpenAIModel, question: str) -> None:
         self.model = model
@@ -243,14 +281,14 @@ class _Conversation:
 
     def _turn_messages(self, turn: Turn) -> list[dict[str, Any]]:
         if len(self.messages) == 1:
-            return [{"role": "user", "content": first_message(self.question, turn.evidence, turn.note)}]
+            return [{"role": "user", "content": first_turn_message(self.question, turn)}]
         if not self.pending:
             # Not reached through the loop (it only continues after a search call); keep the protocol valid anyway.
-            return [{"role": "user", "content": search_result(turn.new_evidence, turn.note)}]
+            return [{"role": "user", "content": search_result(turn.new_evidence, turn.note, turn.found, turn.omitted)}]
         first, *others = self.pending
         self.pending = []
         return [
-            {"role": "tool", "tool_call_id": first, "content": search_result(turn.new_evidence, turn.note)},
+            {"role": "tool", "tool_call_id": first, "content": tool_result(turn)},
             *({"role": "tool", "tool_call_id": other, "content": NOT_RUN} for other in others),
         ]
 

@@ -104,7 +104,19 @@ def rate_limited(retry_after: str = "0") -> HTTPError:
     return HTTPError(429, "rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit", {"retry-after": retry_after, "retry-after-ms": "1"})
 
 
-Scripted = dict[str, Any] | HTTPError | Callable[[dict[str, Any]], Any]
+@dataclass(frozen=True)
+class NetworkFailure:
+    """The request never gets an answer: ``timeout`` (the read times out) or ``connect`` (refused)."""
+
+    kind: str = "timeout"
+
+
+def verdicts_call(*supported: bool, use: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The verifier's submit_verdicts, one verdict per claim in order."""
+    return message(tool_use("submit_verdicts", {"verdicts": [{"claim": i, "supported": ok} for i, ok in enumerate(supported, start=1)]}), use=use)
+
+
+Scripted = dict[str, Any] | HTTPError | NetworkFailure | Callable[[dict[str, Any]], Any]
 
 
 # --------------------------------------------------------------------------- the scripted API
@@ -145,8 +157,12 @@ class ScriptedAPI:
             self.overrun = True
             return HTTPError(400, "invalid_request_error", f"scripted mock: no response left for request {len(self.recorded)}", {"x-should-retry": "false"}).response()
         item = self.script.pop(0)
-        if callable(item) and not isinstance(item, HTTPError):
+        if callable(item) and not isinstance(item, (HTTPError, NetworkFailure)):
             item = item(body)
+        if isinstance(item, NetworkFailure):
+            if item.kind == "timeout":
+                raise httpx2.ReadTimeout("timed out", request=request)
+            raise httpx2.ConnectError("[Errno 111] Connection refused", request=request)
         if isinstance(item, HTTPError):
             return item.response()
         return httpx2.Response(200, json=item, headers={"request-id": _next_id("req"), "content-type": "application/json"})

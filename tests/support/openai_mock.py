@@ -103,6 +103,11 @@ def abstain_call(reason: str = "The evidence does not answer the question.", *, 
     return completion(tool_call("submit_answer", {"abstain": {"reason": reason}}), use=use)
 
 
+def verdicts_call(*supported: bool, use: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The verifier's submit_verdicts, one verdict per claim in order."""
+    return completion(tool_call("submit_verdicts", {"verdicts": [{"claim": i, "supported": ok} for i, ok in enumerate(supported, start=1)]}), use=use)
+
+
 def text_reply(text: str, *, finish_reason: str = "stop") -> dict[str, Any]:
     return completion(content=text, finish_reason=finish_reason)
 
