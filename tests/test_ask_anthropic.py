@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import html
-import json
 import os
 import re
 import subprocess
@@ -39,9 +38,11 @@ from support.anthropic_mock import (
 from support.cli import assert_one_error_line, clean_env, cli_args
 from support.corpus import long_sentences, scope, strings_in, user, visible_to
 from support.paths import DAY, USERS
+from support.outcomes import assert_every_reason_looks_the_same
+from support.schemas import property_names
 
 from ragcli import Scope
-from ragcli.answer import ABSTAIN_MESSAGE, REASON_CODES, Abstained, Limits, Outcome, ask
+from ragcli.answer import ABSTAIN_MESSAGE, Abstained, Limits, Outcome, ask
 from ragcli.errors import BackendError
 
 PASSAGE_TAG = re.compile(r'<passage id="([^"]+)"')
@@ -49,19 +50,6 @@ CDN_QUESTION = "Who is our CDN vendor and when does the contract renew?"
 OFF_TOPIC = "What is the capital of Mongolia?"
 URGENT_QUESTION = "How quickly do urgent support tickets get a first response?"
 SLA_QUOTE = "Urgent tickets get a first response within 1 hour"
-
-
-@pytest.fixture(scope="module")
-def pid(sample_passages) -> Callable[[str, str, str], str]:
-    """The real passage id of (tenant, doc_id, section) in the session index."""
-
-    def find(tenant: str, doc: str, section: str) -> str:
-        """``doc`` is a doc id, or ``doc_id@version`` for a versioned document."""
-        found = [p.id for p in sample_passages[tenant] if doc in (p.doc_id, f"{p.doc_id}@{p.version}") and p.section == section]
-        assert len(found) == 1, (tenant, doc, section, found)
-        return found[0]
-
-    return find
 
 
 @pytest.fixture(scope="module")
@@ -196,23 +184,10 @@ def test_evidence_carries_document_date_source_scores_and_what_was_omitted(retri
     assert "refunds-policy@2025-01" not in text  # superseded: never shown
 
 
-def _property_names(schema: Any) -> list[str]:
-    names: list[str] = []
-    if isinstance(schema, dict):
-        for key, value in schema.items():
-            if key == "properties" and isinstance(value, dict):
-                names.extend(value)
-            names.extend(_property_names(value))
-    elif isinstance(schema, list):
-        for value in schema:
-            names.extend(_property_names(value))
-    return names
-
-
 def test_no_tool_can_name_a_tenant_group_user_filter_or_date(retriever) -> None:
     api = ScriptedAPI(abstain_call())
     run(api, CDN_QUESTION, retriever=retriever)
-    names = _property_names(api.bodies[0]["tools"])
+    names = property_names(api.bodies[0]["tools"])
     assert set(names) == {"query", "claims", "statement", "passage_id", "quote", "abstain", "reason"}
     for name in names:
         for word in ("tenant", "group", "user", "filter", "date", "acl", "principal", "as_of"):
@@ -570,15 +545,7 @@ def test_every_reason_code_shows_the_same_message(retriever, pid) -> None:
         # Cites one of two current pages that disagree, is told so, and cites one side again.
         "conflicting_evidence": (URGENT_QUESTION, ScriptedAPI(answer_call(sla_claim), answer_call(sla_claim)), None),
     }
-    assert set(scenarios) == set(REASON_CODES)
-    shapes = {}
-    for reason, (question, api, limits) in scenarios.items():
-        outcome = run(api, question, limits=limits, retriever=retriever)
-        assert outcome.reason == reason
-        data = outcome.to_wire().model_dump(mode="json")
-        assert data["message"] == ABSTAIN_MESSAGE
-        shapes[reason] = json.dumps({k: v for k, v in data.items() if k not in ("reason", "request_id", "usage", "searches")}, sort_keys=True)
-    assert len(set(shapes.values())) == 1, shapes
+    assert_every_reason_looks_the_same(scenarios, run, retriever)
 
 
 # --------------------------------------------------------------------------- API failures
@@ -648,3 +615,48 @@ def test_cli_without_a_key_exits_2(sample_root, tmp_path) -> None:
         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300,
     )
     assert_one_error_line(proc, "ANTHROPIC_API_KEY")
+
+
+# --------------------------------------------------------------------------- neighbour expansion
+
+OKTA_QUESTION = "Which values do I paste into Okta when I create the SAML app integration?"
+
+
+def test_a_result_pointing_at_the_table_above_brings_that_section_to_the_model(sample_root, embedder, pid) -> None:
+    """k = 1: the search returns only the Okta steps ("… from the table above"); the table itself reaches the
+    model as evidence, citable and checked like any passage, though no search ranked it."""
+    from ragcli.search import Retriever, SearchConfig
+
+    okta, table = pid("acme", "sso-setup", "setting-up-saml-with-okta"), pid("acme", "sso-setup", "values-for-your-identity-provider")
+    top1 = Retriever(sample_root, embedder=embedder, config=SearchConfig(k=1))
+    try:
+        assert top1.search(Scope.of(user("bob"), DAY), OKTA_QUESTION).ids == [okta]
+        claim = ("Paste the ACS URL https://login.acme.example/saml/acs and the Entity ID urn:acme:sp.", table,
+                 "| ACS URL | `https://login.acme.example/saml/acs` | | Entity ID | `urn:acme:sp` |")
+        api = ScriptedAPI(answer_call(claim))
+        outcome = run(api, OKTA_QUESTION, retriever=top1)
+    finally:
+        top1.close()
+    sent = passage_ids(last_user_text(api.bodies[0]))
+    assert set(sent) == {okta, table}, sent  # the section before only: "the table above"
+    assert outcome.disposition == "answered", (outcome.reason, [(c.check, c.passed) for c in outcome.checks])
+    assert [c.passage.id for c in outcome.claims] == [table]
+    assert outcome.trace.searches[0].new == [okta, table]  # the trace names it (IDs only)
+
+
+def test_the_local_answerer_gets_no_neighbours_and_prose_without_a_pointer_brings_none(sample_root, embedder, pid, local_model) -> None:
+    from ragcli.answer.loop import neighbour_steps
+    from ragcli.search import Retriever, SearchConfig
+
+    table = pid("acme", "sso-setup", "values-for-your-identity-provider")
+    top1 = Retriever(sample_root, embedder=embedder, config=SearchConfig(k=1))
+    try:
+        outcome = ask(OKTA_QUESTION, Scope.of(user("bob"), DAY), top1, local_model)
+    finally:
+        top1.close()
+    assert table not in outcome.evidence_ids
+    assert neighbour_steps("2. Paste the ACS URL and Entity ID from the table above.") == (-1,)
+    assert neighbour_steps("Day 2: set up your development environment (see below).") == (1,)
+    assert neighbour_steps("Install it with the following:") == (1,)
+    assert neighbour_steps("Offers above the midpoint need approval from the VP of People.") == ()
+    assert neighbour_steps("Check that the clock skew is below 300 seconds.") == ()

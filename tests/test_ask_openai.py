@@ -41,9 +41,11 @@ from support.openai_mock import (
     usage,
 )
 from support.paths import DAY, QUESTIONS, USERS
+from support.outcomes import assert_every_reason_looks_the_same
+from support.schemas import property_names
 
 from ragcli import Scope
-from ragcli.answer import ABSTAIN_MESSAGE, REASON_CODES, Limits, Outcome, ask
+from ragcli.answer import ABSTAIN_MESSAGE, Limits, Outcome, ask
 from ragcli.answer.protocol import Usage
 from ragcli.answer.tools import TOOLS
 from ragcli.errors import BackendError, InputError
@@ -66,18 +68,6 @@ def _no_openai_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """No key or server from the machine: each test sets what it needs."""
     for var in OPENAI_ENV:
         monkeypatch.delenv(var, raising=False)
-
-
-@pytest.fixture(scope="module")
-def pid(sample_passages) -> Callable[[str, str, str], str]:
-    """The real passage id of (tenant, doc_id, section) in the session index."""
-
-    def find(tenant: str, doc: str, section: str) -> str:
-        found = [p.id for p in sample_passages[tenant] if doc in (p.doc_id, f"{p.doc_id}@{p.version}") and p.section == section]
-        assert len(found) == 1, (tenant, doc, section, found)
-        return found[0]
-
-    return find
 
 
 @pytest.fixture(scope="module")
@@ -161,23 +151,10 @@ def test_first_request_is_what_the_design_says(retriever) -> None:
     assert passage_ids(text) == grouped_by_document(selected)
 
 
-def _property_names(schema: Any) -> list[str]:
-    names: list[str] = []
-    if isinstance(schema, dict):
-        for key, value in schema.items():
-            if key == "properties" and isinstance(value, dict):
-                names.extend(value)
-            names.extend(_property_names(value))
-    elif isinstance(schema, list):
-        for value in schema:
-            names.extend(_property_names(value))
-    return names
-
-
 def test_no_tool_can_name_a_tenant_group_user_filter_or_date(retriever) -> None:
     api = ScriptedAPI(abstain_call())
     run(api, CDN_QUESTION, retriever=retriever)
-    names = _property_names(api.bodies[0]["tools"])
+    names = property_names(api.bodies[0]["tools"])
     assert set(names) == {"query", "claims", "statement", "passage_id", "quote", "abstain", "reason"}
     for name in names:
         for word in ("tenant", "group", "user", "filter", "date", "acl", "principal", "as_of"):
@@ -306,15 +283,7 @@ def test_every_reason_code_shows_the_same_message(retriever, pid) -> None:
         # Cites one of two current pages that disagree, is told so, and cites one side again.
         "conflicting_evidence": (URGENT_QUESTION, ScriptedAPI(answer_call(sla_claim), answer_call(sla_claim)), None),
     }
-    assert set(scenarios) == set(REASON_CODES)
-    shapes = {}
-    for reason, (question, api, limits) in scenarios.items():
-        outcome = run(api, question, limits=limits, retriever=retriever)
-        assert outcome.reason == reason
-        data = outcome.to_wire().model_dump(mode="json")
-        assert data["message"] == ABSTAIN_MESSAGE
-        shapes[reason] = json.dumps({k: v for k, v in data.items() if k not in ("reason", "request_id", "usage", "searches")}, sort_keys=True)
-    assert len(set(shapes.values())) == 1, shapes
+    assert_every_reason_looks_the_same(scenarios, run, retriever)
 
 
 # --------------------------------------------------------------------------- usage, request IDs, cost

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -17,6 +16,7 @@ from support import anthropic_mock as am
 from support import openai_mock as om
 from support.corpus import user
 from support.paths import DAY
+from support.schemas import property_names
 
 from ragcli import Scope
 from ragcli.answer import Abstained, Answered, Limits, ask
@@ -26,15 +26,6 @@ TWO_PARTS = "Who is our CDN vendor and when does the contract renew? Which plan 
 CDN_QUOTE = "Our CDN vendor is Fastway, and the contract renews on 2027-03-31"
 SCIM_QUOTE = "SCIM user provisioning requires the Enterprise plan"
 PLAN = Limits(plan=True)
-
-
-@pytest.fixture(scope="module")
-def pid(sample_passages) -> Callable[[str, str], str]:
-    def find(doc: str, section: str) -> str:
-        (found,) = [p.id for p in sample_passages["acme"] if p.doc_id == doc and p.section == section]
-        return found
-
-    return find
 
 
 def _names(backend: str, body: dict) -> list[str]:
@@ -62,8 +53,8 @@ PASSAGE = re.compile(r'<passage id="([^"]+)"')
 
 
 @pytest.mark.parametrize("backend", MOCKS)
-def test_a_decomposed_question_is_answered_from_parts_found_by_different_sub_queries(retriever, pid, backend: str) -> None:
-    fastway, scim = pid("vendor-notes", "fastway-cdn"), pid("sso-setup", "availability")
+def test_a_decomposed_question_is_answered_from_parts_found_by_different_sub_queries(retriever, acme_pid, backend: str) -> None:
+    fastway, scim = acme_pid("vendor-notes", "fastway-cdn"), acme_pid("sso-setup", "availability")
     mock = MOCKS[backend]
     api, outcome = _run(
         retriever,
@@ -106,8 +97,8 @@ def test_parts_beyond_the_search_budget_are_not_searched(retriever, backend: str
 
 
 @pytest.mark.parametrize("backend", MOCKS)
-def test_a_missing_verdict_drives_one_gap_filling_search(retriever, pid, backend: str) -> None:
-    scim = pid("sso-setup", "availability")
+def test_a_missing_verdict_drives_one_gap_filling_search(retriever, acme_pid, backend: str) -> None:
+    scim = acme_pid("sso-setup", "availability")
     api, outcome = _run(
         retriever,
         backend,
@@ -126,8 +117,8 @@ def test_a_missing_verdict_drives_one_gap_filling_search(retriever, pid, backend
 
 
 @pytest.mark.parametrize("backend", MOCKS)
-def test_sufficient_gets_a_note_and_irrelevant_ends_the_run(retriever, pid, backend: str) -> None:
-    fastway = pid("vendor-notes", "fastway-cdn")
+def test_sufficient_gets_a_note_and_irrelevant_ends_the_run(retriever, acme_pid, backend: str) -> None:
+    fastway = acme_pid("vendor-notes", "fastway-cdn")
     api, outcome = _run(
         retriever,
         backend,
@@ -154,21 +145,8 @@ def test_plan_tools_name_no_tenant_user_group_or_date(retriever, backend: str) -
     api, _ = _run(retriever, backend, "Who is our CDN vendor?", MOCKS[backend].abstain_call())
     body = api.bodies[0]
     schemas = [t["input_schema"] for t in body["tools"]] if backend == "anthropic" else [t["function"]["parameters"] for t in body["tools"]]
-    names = {name for schema in schemas for name in _property_names(schema)}
+    names = {name for schema in schemas for name in property_names(schema)}
     assert names == {"query", "queries", "verdict", "gap", "claims", "statement", "passage_id", "quote", "abstain", "reason"}
     for name in names:
         for word in ("tenant", "group", "user", "filter", "date", "acl", "principal", "as_of"):
             assert word not in name.lower(), name
-
-
-def _property_names(schema: Any) -> list[str]:
-    names: list[str] = []
-    if isinstance(schema, dict):
-        for key, value in schema.items():
-            if key == "properties" and isinstance(value, dict):
-                names.extend(value)
-            names.extend(_property_names(value))
-    elif isinstance(schema, list):
-        for value in schema:
-            names.extend(_property_names(value))
-    return names

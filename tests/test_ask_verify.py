@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import html
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -32,15 +31,6 @@ URGENT = "How quickly do urgent support tickets get a first response?"
 MOCKS: dict[str, Any] = {"anthropic": am, "openai": om}
 
 
-@pytest.fixture(scope="module")
-def pid(sample_passages) -> Callable[[str, str], str]:
-    def find(doc: str, section: str) -> str:
-        (found,) = [p.id for p in sample_passages["acme"] if p.doc_id == doc and p.section == section]
-        return found
-
-    return find
-
-
 def _ask(retriever, answerer, verifier, question: str = QUESTION, who: str = "bob"):
     return ask(question, Scope.of(user(who), DAY), retriever, answerer, verifier=verifier)
 
@@ -50,9 +40,9 @@ def _verify_body(backend: str, api) -> dict:
 
 
 @pytest.mark.parametrize("backend", MOCKS)
-def test_a_rejected_claim_is_dropped_and_the_rest_is_answered(retriever, pid, backend: str) -> None:
+def test_a_rejected_claim_is_dropped_and_the_rest_is_answered(retriever, acme_pid, backend: str) -> None:
     mock = MOCKS[backend]
-    fastway = pid("vendor-notes", "fastway-cdn")
+    fastway = acme_pid("vendor-notes", "fastway-cdn")
     api = mock.ScriptedAPI(
         mock.answer_call(("Our CDN vendor is Fastway.", fastway, CDN_QUOTE), ("Fastway is the cheapest CDN on the market.", fastway, CDN_QUOTE)),
         mock.verdicts_call(True, False, use=mock.usage(900, 20)),
@@ -84,9 +74,9 @@ def test_a_rejected_claim_is_dropped_and_the_rest_is_answered(retriever, pid, ba
 
 
 @pytest.mark.parametrize("backend", MOCKS)
-def test_every_claim_rejected_abstains_citation_check_failed(retriever, pid, backend: str) -> None:
+def test_every_claim_rejected_abstains_citation_check_failed(retriever, acme_pid, backend: str) -> None:
     mock = MOCKS[backend]
-    fastway = pid("vendor-notes", "fastway-cdn")
+    fastway = acme_pid("vendor-notes", "fastway-cdn")
     api = mock.ScriptedAPI(mock.answer_call(("Fastway is the cheapest CDN on the market.", fastway, CDN_QUOTE)), mock.verdicts_call(False))
     model = api.model()
     outcome = _ask(retriever, model, model)
@@ -96,10 +86,10 @@ def test_every_claim_rejected_abstains_citation_check_failed(retriever, pid, bac
 
 @pytest.mark.parametrize("backend", MOCKS)
 @pytest.mark.parametrize("failure", ["timeout", "server-error", "no-verdicts"])
-def test_a_verifier_that_fails_means_no_answer(retriever, pid, backend: str, failure: str) -> None:
+def test_a_verifier_that_fails_means_no_answer(retriever, acme_pid, backend: str, failure: str) -> None:
     """The documented rule: an answer is never shown as verified when the verifier could not judge it."""
     mock = MOCKS[backend]
-    fastway = pid("vendor-notes", "fastway-cdn")
+    fastway = acme_pid("vendor-notes", "fastway-cdn")
     failed = {
         "timeout": mock.NetworkFailure("timeout"),
         "server-error": mock.HTTPError(500),
@@ -115,8 +105,8 @@ def test_a_verifier_that_fails_means_no_answer(retriever, pid, backend: str, fai
         assert outcome.trace.verification.error == "timeout"
 
 
-def test_a_cheaper_verify_model_from_another_backend(retriever, pid) -> None:
-    fastway = pid("vendor-notes", "fastway-cdn")
+def test_a_cheaper_verify_model_from_another_backend(retriever, acme_pid) -> None:
+    fastway = acme_pid("vendor-notes", "fastway-cdn")
     answerer = am.ScriptedAPI(am.answer_call(("Our CDN vendor is Fastway.", fastway, CDN_QUOTE)))
     checker = om.ScriptedAPI(om.verdicts_call(True))
     outcome = _ask(retriever, answerer.model(), checker.model(model_name="gpt-4.1-nano"))
@@ -125,8 +115,8 @@ def test_a_cheaper_verify_model_from_another_backend(retriever, pid) -> None:
     assert checker.bodies[0]["model"] == "gpt-4.1-nano"
 
 
-def test_dropping_one_side_of_a_conflict_abstains_conflicting_evidence(retriever, pid) -> None:
-    sla, status = pid("support-sla", "response-times"), pid("status-page", "what-customers-can-expect")
+def test_dropping_one_side_of_a_conflict_abstains_conflicting_evidence(retriever, acme_pid) -> None:
+    sla, status = acme_pid("support-sla", "response-times"), acme_pid("status-page", "what-customers-can-expect")
     api = am.ScriptedAPI(
         am.answer_call(
             ("The SLA page says 1 hour.", sla, "Urgent tickets get a first response within 1 hour"),
@@ -140,14 +130,14 @@ def test_dropping_one_side_of_a_conflict_abstains_conflicting_evidence(retriever
     assert outcome.trace.conflicts[-1].verdict == "unresolved"
 
 
-def test_eval_reports_what_the_verifier_stopped_and_lost(retriever, pid) -> None:
+def test_eval_reports_what_the_verifier_stopped_and_lost(retriever, acme_pid) -> None:
     """Library-level eval: a wrong answer the verifier stops, a right one it loses, and the rejections."""
     from ragcli.eval import evaluate, load_cases
 
     cases = {c.id: c for c in load_cases(QUESTIONS)}
     chosen = [cases["q27"], cases["q07"]]  # CDN vendor (Fastway), Tier 2 rate limit (600)
-    fastway = pid("vendor-notes", "fastway-cdn")
-    tiers = pid("api-rate-limits", "tiers")
+    fastway = acme_pid("vendor-notes", "fastway-cdn")
+    tiers = acme_pid("api-rate-limits", "tiers")
     tier2 = "Tier 2 keys are limited to 600 requests per minute"
     api = am.ScriptedAPI(
         # q27: a claim that misses the fact asked for; the verifier rejects it (stopped a wrong answer).
@@ -170,8 +160,8 @@ def test_verify_with_the_local_model_needs_a_verify_model(capsys, sample_root) -
     assert_one_error_line(proc, "--verify needs an LLM model", "--verify-model")
 
 
-def test_outcome_fields_default_without_a_verifier(retriever, pid) -> None:
-    fastway = pid("vendor-notes", "fastway-cdn")
+def test_outcome_fields_default_without_a_verifier(retriever, acme_pid) -> None:
+    fastway = acme_pid("vendor-notes", "fastway-cdn")
     api = am.ScriptedAPI(am.answer_call(("Our CDN vendor is Fastway.", fastway, CDN_QUOTE)))
     outcome = _ask(retriever, api.model(), None)
     assert isinstance(outcome, Answered) and outcome.verified is None and outcome.submitted_answer is None

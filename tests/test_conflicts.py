@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -108,20 +107,11 @@ def test_the_sample_corpus_has_exactly_the_planted_conflict(sample_root) -> None
 # --------------------------------------------------------------------------- local model, library and CLI
 
 
-@pytest.fixture(scope="module")
-def pid(sample_passages) -> Callable[[str, str], str]:
-    def find(doc: str, section: str) -> str:
-        (found,) = [p.id for p in sample_passages["acme"] if p.doc_id == doc and p.section == section]
-        return found
-
-    return find
-
-
 @pytest.mark.parametrize("who", ["alice", "bob"])
-def test_local_answers_with_both_sides_and_a_conflict_note(retriever, local_model, pid, who: str) -> None:
+def test_local_answers_with_both_sides_and_a_conflict_note(retriever, local_model, acme_pid, who: str) -> None:
     outcome = ask(URGENT, Scope.of(user(who), DAY), retriever, local_model)
     assert isinstance(outcome, Answered), getattr(outcome, "reason", None)
-    sla, status = pid("support-sla", "response-times"), pid("status-page", "what-customers-can-expect")
+    sla, status = acme_pid("support-sla", "response-times"), acme_pid("status-page", "what-customers-can-expect")
     assert {sla, status} <= {p.id for p in outcome.sources}
     assert "1 hour" in outcome.answer and "4 hours" in outcome.answer
     assert len(outcome.conflicts) == 1 and set(outcome.conflicts[0].passage_ids) == {sla, status}
@@ -139,17 +129,17 @@ def test_local_answers_with_both_sides_and_a_conflict_note(retriever, local_mode
 
 
 @pytest.mark.parametrize("who", ["hana", "carol"])
-def test_a_user_who_sees_one_side_gets_a_plain_answer(retriever, local_model, pid, who: str) -> None:
+def test_a_user_who_sees_one_side_gets_a_plain_answer(retriever, local_model, acme_pid, who: str) -> None:
     outcome = ask(URGENT, Scope.of(user(who), DAY), retriever, local_model)
     assert isinstance(outcome, Answered), getattr(outcome, "reason", None)
     assert "1 hour" in outcome.answer and "4 hours" not in outcome.answer
     assert outcome.conflicts == () and outcome.to_wire().conflicts == [] and outcome.trace.conflicts == []
-    assert pid("status-page", "what-customers-can-expect") not in outcome.evidence_ids
+    assert acme_pid("status-page", "what-customers-can-expect") not in outcome.evidence_ids
 
 
-def test_local_cites_the_other_side_when_told(retriever, local_model, pid) -> None:
+def test_local_cites_the_other_side_when_told(retriever, local_model, acme_pid) -> None:
     """The conflict turn: the local model keeps its claims and adds each uncited side's own sentence."""
-    sla, status = pid("support-sla", "response-times"), pid("status-page", "what-customers-can-expect")
+    sla, status = acme_pid("support-sla", "response-times"), acme_pid("status-page", "what-customers-can-expect")
     evidence = tuple(r.passage for r in retriever.search(Scope.of(user("alice"), DAY), URGENT).results)
     by_id = {p.id: p for p in evidence}
     conflicts = find_conflicts([Claim("s", sla, SLA_QUOTE)], by_id)
@@ -163,7 +153,7 @@ def test_local_cites_the_other_side_when_told(retriever, local_model, pid) -> No
     assert added.quote.startswith(STATUS_QUOTE)
 
 
-def test_local_told_about_a_conflict_through_the_loop(retriever, local_model, pid) -> None:
+def test_local_told_about_a_conflict_through_the_loop(retriever, local_model, acme_pid) -> None:
     """Its own best units come from one page; code's conflict turn makes it cite the other page too."""
     outcome = ask("What does the support SLA promise for urgent tickets?", Scope.of(user("alice"), DAY), retriever, local_model)
     assert isinstance(outcome, Answered), getattr(outcome, "reason", None)
@@ -198,12 +188,12 @@ def _claim(quote: str, pid_: str) -> tuple[str, str, str]:
     return (quote + ".", pid_, quote)
 
 
-def _anthropic(pid, *script: Any) -> tuple[am.ScriptedAPI, Any]:
+def _anthropic(acme_pid, *script: Any) -> tuple[am.ScriptedAPI, Any]:
     api = am.ScriptedAPI(*script)
     return api, api.model()
 
 
-def _openai(pid, *script: Any) -> tuple[om.ScriptedAPI, Any]:
+def _openai(acme_pid, *script: Any) -> tuple[om.ScriptedAPI, Any]:
     api = om.ScriptedAPI(*script)
     return api, api.model()
 
@@ -222,10 +212,10 @@ def _offered(backend: str, body: dict) -> list[str]:
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_llm_citing_both_sides_is_answered_with_the_note(retriever, pid, backend: str) -> None:
+def test_llm_citing_both_sides_is_answered_with_the_note(retriever, acme_pid, backend: str) -> None:
     mock, make = BACKENDS[backend]
-    sla, status = pid("support-sla", "response-times"), pid("status-page", "what-customers-can-expect")
-    api, model = make(pid, mock.answer_call(("The SLA page says 1 hour.", sla, SLA_QUOTE), ("The status page says 4 hours.", status, STATUS_QUOTE)))
+    sla, status = acme_pid("support-sla", "response-times"), acme_pid("status-page", "what-customers-can-expect")
+    api, model = make(acme_pid, mock.answer_call(("The SLA page says 1 hour.", sla, SLA_QUOTE), ("The status page says 4 hours.", status, STATUS_QUOTE)))
     outcome = ask(URGENT, Scope.of(user("bob"), DAY), retriever, model)
     assert isinstance(outcome, Answered) and api.calls == 1
     assert len(outcome.conflicts) == 1 and outcome.trace.conflicts[0].verdict == "cited_all_sides"
@@ -233,11 +223,11 @@ def test_llm_citing_both_sides_is_answered_with_the_note(retriever, pid, backend
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_llm_citing_one_side_is_told_and_then_cites_both(retriever, pid, backend: str) -> None:
+def test_llm_citing_one_side_is_told_and_then_cites_both(retriever, acme_pid, backend: str) -> None:
     mock, make = BACKENDS[backend]
-    sla, status = pid("support-sla", "response-times"), pid("status-page", "what-customers-can-expect")
+    sla, status = acme_pid("support-sla", "response-times"), acme_pid("status-page", "what-customers-can-expect")
     api, model = make(
-        pid,
+        acme_pid,
         mock.answer_call(("Urgent tickets get a first response within 1 hour.", sla, SLA_QUOTE)),
         mock.answer_call(("The SLA page says 1 hour.", sla, SLA_QUOTE), ("The status page says 4 hours.", status, STATUS_QUOTE)),
     )
@@ -254,11 +244,11 @@ def test_llm_citing_one_side_is_told_and_then_cites_both(retriever, pid, backend
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("then", ["abstains", "one-side-again"])
-def test_llm_that_will_not_cite_both_abstains_conflicting_evidence(retriever, pid, backend: str, then: str) -> None:
+def test_llm_that_will_not_cite_both_abstains_conflicting_evidence(retriever, acme_pid, backend: str, then: str) -> None:
     mock, make = BACKENDS[backend]
-    sla = pid("support-sla", "response-times")
+    sla = acme_pid("support-sla", "response-times")
     one = mock.answer_call(("Urgent tickets get a first response within 1 hour.", sla, SLA_QUOTE))
-    api, model = make(pid, one, mock.abstain_call() if then == "abstains" else one)
+    api, model = make(acme_pid, one, mock.abstain_call() if then == "abstains" else one)
     outcome = ask(URGENT, Scope.of(user("bob"), DAY), retriever, model)
     assert isinstance(outcome, Abstained) and outcome.reason == "conflicting_evidence"
     assert outcome.message == ABSTAIN_MESSAGE and api.calls == 2
@@ -269,15 +259,15 @@ def test_llm_that_will_not_cite_both_abstains_conflicting_evidence(retriever, pi
         assert outcome.trace.conflicts[-1].verdict == "unresolved"
 
 
-def test_no_turn_left_for_the_conflict_abstains_without_another_call(retriever, pid) -> None:
-    sla = pid("support-sla", "response-times")
+def test_no_turn_left_for_the_conflict_abstains_without_another_call(retriever, acme_pid) -> None:
+    sla = acme_pid("support-sla", "response-times")
     api = am.ScriptedAPI(am.answer_call(("Urgent tickets get a first response within 1 hour.", sla, SLA_QUOTE)))
     outcome = ask(URGENT, Scope.of(user("bob"), DAY), retriever, api.model(), limits=Limits(max_turns=1))
     assert isinstance(outcome, Abstained) and outcome.reason == "conflicting_evidence" and api.calls == 1
 
 
-def test_a_user_who_sees_one_side_is_not_asked_again(retriever, pid) -> None:
-    sla = pid("support-sla", "response-times")
+def test_a_user_who_sees_one_side_is_not_asked_again(retriever, acme_pid) -> None:
+    sla = acme_pid("support-sla", "response-times")
     api = am.ScriptedAPI(am.answer_call(("Urgent tickets get a first response within 1 hour.", sla, SLA_QUOTE)))
     outcome = ask(URGENT, Scope.of(user("hana"), DAY), retriever, api.model())
     assert isinstance(outcome, Answered) and outcome.conflicts == () and api.calls == 1

@@ -84,6 +84,14 @@ def test_without_ray_the_cli_names_the_install_command(tmp_path):
     assert not (tmp_path / TENANT / "CURRENT").exists()
 
 
+def test_an_unreachable_cluster_is_one_error_line(tmp_path):
+    pytest.importorskip("ray")
+    proc = cli("ingest", CORPUS, "--tenant", TENANT, "--ray-address", "127.0.0.1:1", index=tmp_path, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith("error: cannot reach the Ray cluster at 127.0.0.1:1: ") and proc.stderr.count("\n") == 1, proc.stderr
+    assert not (tmp_path / TENANT / "CURRENT").exists()
+
+
 def test_a_ray_ingest_builds_the_same_index_as_a_local_one(ray_address, local_index, tmp_path, embedder):  # type: ignore[no-untyped-def]
     from ragcli import ingest
     from ragcli.ingestion import Progress

@@ -289,6 +289,26 @@ def test_results_are_ranked_fused_and_deterministic(retriever, sample_root):
         assert r.dense is None or r.dense.score >= 0.30
 
 
+def test_queries_prepared_in_one_batch_rank_exactly_as_queries_embedded_alone(sample_root, embedder):
+    """``Retriever.prepare`` (a decomposed question's parts embedded in one model call) must cache each
+    part's own vector: the same rankings and scores as a fresh Retriever embedding each query alone."""
+    parts = ["webhook retries delivery", "refund window for annual plans", "  SSO  setup for SCIM  ", "webhook retries delivery"]
+    bob = Scope.of(user("bob"), NOW)
+    batched, alone = Retriever(sample_root, embedder=embedder), Retriever(sample_root, embedder=Embedder())
+    try:
+        batched.prepare(bob, parts)
+        for query in parts:
+            a, b = batched.search(bob, query), alone.search(bob, query)
+            # Padding in a batch may move a float in its last places; the ranking may not move.
+            assert a.results and a.ids == b.ids, query
+            assert [r.dense.score if r.dense else None for r in a.results] == pytest.approx(
+                [r.dense.score if r.dense else None for r in b.results], abs=1e-5
+            )
+    finally:
+        batched.close()
+        alone.close()
+
+
 def test_rrf():
     fused = rrf([["a", "b", "c"], ["c", "a"]], k=60)
     assert fused["a"] == pytest.approx(1 / 61 + 1 / 62)

@@ -527,3 +527,24 @@ def test_a_format_1_index_is_read_and_its_vectors_reused(tiny_copy, tiny):
     assert report.published and report.embedded == 0
     with TenantIndex.open(tiny_copy, "t", verify=True) as ix:
         assert ix.manifest.format == FORMAT_VERSION == 2
+
+
+def test_neighbours_stay_inside_one_document_version_and_its_scope(tmp_path, embedder):
+    docs = tmp_path / "docs"
+    for doc, acl in (("alpha", ["g1"]), ("beta", ["g2"])):
+        body = "".join(f"## Part {n}\n\nThe {doc} document, part {n}, says something of its own.\n\n" for n in (1, 2, 3))
+        write(docs / f"{doc}.md", markdown({"id": doc, "title": doc.title(), "acl": acl}, f"# {doc.title()}\n\n{body}"))
+    ingest(docs, "t", index=tmp_path / "index", embedder=embedder)
+    with TenantIndex.open(tmp_path / "index", "t") as ix:
+        both = ix.view(on(dt.date(2026, 1, 1), "g1", "g2"))
+        rows = {both.passage_id(r).split("#")[1] + "@" + both.passage(r).doc_id: r for r in range(ix.size)}
+        first, last = rows["part-1@alpha"], rows["part-3@alpha"]
+        assert [p.doc_id + "#" + p.section for p in both.neighbours(first)] == ["alpha#part-2"]
+        # The last section of alpha and the first of beta are adjacent rows: never each other's neighbour.
+        assert [p.section for p in both.neighbours(last)] == ["part-2"]
+        assert [p.section for p in both.neighbours(rows["part-2@alpha"], steps=(1,))] == ["part-3"]
+        assert [p.section for p in both.neighbours(rows["part-2@alpha"], steps=(-1,))] == ["part-1"]
+        # A scope that may not see beta gets none of its rows, neighbours included.
+        only_alpha = ix.view(on(dt.date(2026, 1, 1), "g1"))
+        with pytest.raises(InputError):
+            only_alpha.neighbours(rows["part-1@beta"])

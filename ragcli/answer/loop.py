@@ -18,6 +18,7 @@ the surviving claims once more (``--verify``).
 
 from __future__ import annotations
 
+import re
 import time
 import uuid
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ from typing import Any, Literal
 
 from ..passage import Passage
 from ..principal import Scope
-from ..search import Retriever
+from ..search import Retriever, SearchResponse
 from .citations import CheckResult, all_passed, check_claims
 from .conflicts import find_conflicts, unresolved
 from .outcome import Abstained, Answered, CitedClaim, Outcome, ReasonCode
@@ -52,6 +53,21 @@ PROMPT_VERSION = "2026-12-01.1"
 
 RETRY_NOTE = "The first search found no passages. You may search once more with different words, or abstain."
 NOTHING_NEW_NOTE = "That search found no new passages; no more searches are allowed."
+
+
+_THING = r"(?:tables?|lists?|examples?|steps?|sections?|code|snippets?|commands?|diagrams?)"
+POINTS_UP = re.compile(rf"\b{_THING}\s+above\b|\bsee\s+above\b", re.IGNORECASE)
+POINTS_DOWN = re.compile(rf"\b{_THING}\s+below\b|\bsee\s+below\b|\b(?:as follows|the following)\s*:\s*$", re.IGNORECASE)
+"""A passage that points at a neighbour: "the table above" (the section before), "(see below)" or
+"… the following:" at its end (the section after)."""
+MAX_NEIGHBOURS = 2
+"""Neighbour sections added per search at most: the expansion is bounded, like the search itself."""
+
+
+def neighbour_steps(text: str) -> tuple[int, ...]:
+    """Which neighbours ``text`` points at: -1 the section before, 1 the section after; () none."""
+    text = text.strip()
+    return tuple(step for step, pattern in ((-1, POINTS_UP), (1, POINTS_DOWN)) if pattern.search(text))
 
 
 GRADE_NOTES = {
@@ -133,12 +149,33 @@ class _Run:
             if r.passage.id not in self.evidence:
                 self.evidence[r.passage.id] = r.passage
                 self.found[r.passage.id] = Found(r.rank, len(response.results), r.dense.score if r.dense else None, r.bm25.rank if r.bm25 else None)
+        if self.model.expands_neighbours:
+            new += self._neighbours(response)
         cut = {c.id for c in (*response.bm25_candidates, *response.dense_candidates) if c.status == "cut_at_k"}
         self.omitted = len(cut - set(self.evidence))
         ms = (time.perf_counter() - t) * 1000
         self.trace.record_index(response, self.retriever.index_for(self.scope.tenant))
         self.trace.add_search(response, [p.id for p in new], ms)
         return new
+
+    def _neighbours(self, response: SearchResponse) -> list[Passage]:
+        """Sections the new results point at ("the table above"), from the same document, visible to the run's scope.
+
+        Bounded by ``MAX_NEIGHBOURS`` per search; they join the evidence like search results (citable,
+        checked the same way) but carry no rank, since no search ranked them.
+        """
+        added: list[Passage] = []
+        for r in response.results:
+            if len(added) >= MAX_NEIGHBOURS:
+                break
+            steps = neighbour_steps(r.passage.text)
+            if not steps:
+                continue
+            for p in self.retriever.neighbours(self.scope, response, r, steps):
+                if p.id not in self.evidence and len(added) < MAX_NEIGHBOURS:
+                    self.evidence[p.id] = p
+                    added.append(p)
+        return added
 
     def out_of_budget(self) -> bool:
         return time.monotonic() - self.started > self.limits.timeout_s or self.usage.total > self.limits.max_tokens
@@ -232,6 +269,7 @@ def ask(question: str, scope: Scope, retriever: Retriever, model: AnswerModel, *
         if isinstance(decision, SearchPartsDecision):
             # Decomposition: each part searched on its own, as the run's scope, within the search budget.
             ran = decision.queries[: limits.max_searches - run.searches]
+            run.retriever.prepare(run.scope, ran)  # the parts' query vectors in one model call
             new, counts, omitted = [], [], 0
             for query in ran:
                 found = run.search(query)

@@ -201,6 +201,9 @@ class AnswerModel(Protocol):
     name: str
     retry_on_empty: bool
     """Whether the model gets one turn to rewrite a query whose first search found nothing."""
+    expands_neighbours: bool
+    """Whether a result that points at a neighbouring section ("the table above") brings that section along
+    (LLM backends: they read the evidence as a whole; the local answerer scores sentences it was asked about)."""
 
     def conversation(self, question: str) -> Conversation: ...
 

@@ -119,9 +119,14 @@ def _embedding(use_ray: bool, address: str | None) -> Iterator[Any]:
     if not use_ray:
         yield None
         return
+    from contextlib import redirect_stdout
+
     from ..ingestion.ray_embed import RayEmbedding
 
-    with RayEmbedding(address) as backend:
+    # Ray prints what its raylets report (a worker died, a task is retried) on stdout from a
+    # thread of its own; stdout is for the summary and --json, so until Ray is shut down
+    # those notes go to stderr.
+    with redirect_stdout(sys.stderr), RayEmbedding(address) as backend:
         yield backend
 
 

@@ -147,6 +147,23 @@ class View:
     def passages(self, rows: Sequence[int]) -> list[Passage]:
         return [self.passage(r) for r in rows]
 
+    def neighbours(self, row: int, steps: Sequence[int] = (-1, 1)) -> list[Passage]:
+        """The passages ``steps`` rows from ``row`` (-1: just before, 1: just after) in the same document version,
+        those this scope may see.
+
+        A document's passages are stored in reading order, so these are the sections a passage
+        points at with "the table above" or "see below". A neighbour the scope may not see is
+        never returned, whatever the passage says.
+        """
+        here = self.passage(row)
+        out = []
+        for r in (row + step for step in steps):
+            if 0 <= r < self.index.size and self.mask[r]:
+                p = self.index._rows.passage(r)
+                if (p.doc_id, p.version) == (here.doc_id, here.version):
+                    out.append(p)
+        return out
+
     def _check_visible(self, row: int) -> None:
         if not (0 <= row < self.index.size and self.mask[row]):
             raise InputError(f"row {row} is not visible to this scope")

@@ -8,6 +8,8 @@
     chunking     structure-first splitting into ``Passage``s under the model's token cap
     incremental  what can be kept from the generation being replaced
     pipeline     ``ingest()``: the whole run, under the tenant's write lock
+    ray_embed    ``RayEmbedding``: the passages that need vectors embedded on a Ray cluster (``--ray``)
+    watch        ``watch()``: ingest again after every change to the folder
 """
 
 from .pipeline import IngestReport, Progress, ingest

@@ -141,6 +141,8 @@ class RayEmbedding:
         if ray.is_initialized():
             return
         quiet = {"logging_level": logging.ERROR, "log_to_driver": False, "include_dashboard": False}
+        if self.address:
+            _check_reachable(self.address)
         try:
             if self.address:
                 ray.init(address=self.address, **quiet)
@@ -206,15 +208,36 @@ class RayEmbedding:
     def close(self) -> None:
         """Stop the actors, and Ray itself when this backend started it."""
         ray = self.ray
-        for handle in self._handles:
-            try:
-                ray.kill(handle, no_restart=True)
-            except Exception:  # an actor already gone: nothing to stop
-                pass
+        if not self._started:  # Ray outlives us (started by the caller): stop our actors one by one
+            for handle in self._handles:
+                try:
+                    ray.kill(handle, no_restart=True)
+                except Exception:  # an actor already gone: nothing to stop
+                    pass
+        # Else shutting down (our local instance, or our connection to a cluster) ends the actors we own.
         self._handles = []
         if self._started:
             ray.shutdown()
             self._started = False
+
+
+REACH_TIMEOUT = 5.0
+"""Seconds to wait for a cluster's head to accept a connection: Ray itself retries for minutes."""
+
+
+def _check_reachable(address: str) -> None:
+    """A ``HOST:PORT`` that accepts no connection is an error now, not after Ray's own minutes of retries."""
+    import socket
+
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit() or "://" in address:
+        return  # ``auto`` and other forms Ray resolves itself
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=REACH_TIMEOUT).close()
+    except OSError as exc:
+        raise InputError(
+            f"cannot reach the Ray cluster at {address}: {exc.strerror or exc}; start it with ray start --head, or check the address"
+        ) from None
 
 
 def _ray_failure(exc: BaseException) -> RagcliError:

@@ -47,6 +47,7 @@ class AnthropicModel:
     """``anthropic[:MODEL_NAME]``; pass ``client`` to inject a configured ``anthropic.Anthropic``."""
 
     retry_on_empty = True
+    expands_neighbours = True
 
     def __init__(self, model_name: str = DEFAULT_MODEL, *, client: Any = None, max_output_tokens: int = MAX_OUTPUT_TOKENS) -> None:
         self.model_name = model_name

@@ -61,6 +61,7 @@ class LocalModel:
     """Abstain when P(answerable) is under this."""
     name: str = "local"
     retry_on_empty: bool = False
+    expands_neighbours: bool = False
 
     def __post_init__(self) -> None:
         if self.embedder is None:

@@ -145,6 +145,7 @@ class OpenAIModel:
     """
 
     retry_on_empty = True
+    expands_neighbours = True
 
     def __init__(
         self,

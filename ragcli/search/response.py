@@ -38,6 +38,8 @@ class SearchResult:
     """RRF score: the sum of 1 / (rrf_k + rank) over the rankers that kept it."""
     bm25: RankerHit | None
     dense: RankerHit | None
+    row: int = -1
+    """Its row in the generation searched (``SearchResponse.generation``): how its neighbours are found."""
 
     @property
     def id(self) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, TypeVar
 
@@ -28,6 +28,8 @@ from .response import Candidate, RankerHit, SearchResponse, SearchResult
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from ..passage import Passage
 
 VECTOR_CACHE_SIZE = 256
 Key = TypeVar("Key", bound=Hashable)
@@ -117,7 +119,7 @@ class Retriever:
         bm25_rank = {h.row: RankerHit(i, h.score) for i, h in enumerate(gated.bm25, start=1)}
         dense_rank = {h.row: RankerHit(i, h.score) for i, h in enumerate(gated.dense, start=1)}
         results = [
-            SearchResult(rank, view.passage(row), score, bm25_rank.get(row), dense_rank.get(row))
+            SearchResult(rank, view.passage(row), score, bm25_rank.get(row), dense_rank.get(row), row)
             for rank, (row, score) in enumerate(selected, start=1)
         ]
         in_results = {row for row, _ in selected}
@@ -147,6 +149,35 @@ class Retriever:
             Candidate(view.passage_id(h.row), i, h.score, ("in_results" if h.row in in_results else "cut_at_k") if status == "kept" else status)
             for i, (h, status) in enumerate(zip(hits, statuses), start=1)
         ]
+
+    def neighbours(self, scope: Scope, response: SearchResponse, result: SearchResult, steps: Sequence[int] = (-1, 1)) -> list[Passage]:
+        """The sections ``steps`` away from ``result`` in its document (-1 before, 1 after) that ``scope`` may see.
+
+        Empty when another generation was published since ``response``: its rows are other rows.
+        """
+        view = self.view(scope)
+        if view.generation != response.generation or result.row < 0:
+            return []
+        return view.neighbours(result.row, steps)
+
+    def prepare(self, scope: Scope, queries: Sequence[str]) -> None:
+        """Embed several queries in one model call, so searching each of them next costs no model time.
+
+        For a decomposed question (``search_parts``): its parts are embedded together, as one batch,
+        instead of one model run per part. Nothing is ranked or returned here.
+        """
+        cfg = self.config
+        if not cfg.uses_dense:
+            return
+        index = self.index_for(scope.tenant)
+        embedder = self.embedder
+        index.check_model(embedder.model_id, embedder.sha256)
+        texts = list(dict.fromkeys(clean_query(q)[0] for q in queries))
+        missing = [t for t in texts if (embedder.sha256, t) not in self._vectors]
+        if not missing:
+            return
+        for text, vector in zip(missing, embedder.embed(missing)):
+            _cached(self._vectors, (embedder.sha256, text), lambda v=vector: v, VECTOR_CACHE_SIZE)
 
     def _query_vector(self, index: TenantIndex, text: str) -> np.ndarray:
         embedder = self.embedder

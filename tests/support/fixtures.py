@@ -134,3 +134,21 @@ def other_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
         # Field 1000 (varint), value 1: tag = 1000 << 3 = 8000 -> varint c0 3e.
         fh.write(b"\xc0\x3e\x01")
     return path
+
+
+@pytest.fixture(scope="session")
+def pid(sample_passages):  # type: ignore[no-untyped-def]
+    """The real passage id of (tenant, doc, section) in the session index; ``doc`` is a doc id or ``doc_id@version``."""
+
+    def find(tenant: str, doc: str, section: str) -> str:
+        found = [p.id for p in sample_passages[tenant] if doc in (p.doc_id, f"{p.doc_id}@{p.version}") and p.section == section]
+        assert len(found) == 1, (tenant, doc, section, found)
+        return found[0]
+
+    return find
+
+
+@pytest.fixture(scope="session")
+def acme_pid(pid):  # type: ignore[no-untyped-def]
+    """``pid`` for tenant acme: ``acme_pid(doc, section)``."""
+    return functools.partial(pid, "acme")
