@@ -124,6 +124,21 @@ def cold_rows(times: dict[str, list[float]]) -> list[dict[str, Any]]:
 # --------------------------------------------------------------------------- part 2: warm in-process latency
 
 
+def timed_searches(retriever: Any, scope: Any, queries: list[str], warmup: list[str]) -> tuple[list[float], dict[str, list[float]]]:
+    """Per-query wall ms of ``retriever.search`` after untimed warm-up queries, and the stage times it reports."""
+    for q in warmup:
+        retriever.search(scope, q)
+    latencies: list[float] = []
+    stages: dict[str, list[float]] = {}
+    for q in queries:
+        started = time.perf_counter()
+        response = retriever.search(scope, q)
+        latencies.append(1000 * (time.perf_counter() - started))
+        for stage, ms in response.timings_ms.items():
+            stages.setdefault(stage, []).append(ms)
+    return latencies, stages
+
+
 def warm_latency(index_dir: Path, queries: list[str], warmup: list[str]) -> list[dict[str, Any]]:
     from ragcli.embedder import Embedder
     from ragcli.principal import Scope, parse_principal
@@ -134,15 +149,7 @@ def warm_latency(index_dir: Path, queries: list[str], warmup: list[str]) -> list
     rows = []
     for mode in ("bm25", "dense", "hybrid"):
         retriever = Retriever(index_dir, embedder=embedder, config=SearchConfig(mode=mode))  # type: ignore[arg-type]
-        for q in warmup:
-            retriever.search(scope, q)
-        latencies, stages = [], {}
-        for q in queries:
-            started = time.perf_counter()
-            response = retriever.search(scope, q)
-            latencies.append(1000 * (time.perf_counter() - started))
-            for stage, ms in response.timings_ms.items():
-                stages.setdefault(stage, []).append(ms)
+        latencies, stages = timed_searches(retriever, scope, queries, warmup)
         retriever.close()
         pct = percentiles(latencies, (50, 95))
         rows.append({"mode": mode, "queries": len(queries), "p50_ms": pct["p50"], "p95_ms": pct["p95"], "max_ms": max(latencies),
@@ -244,15 +251,7 @@ def measure_scale(root: str, tenant: str, queries: list[str], warmup: list[str])
     embedder.embed(["load the model"])
     rss_model = peak_rss_mb()
     retriever = Retriever(root, embedder=embedder, config=SearchConfig(mode="hybrid"))
-    for q in warmup:
-        retriever.search(scope, q)
-    latencies, stages = [], {}
-    for q in queries:
-        started = time.perf_counter()
-        response = retriever.search(scope, q)
-        latencies.append(1000 * (time.perf_counter() - started))
-        for stage, ms in response.timings_ms.items():
-            stages.setdefault(stage, []).append(ms)
+    latencies, stages = timed_searches(retriever, scope, queries, warmup)
     rss_search = peak_rss_mb()  # before the floor maps the whole matrix
     view = retriever.view(scope)
     allowed = int(view.count())

@@ -39,13 +39,13 @@ from support.cli import assert_one_error_line, clean_env, cli_args
 from support.corpus import long_sentences, scope, strings_in, user, visible_to
 from support.paths import DAY, USERS
 from support.outcomes import assert_every_reason_looks_the_same
+from support.prompts import grouped_by_document, sent_passage_ids
 from support.schemas import property_names
 
 from ragcli import Scope
 from ragcli.answer import ABSTAIN_MESSAGE, Abstained, Limits, Outcome, ask
 from ragcli.errors import BackendError
 
-PASSAGE_TAG = re.compile(r'<passage id="([^"]+)"')
 CDN_QUESTION = "Who is our CDN vendor and when does the contract renew?"
 OFF_TOPIC = "What is the capital of Mongolia?"
 URGENT_QUESTION = "How quickly do urgent support tickets get a first response?"
@@ -62,18 +62,6 @@ def text_of(sample_passages) -> Callable[[str, str], str]:
 
 def run(api: ScriptedAPI, question: str, who: str = "bob", *, limits: Limits | None = None, retriever=None, as_of: dt.date = DAY, **model_kw: Any) -> Outcome:
     return ask(question, Scope.of(user(who), as_of), retriever, api.model(**model_kw), limits=limits)
-
-
-def passage_ids(text: str) -> list[str]:
-    return PASSAGE_TAG.findall(text)
-
-
-def grouped_by_document(ids: list[str]) -> list[str]:
-    """Passage IDs as the evidence shows them: by document, documents in the order of their first passage."""
-    docs: dict[str, list[str]] = {}
-    for i in ids:
-        docs.setdefault(i.split("@")[0].split("#")[0], []).append(i)
-    return [i for group in docs.values() for i in group]
 
 
 def body_text(api: ScriptedAPI) -> str:
@@ -94,7 +82,7 @@ def test_search_then_answer_from_new_evidence(retriever, pid) -> None:
     if outcome.disposition != "answered":
         pytest.fail(f"{outcome.reason}: {outcome.checks}")
     # The cited passage was not in the first evidence: only the model's search found it.
-    assert availability not in passage_ids(content_text(api.bodies[0]["messages"][0]["content"]))
+    assert availability not in sent_passage_ids(content_text(api.bodies[0]["messages"][0]["content"]))
 
     assert api.calls == 2 and api.remaining == 0 and not api.overrun
     assert outcome.searches == 2 and outcome.model == f"anthropic:{MODEL}"
@@ -104,7 +92,7 @@ def test_search_then_answer_from_new_evidence(retriever, pid) -> None:
     tool_use_id = second["messages"][1]["content"][-1]["id"]
     result = second["messages"][2]["content"][0]
     assert result["type"] == "tool_result" and result["tool_use_id"] == tool_use_id
-    assert availability in passage_ids(result["content"])
+    assert availability in sent_passage_ids(result["content"])
     # The trace shows the model's query, run as bob.
     assert [s.query for s in outcome.trace.searches][1] == "SCIM provisioning plan"
     assert outcome.trace.user == "bob" and outcome.trace.tenant == "acme"
@@ -143,7 +131,7 @@ def test_first_request_is_what_the_design_says(retriever) -> None:
     selected = outcome.trace.searches[0].selected
     assert selected and selected == list(outcome.evidence_ids)
     # One <passage> per retrieved passage, grouped by document (documents in the order of their best passage).
-    assert passage_ids(text) == grouped_by_document(selected)
+    assert sent_passage_ids(text) == grouped_by_document(selected)
 
 
 REFUND_QUESTION = "What is the refund window for annual plans?"
@@ -379,7 +367,7 @@ def test_max_searches_n_allows_exactly_n_searches(retriever, text_of, n) -> None
         cited: list[str] = []
 
         def answer_from_last_search(body: dict) -> dict:
-            found = passage_ids(last_user_text(body))
+            found = sent_passage_ids(last_user_text(body))
             assert found, "the last search found nothing new"
             cited.append(found[0])
             return answer_call(("The evidence says so.", found[0], long_sentences(text_of("acme", found[0]))[0]))
@@ -397,7 +385,7 @@ def test_repeated_query_closes_search(retriever) -> None:
     assert tool_names(api.bodies[0]) == ["search", "submit_answer"]
     assert tool_names(api.bodies[1]) == ["submit_answer"]
     result = last_user_text(api.bodies[1])
-    assert passage_ids(result) == [] and "no new passages" in result
+    assert sent_passage_ids(result) == [] and "no new passages" in result
     assert outcome.reason == "model_abstained" and outcome.searches == 2
     assert outcome.trace.searches[1].new == []
 
@@ -432,7 +420,7 @@ def _submit(payload: Any) -> dict:
     ],
 )
 def test_invalid_decision(retriever, reply) -> None:
-    api = ScriptedAPI(lambda body: reply(passage_ids(content_text(body["messages"][0]["content"]))))
+    api = ScriptedAPI(lambda body: reply(sent_passage_ids(content_text(body["messages"][0]["content"]))))
     outcome = run(api, CDN_QUESTION, retriever=retriever)
     assert (outcome.disposition, outcome.reason) == ("abstained", "invalid_decision")
     assert outcome.searches == 1 and api.calls == 1  # nothing the model sent was acted on
@@ -478,7 +466,7 @@ def test_injected_instruction_cannot_leave_the_tenant(retriever, sample_passages
     acme = {p.id: p for p in sample_passages["acme"]}
     assert outcome.evidence_ids and all(pid_ in acme and visible_to(acme[pid_], principal, DAY) for pid_ in outcome.evidence_ids)
     for body in api.bodies:
-        for pid_ in passage_ids(content_text([b for m in body["messages"] if m["role"] == "user" for b in m["content"]])):
+        for pid_ in sent_passage_ids(content_text([b for m in body["messages"] if m["role"] == "user" for b in m["content"]])):
             assert pid_ in acme and visible_to(acme[pid_], principal, DAY), pid_
     # No text of any globex passage (that acme does not share word for word) was ever sent.
     sent = " ".join(body_text(api).split())
@@ -637,7 +625,7 @@ def test_a_result_pointing_at_the_table_above_brings_that_section_to_the_model(s
         outcome = run(api, OKTA_QUESTION, retriever=top1)
     finally:
         top1.close()
-    sent = passage_ids(last_user_text(api.bodies[0]))
+    sent = sent_passage_ids(last_user_text(api.bodies[0]))
     assert set(sent) == {okta, table}, sent  # the section before only: "the table above"
     assert outcome.disposition == "answered", (outcome.reason, [(c.check, c.passed) for c in outcome.checks])
     assert [c.passage.id for c in outcome.claims] == [table]

@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import html
 import json
-import re
 import subprocess
 from collections.abc import Callable
 from typing import Any
@@ -42,6 +41,7 @@ from support.openai_mock import (
 )
 from support.paths import DAY, QUESTIONS, USERS
 from support.outcomes import assert_every_reason_looks_the_same
+from support.prompts import grouped_by_document, sent_passage_ids
 from support.schemas import property_names
 
 from ragcli import Scope
@@ -53,7 +53,6 @@ from ragcli.models import resolve_model
 from ragcli.models.openai import NOT_RUN, PLACEHOLDER_KEY, OpenAIModel
 from ragcli.models.prompt import SYSTEM_PROMPT
 
-PASSAGE_TAG = re.compile(r'<passage id="([^"]+)"')
 CDN_QUESTION = "Who is our CDN vendor and when does the contract renew?"
 CDN_QUOTE = "Our CDN vendor is Fastway, and the contract renews on 2027-03-31"
 SCIM_QUOTE = "SCIM user provisioning requires the Enterprise plan"
@@ -82,18 +81,6 @@ def run(api: ScriptedAPI, question: str, who: str = "bob", *, retriever, limits:
     return ask(question, Scope.of(user(who), DAY), retriever, model or api.model(**model_kw), limits=limits)
 
 
-def passage_ids(text: str) -> list[str]:
-    return PASSAGE_TAG.findall(text)
-
-
-def grouped_by_document(ids: list[str]) -> list[str]:
-    """Passage IDs as the evidence shows them: by document, documents in the order of their first passage."""
-    docs: dict[str, list[str]] = {}
-    for i in ids:
-        docs.setdefault(i.split("@")[0].split("#")[0], []).append(i)
-    return [i for group in docs.values() for i in group]
-
-
 # --------------------------------------------------------------------------- happy path and what the SDK sent
 
 
@@ -112,7 +99,7 @@ def test_search_then_answer_from_new_evidence(retriever, pid) -> None:
     assert api.calls == 2 and api.remaining == 0 and not api.overrun
     assert all(r.path == "/v1/chat/completions" and r.host == "api.openai.com" for r in api.recorded)
     # The cited passage was not in the first evidence: only the model's search found it.
-    assert availability not in passage_ids(first_user_text(api.bodies[0]))
+    assert availability not in sent_passage_ids(first_user_text(api.bodies[0]))
 
     second = api.bodies[1]["messages"]
     assert [m["role"] for m in second] == ["system", "user", "assistant", "tool"]
@@ -120,7 +107,7 @@ def test_search_then_answer_from_new_evidence(retriever, pid) -> None:
     assert second[2] == {"role": "assistant", "content": "The evidence is about vendors; let me look for SSO.", "tool_calls": [search]}
     # The search result is the tool message for that call's id.
     assert second[3]["tool_call_id"] == search["id"]
-    assert availability in passage_ids(second[3]["content"])
+    assert availability in sent_passage_ids(second[3]["content"])
     assert [s.query for s in outcome.trace.searches] == [CDN_QUESTION, "SCIM provisioning plan"]
     assert outcome.trace.user == "bob" and outcome.trace.tenant == "acme"
     assert [d.kind for d in outcome.trace.decisions] == ["search", "claims"]
@@ -148,7 +135,7 @@ def test_first_request_is_what_the_design_says(retriever) -> None:
     selected = outcome.trace.searches[0].selected
     assert selected and selected == list(outcome.evidence_ids)
     # One <passage> per retrieved passage, grouped by document (documents in the order of their best passage).
-    assert passage_ids(text) == grouped_by_document(selected)
+    assert sent_passage_ids(text) == grouped_by_document(selected)
 
 
 def test_no_tool_can_name_a_tenant_group_user_filter_or_date(retriever) -> None:
@@ -203,7 +190,7 @@ def test_parallel_searches_run_the_first_and_answer_every_call(retriever, pid) -
     assert messages[2]["tool_calls"] == [first, second] and "content" not in messages[2]
     results = tool_messages(api.bodies[1])
     assert [m["tool_call_id"] for m in results] == [first["id"], second["id"]]
-    assert availability in passage_ids(results[0]["content"])
+    assert availability in sent_passage_ids(results[0]["content"])
     assert results[1]["content"] == NOT_RUN
 
 
@@ -229,7 +216,7 @@ def test_a_call_without_id_and_with_object_arguments_is_echoed_valid(retriever, 
     ],
 )
 def test_parallel_calls_that_finish_are_invalid(retriever, calls) -> None:
-    api = ScriptedAPI(lambda body: completion(*calls(passage_ids(first_user_text(body)))))
+    api = ScriptedAPI(lambda body: completion(*calls(sent_passage_ids(first_user_text(body)))))
     outcome = run(api, CDN_QUESTION, retriever=retriever)
     assert (outcome.disposition, outcome.reason) == ("abstained", "invalid_decision")
     assert outcome.searches == 1 and api.calls == 1
@@ -263,7 +250,7 @@ def _submit(payload: Any) -> dict:
     ],
 )
 def test_invalid_decision(retriever, reply, error) -> None:
-    api = ScriptedAPI(lambda body: reply(passage_ids(first_user_text(body))))
+    api = ScriptedAPI(lambda body: reply(sent_passage_ids(first_user_text(body))))
     outcome = run(api, CDN_QUESTION, retriever=retriever)
     assert (outcome.disposition, outcome.reason) == ("abstained", "invalid_decision")
     assert outcome.searches == 1 and api.calls == 1  # nothing the model sent was acted on
@@ -484,7 +471,7 @@ def _answer_from_first_passage(sample_passages) -> Callable[[dict], dict]:
     text = {p.id: p.text for tenant in sample_passages.values() for p in tenant}
 
     def reply(body: dict) -> dict:
-        ids = passage_ids(first_user_text(body))
+        ids = sent_passage_ids(first_user_text(body))
         if not ids:
             return abstain_call()
         sentences = long_sentences(text[ids[0]]) or [" ".join(text[ids[0]].split())]
