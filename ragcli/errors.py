@@ -168,3 +168,18 @@ __all__ = [
     "RagcliError",
     "plain_validation_message",
 ]
+
+
+def json_object(raw: str, *, where: str, not_object: str = "each line must be a JSON object") -> dict[str, Any]:
+    """``raw`` parsed as one JSON object, or an InputError that starts with ``where`` (a file and line)."""
+    import json
+
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{where}: not valid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise InputError(f"{where}: not valid JSON (nested too deeply)") from None
+    if not isinstance(data, dict):
+        raise InputError(f"{where}: {not_object}")
+    return data

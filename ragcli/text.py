@@ -1,4 +1,4 @@
-"""Text rules shared by every layer: analysis, identifiers, sentences, slugs.
+"""Text rules shared by every layer: analysis, identifiers, sentences, Markdown line shapes, slugs.
 
 One analyzer object serves indexing, query building and the local answerer's
 term overlap, so a query term is always spelled the way the index spells it.
@@ -111,6 +111,22 @@ def split_sentences(text: str) -> list[str]:
         start = match.end()
     pieces.append(text[start:].strip())
     return [p for p in pieces if p]
+
+
+# --------------------------------------------------------------------------- Markdown line shapes
+# For the readers of a passage's text (the local answerer's units, the conflict rule's facts).
+
+FENCE = re.compile(r"^[ \t]*(```|~~~)")
+"""A line that opens or closes a fenced code block."""
+LIST_MARKER = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+")
+"""A list item's marker (``- ``, ``* ``, ``3. ``), with its indent."""
+TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]+\|?\s*$")
+"""The ``|---|:--:|`` line under a table's header."""
+
+
+def table_cells(row: str) -> list[str]:
+    """The cells of one Markdown table row, stripped (an escaped ``\\|`` stays inside its cell)."""
+    return [c.strip() for c in re.split(r"(?<!\\)\|", row.strip().strip("|"))]
 
 
 def slugify(text: str, *, fallback: str = "section") -> str:

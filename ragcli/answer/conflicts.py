@@ -57,7 +57,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
 from ..passage import Passage
-from ..text import query_terms, split_sentences
+from ..text import FENCE, LIST_MARKER, TABLE_RULE, query_terms, split_sentences, table_cells
 from .citations import ClaimLike, coded_tokens, normalize, quote_words
 from .protocol import Conflict, ConflictSide
 
@@ -103,9 +103,6 @@ _QUANTITY = re.compile(
 )
 _CURRENCY = {"$": "usd", "€": "eur", "£": "gbp"}
 _QUALIFIER = re.compile(r"\b([A-Z][A-Za-z]*)[ -]?(\d+)\b")
-_TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]+\|?\s*$")
-_FENCE = re.compile(r"^\s*(```|~~~)")
-_LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _INLINE_MARKUP = re.compile(r"\*\*|__|`")
 
 
@@ -209,10 +206,6 @@ def _facts_of(passage: Passage, span: str, statement: str, subject_text: str, qu
     return out
 
 
-def _cells(row: str) -> list[str]:
-    return [c.strip() for c in re.split(r"(?<!\\)\|", row.strip().strip("|"))]
-
-
 def facts(passage: Passage) -> list[Fact]:
     """Every fact of a passage: one per dimension per prose sentence, list item or table cell; code is skipped."""
     out: list[Fact] = []
@@ -230,7 +223,7 @@ def facts(passage: Passage) -> list[Fact]:
     i = 0
     while i < len(lines):
         line = lines[i]
-        if _FENCE.match(line):
+        if FENCE.match(line):
             flush()
             in_code = not in_code
             i += 1
@@ -238,13 +231,13 @@ def facts(passage: Passage) -> list[Fact]:
         if in_code:
             i += 1
             continue
-        if line.lstrip().startswith("|") and i + 1 < len(lines) and _TABLE_RULE.match(lines[i + 1]):
+        if line.lstrip().startswith("|") and i + 1 < len(lines) and TABLE_RULE.match(lines[i + 1]):
             flush()
-            header = _cells(line)
+            header = table_cells(line)
             i += 2
             while i < len(lines) and lines[i].lstrip().startswith("|"):
                 row = lines[i].strip()
-                cells = _cells(row)
+                cells = table_cells(row)
                 label = cells[0] if cells else ""
                 statement = "; ".join(f"{h}: {c}" if h else c for h, c in zip(header, cells) if c) + "."
                 statement = " ".join(_INLINE_MARKUP.sub("", statement).split())
@@ -255,9 +248,9 @@ def facts(passage: Passage) -> list[Fact]:
             continue
         if not line.strip():
             flush()
-        elif _LIST_MARKER.match(line):
+        elif LIST_MARKER.match(line):
             flush()
-            paragraph.append(_LIST_MARKER.sub("", line))
+            paragraph.append(LIST_MARKER.sub("", line))
             flush()
         elif line.lstrip().startswith("#"):
             flush()

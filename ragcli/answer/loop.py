@@ -144,9 +144,10 @@ class _Run:
         t = time.perf_counter()
         response = self.retriever.search(self.scope, query)
         self.searches += 1
-        new = [r.passage for r in response.results if r.passage.id not in self.evidence]
+        new: list[Passage] = []
         for r in response.results:
             if r.passage.id not in self.evidence:
+                new.append(r.passage)
                 self.evidence[r.passage.id] = r.passage
                 self.found[r.passage.id] = Found(r.rank, len(response.results), r.dense.score if r.dense else None, r.bm25.rank if r.bm25 else None)
         if self.model.expands_neighbours:
@@ -214,6 +215,8 @@ def ask(question: str, scope: Scope, retriever: Retriever, model: AnswerModel, *
     (``citation_check_failed``; ``conflicting_evidence`` for a dropped side).
     """
     limits = limits or Limits()
+    # Lone surrogates (undecodable argv bytes, a JSON "\ud800" escape) cannot be encoded for a model: "?" instead.
+    question = question.encode("utf-8", "replace").decode("utf-8")
     run = _Run(scope, retriever, model, limits)
     conversation = model.conversation(question)
     new = run.search(question)

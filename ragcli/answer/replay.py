@@ -12,12 +12,11 @@ Useful in CI when an eval gate starts failing.
 from __future__ import annotations
 
 import datetime as dt
-import json
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from ..errors import InputError, RagcliError, plain_validation_message
+from ..errors import InputError, RagcliError, json_object, plain_validation_message
 from ..principal import Principal, Scope
 from ..search import Retriever, SearchConfig
 from .trace import Trace, TraceSearch, ranking
@@ -69,12 +68,7 @@ def read_traces(arg: str) -> list[Trace]:
 
 
 def _parse(raw: str, where: str) -> Trace:
-    try:
-        data = json.loads(raw)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        raise InputError(f"{where}: not valid JSON ({getattr(exc, 'msg', exc)})") from None
-    if not isinstance(data, dict):
-        raise InputError(f"{where}: a trace line is a JSON object")
+    data = json_object(raw, where=where, not_object="a trace line is a JSON object")
     try:
         trace = Trace.model_validate(data)
     except ValidationError as exc:

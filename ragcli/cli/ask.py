@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from .console import console, emit_json
-from .options import DEFAULT_INDEX, AsOfOpt, AsOpt, IndexOpt, JsonOpt
+from .options import DEFAULT_INDEX, AsOfOpt, AsOpt, IndexOpt, JsonOpt, ModelOpt, PlanOpt, VerifyModelOpt, VerifyOpt
 
 if TYPE_CHECKING:
     from ..answer import Outcome
@@ -20,21 +20,15 @@ def ask(
     question: Annotated[str, typer.Argument(metavar="QUESTION", help="The question, in plain words.", show_default=False)],
     as_file: AsOpt,
     as_of: AsOfOpt = None,
-    model: Annotated[
-        Optional[str],
-        typer.Option("--model", "-m", metavar="MODEL", help="local, anthropic[:MODEL_NAME] or openai:MODEL[@URL] (OpenAI, or any Chat Completions server such as Ollama: openai:qwen2.5:7b@http://localhost:11434/v1). Default: $RAGCLI_MODEL, else anthropic if ANTHROPIC_API_KEY is set, else local.", show_default=False),
-    ] = None,
+    model: ModelOpt = None,
     max_searches: Annotated[int, typer.Option("--max-searches", metavar="N", help="Searches the model may run, the first included.", min=1, max=10)] = 3,
     max_turns: Annotated[int, typer.Option("--max-turns", metavar="N", help="Model calls at most.", min=1, max=20)] = 6,
     max_tokens: Annotated[int, typer.Option("--max-tokens", metavar="N", help="Total model tokens at most (input + output + cache).", min=1000)] = 200_000,
     timeout: Annotated[float, typer.Option("--timeout", metavar="SECONDS", help="Wall-clock seconds at most for the whole answer.", min=1)] = 120.0,
     retry_on_empty: Annotated[bool, typer.Option("--retry-on-empty/--no-retry-on-empty", help="Let an LLM model (anthropic, openai) rewrite a query whose first search found nothing (one extra call).")] = True,
-    plan: Annotated[bool, typer.Option("--plan", help="Let an LLM model (anthropic, openai) split a question with several parts into 2-4 searches and grade the evidence once, a missing part driving one gap-filling search (all within --max-searches; one or two more calls).")] = False,
-    verify: Annotated[bool, typer.Option("--verify", help="A second model call judges whether each quote supports its claim and answers the question; an unsupported claim is dropped, and with none left (or a verifier that fails) the answer abstains with citation_check_failed.")] = False,
-    verify_model: Annotated[
-        Optional[str],
-        typer.Option("--verify-model", metavar="MODEL", help="The verifier's model (implies --verify), for example a cheaper anthropic:claude-haiku-4-5. Default: --model.", show_default=False),
-    ] = None,
+    plan: PlanOpt = False,
+    verify: VerifyOpt = False,
+    verify_model: VerifyModelOpt = None,
     trace: Annotated[Optional[Path], typer.Option("--trace", metavar="FILE", help="Append one JSON line about this run (passage IDs only, never text).", show_default=False)] = None,
     index: IndexOpt = DEFAULT_INDEX,
     as_json: JsonOpt = False,
@@ -53,7 +47,6 @@ def ask(
     from .options import resolve_scope
 
     scope = resolve_scope(as_file, as_of)
-    question = question.encode("utf-8", "replace").decode("utf-8")  # undecodable argv bytes arrive as lone surrogates
     retriever = Retriever(Path(index))
     backend = resolve_model(model, embedder=retriever.embedder)
     limits = Limits(max_searches=max_searches, max_turns=max_turns, max_tokens=max_tokens, timeout_s=timeout, retry_on_empty=retry_on_empty, plan=plan)

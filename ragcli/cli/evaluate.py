@@ -12,7 +12,7 @@ import typer
 
 from ..errors import InputError
 from .console import console, emit_json, err_console, plain_output, plural, tsv
-from .options import DEFAULT_INDEX, IndexOpt, JsonOpt
+from .options import DEFAULT_INDEX, IndexOpt, JsonOpt, ModelOpt, PlanOpt, VerifyModelOpt, VerifyOpt
 
 if TYPE_CHECKING:
     from ..eval.report import EvalJson
@@ -27,11 +27,11 @@ def eval_command(
     questions: Annotated[Path, typer.Argument(metavar="QUESTIONS.jsonl", help="Question file (JSONL): id, question, as|principal, as_of, expect, reason, relevant, forbidden, answer_contains.", show_default=False)],
     k: Annotated[int, typer.Option("-k", metavar="N", help="Cut-off for recall@k, precision@k and nDCG@k.", min=1, max=1000)] = 10,
     with_ask: Annotated[bool, typer.Option("--ask", help="Also run the answer loop per case: disposition, reasons, citations, cost.", show_default=False)] = False,
-    model: Annotated[Optional[str], typer.Option("--model", "-m", metavar="MODEL", help="Model for --ask (as in ragcli ask).", show_default=False)] = None,
+    model: ModelOpt = None,
     max_searches: Annotated[int, typer.Option("--max-searches", metavar="N", help="Searches per case with --ask.", min=1, max=10)] = 3,
-    plan: Annotated[bool, typer.Option("--plan", help="With --ask and an LLM model: split multi-part questions into searches and grade the evidence (as in ragcli ask --plan).")] = False,
-    verify: Annotated[bool, typer.Option("--verify", help="With --ask: a second model call judges every claim (as in ragcli ask --verify); reports what it stopped and what it lost.")] = False,
-    verify_model: Annotated[Optional[str], typer.Option("--verify-model", metavar="MODEL", help="The verifier's model (implies --verify). Default: --model.", show_default=False)] = None,
+    plan: PlanOpt = False,
+    verify: VerifyOpt = False,
+    verify_model: VerifyModelOpt = None,
     min_recall: Annotated[Optional[float], typer.Option("--min-recall", help="Gate: mean recall@k at least this (0 to 1).", **RateOpt)] = None,  # type: ignore[arg-type]
     min_mrr: Annotated[Optional[float], typer.Option("--min-mrr", help="Gate: MRR at least this (0 to 1).", **RateOpt)] = None,  # type: ignore[arg-type]
     min_ndcg: Annotated[Optional[float], typer.Option("--min-ndcg", help="Gate: mean nDCG@k at least this (0 to 1).", **RateOpt)] = None,  # type: ignore[arg-type]
@@ -47,8 +47,9 @@ def eval_command(
 ) -> None:
     """Score retrieval, permissions and (with --ask) answers on a labelled question file.
 
-    Exit 0 when every gate passes, 1 when any fails, 2 on bad input. This is
-    what a CI script calls.
+    --model, --max-searches, --plan, --verify and --verify-model act as in
+    ragcli ask, with --ask. Exit 0 when every gate passes, 1 when any
+    fails, 2 on bad input. This is what a CI script calls.
     """
     from ..answer import Limits
     from ..eval import Gates, evaluate, load_cases

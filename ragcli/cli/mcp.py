@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from .options import DEFAULT_INDEX, AsOpt, IndexOpt
+from .options import DEFAULT_INDEX, AsOpt, IndexOpt, ModelOpt
 
 EPILOG = "Example: claude mcp add ragcli -- ragcli mcp --as /path/to/user.json --index /path/to/.ragcli"
 
@@ -20,10 +20,7 @@ SessionAsOfOpt = Annotated[
 def mcp(
     as_file: AsOpt,
     as_of: SessionAsOfOpt = None,
-    model: Annotated[
-        Optional[str],
-        typer.Option("--model", "-m", metavar="MODEL", help="Model for the ask tool: local, anthropic[:MODEL_NAME] or openai:MODEL[@URL]. Default: as for ragcli ask.", show_default=False),
-    ] = None,
+    model: ModelOpt = None,
     trace: Annotated[Optional[Path], typer.Option("--trace", metavar="FILE", help="Append one JSON line per ask (passage IDs only, never text).", show_default=False)] = None,
     index: IndexOpt = DEFAULT_INDEX,
 ) -> None:

@@ -12,7 +12,6 @@ inline). ``as_of`` defaults to today. Unknown keys are errors (a misspelt
 from __future__ import annotations
 
 import datetime as dt
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -21,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 
 from ..answer import ReasonCode
 from ..dates import IsoDate
-from ..errors import InputError, RagcliError, plain_validation_message
+from ..errors import InputError, RagcliError, json_object, plain_validation_message
 from ..principal import Principal, Scope, load_principal, parse_principal
 
 MAX_CASES = 100_000
@@ -90,14 +89,7 @@ def load_cases(path: str | Path, *, today: dt.date | None = None) -> list[Case]:
 def parse_case(raw: str, *, path: Path, lineno: int, principals: dict[Path, Principal] | None = None, today: dt.date | None = None) -> Case:
     """Line ``lineno`` of the question file ``path``; every error message starts with ``FILE:LINE``."""
     where = f"{path}:{lineno}"
-    try:
-        data = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{where}: not valid JSON ({exc.msg})") from None
-    except RecursionError:
-        raise InputError(f"{where}: not valid JSON (nested too deeply)") from None
-    if not isinstance(data, dict):
-        raise InputError(f"{where}: each line must be a JSON object")
+    data = json_object(raw, where=where)
     try:
         line = CaseLine.model_validate(data)
     except ValidationError as exc:

@@ -68,6 +68,11 @@ class Discovery:
 NO_SUFFIX = "(no suffix)"
 
 
+def is_hidden(name: str) -> bool:
+    """A file or folder name ``discover`` never enters (``.git``, ``.ragcli``, an editor's ``.swp``)."""
+    return name.startswith(".")
+
+
 def discover(root: Path) -> tuple[list[SourceFile], list[DocumentRejected]]:
     """List ingestable files under ``root`` (a folder or one file), with the ones refused on sight."""
     found = discover_all(root)
@@ -86,9 +91,9 @@ def discover_all(root: Path) -> Discovery:
     out = Discovery()
     found, rejected = out.files, out.rejected
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        dirnames[:] = sorted(d for d in dirnames if not is_hidden(d))
         for name in sorted(filenames):
-            if name.startswith(".") or name.endswith(SIDECAR_SUFFIX):
+            if is_hidden(name) or name.endswith(SIDECAR_SUFFIX):
                 continue
             src = SourceFile(Path(dirpath) / name, (Path(dirpath) / name).relative_to(root).as_posix())
             if src.format is None and not src.is_jsonl:

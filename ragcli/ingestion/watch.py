@@ -23,7 +23,7 @@ from ..embedder import Embedder
 from ..errors import InputError, RagcliError
 from ..settings import index_root
 from .pipeline import IngestReport, ingest
-from .sources import DEFAULT_MAX_FILE_BYTES
+from .sources import DEFAULT_MAX_FILE_BYTES, is_hidden
 
 if TYPE_CHECKING:
     from threading import Event
@@ -95,6 +95,6 @@ class _SourceFilter:
         p = Path(path)
         if p.is_relative_to(self._index_dir):
             return False  # our own publish must not trigger the next round
-        if p.is_relative_to(self._root) and any(part.startswith(".") for part in p.relative_to(self._root).parts):
+        if p.is_relative_to(self._root) and any(is_hidden(part) for part in p.relative_to(self._root).parts):
             return False
         return self._default(change, path)  # type: ignore[arg-type]

@@ -162,7 +162,7 @@ class Service:
         return ToolReply(data=json.loads(text), text=text)
 
     def _search(self, args: SearchArgs) -> tuple[str, dict[str, Any]]:
-        response = self.retriever.search(self.scope(), _text(args.query), k=args.k)
+        response = self.retriever.search(self.scope(), args.query, k=args.k)
         self._note_generation(response.generation)
         return response.to_wire().model_dump_json(), {"generation": response.generation, "results": response.ids}
 
@@ -170,7 +170,7 @@ class Service:
         from ..answer import Answered
         from ..answer import ask as run_ask
 
-        outcome: Outcome = run_ask(_text(args.question), self.scope(), self.retriever, self.backend, limits=self.limits)
+        outcome: Outcome = run_ask(args.question, self.scope(), self.retriever, self.backend, limits=self.limits)
         generation = outcome.trace.generation
         if generation:
             self._note_generation(generation)
@@ -234,11 +234,6 @@ def configure_logging() -> None:
     log.setLevel(logging.INFO)
     log.propagate = False
     logging.getLogger("mcp").setLevel(logging.WARNING)
-
-
-def _text(value: str) -> str:
-    """Lone surrogates (undecodable input) become U+FFFD, as the CLI does for argv."""
-    return value.encode("utf-8", "replace").decode("utf-8")
 
 
 def _shown_name(name: object) -> str:

@@ -4,7 +4,8 @@
 is in ``evidence``, when it abstains in ``answerability``); ``anthropic`` talks
 to Claude through the official SDK; ``openai`` to the OpenAI API or any server
 speaking Chat Completions with tools (Ollama, vLLM, llama.cpp, LM Studio).
-The two share their prompt and evidence format (``prompt``). This package is
+The two share their prompt and evidence format (``prompt``); which model and
+server ``openai:MODEL[@URL]`` names is read in ``openai_server``. This package is
 the only place that talks to an LLM; backends implement the protocol and
 import nothing of the loop.
 """

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from ..answer.citations import MIN_QUOTE_WORDS, quote_words
 from ..passage import Passage
-from ..text import split_sentences
+from ..text import FENCE, LIST_MARKER, TABLE_RULE, split_sentences, table_cells
 
 UnitKind = Literal["sentence", "item", "row", "introduced"]
 
@@ -28,9 +28,6 @@ _STRONG = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
 _EM_STAR = re.compile(r"(?<![\w*])\*(?=\S)(.+?)(?<=\S)\*(?![\w*])")
 _EM_UNDERSCORE = re.compile(r"(?<![\w])_(?=\S)(.+?)(?<=\S)_(?![\w])")
 _CODE_SPAN = re.compile(r"`+([^`]+?)`+")
-_LIST_MARKER = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+")
-_FENCE = re.compile(r"^[ \t]*(```|~~~)")
-_TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]+\|?\s*$")
 # "For more details on X, see the Y documentation." points elsewhere; it answers nothing.
 _POINTER = re.compile(
     r"^(?:or,?\s+)?(?:(?:for|to learn|to read) more\b[^.]*?,\s*)?(?:please\s+)?(?:see|refer to|read on|read more|learn more|check out|consult)\b",
@@ -69,7 +66,7 @@ def readable(markdown: str) -> str:
 
 def code_lines(block: str) -> list[str]:
     """The lines of a code block without its fences."""
-    return [line for line in block.split("\n") if not _FENCE.match(line)]
+    return [line for line in block.split("\n") if not FENCE.match(line)]
 
 
 def _parser():  # type: ignore[no-untyped-def]
@@ -140,7 +137,7 @@ def _introduced(passage: Passage, offsets: list[int], sentence: str, paragraph: 
     """The introducing sentence with its block: quoted verbatim through the block's end, shown as sentence + block."""
     kind, block_start, block_end, _tokens = block
     body = _slice(passage.text, offsets, block_start, block_end)
-    lines = code_lines(body) if kind == "code" else [readable(_LIST_MARKER.sub("- ", line)) for line in body.split("\n") if line.strip() and not _TABLE_RULE.match(line)]
+    lines = code_lines(body) if kind == "code" else [readable(LIST_MARKER.sub("- ", line)) for line in body.split("\n") if line.strip() and not TABLE_RULE.match(line)]
     if len(lines) > INTRODUCED_MAX_LINES:
         lines = [*lines[:INTRODUCED_MAX_LINES], "…"]
     sentence_at = offsets[start] + paragraph.rfind(sentence)
@@ -156,24 +153,20 @@ def _list_items(passage: Passage, offsets: list[int], tokens: list[Any]) -> list
     for i, tok in enumerate(tokens):
         if tok.type != "paragraph_open" or tok.map is None or i == 0 or tokens[i - 1].type != "list_item_open":
             continue
-        item = _LIST_MARKER.sub("", _slice(passage.text, offsets, tok.map[0], tok.map[1]).strip())
+        item = LIST_MARKER.sub("", _slice(passage.text, offsets, tok.map[0], tok.map[1]).strip())
         out += [Unit(passage, "item", s, readable(s)) for s in split_sentences(item)]
     return out
 
 
 def _rows(passage: Passage, lines: list[str], offsets: list[int], start: int, end: int) -> list[Unit]:
     """Each body row, shown as ``Header: cell`` pairs so a row reads on its own."""
-    header = [readable(c) for c in _cells(lines[start])]
+    header = [readable(c) for c in table_cells(lines[start])]
     out = []
     for n in range(start + 1, end):
         row = lines[n]
-        if not row.strip() or _TABLE_RULE.match(row):
+        if not row.strip() or TABLE_RULE.match(row):
             continue
-        cells = [readable(c) for c in _cells(row)]
+        cells = [readable(c) for c in table_cells(row)]
         pairs = [f"{h}: {c}" if h else c for h, c in zip(header, cells) if c]
         out.append(Unit(passage, "row", row.strip(), "; ".join(pairs) + "."))
     return out
-
-
-def _cells(row: str) -> list[str]:
-    return [c.strip() for c in re.split(r"(?<!\\)\|", row.strip().strip("|"))]

@@ -29,19 +29,17 @@ in ``OpenAIModel.request_ids`` and named in the error of a failed request.
 from __future__ import annotations
 
 import json
-import re
-import urllib.parse
 from collections.abc import Mapping
 from typing import Any
 
 from ..answer.protocol import Claim, Decision, InvalidDecision, ModelReply, Turn, Usage, VerifierReply
 from ..answer.tools import TOOL_ORDER, TOOLS, VERIFY_TOOL, parse_tool_call, parse_verdicts
-from ..errors import BackendError, InputError
+from ..errors import BackendError
 from ..passage import Passage
 from ..settings import openai_api_key, openai_base_url
+from .openai_server import OPENAI_API_URL, check_url, parse_spec, shown_url
 from .prompt import SYSTEM_PROMPT, VERIFY_SYSTEM_PROMPT, first_turn_message, search_result, tool_result, verify_message
 
-OPENAI_API_URL = "https://api.openai.com/v1"
 PLACEHOLDER_KEY = "ragcli-no-key"
 """Sent as the key to a server given by URL when OPENAI_API_KEY is not set (a local server ignores it)."""
 
@@ -68,58 +66,6 @@ KEPT_REQUEST_IDS = 1000
 """A long-lived model (``ragcli mcp``) keeps only this many request IDs."""
 
 NOT_RUN = "Not run: only one tool call runs per turn, and only the first one ran. Call search again if you still need it."
-
-_URL_SEPARATOR = re.compile(r"@(?=https?://)", re.IGNORECASE)
-_MODEL_NAME = re.compile(r"[^\s\x00-\x1f\x7f]{1,200}")
-SPEC_HELP = "openai:MODEL[@URL], for example openai:gpt-4.1-mini or openai:qwen2.5:7b@http://localhost:11434/v1"
-
-
-# --------------------------------------------------------------------------- the --model spec
-
-
-def parse_spec(rest: str) -> tuple[str, str | None]:
-    """What follows ``openai:`` -> (model name, server URL or None).
-
-    The URL starts at the ``@`` followed by ``http://`` or ``https://``, so a
-    model name may hold ``:`` and ``@`` (``qwen2.5:7b``, ``model@2025``) and a
-    URL may hold credentials (``http://user:pass@host/v1``).
-    """
-    at = _URL_SEPARATOR.search(rest)
-    if at is not None:
-        name, url = rest[: at.start()], rest[at.end() :]
-        url = check_url(url, where=f"--model openai:{rest}")
-    elif "@" in rest:
-        raise InputError(f"--model openai:{rest}: after '@' give the server's URL, starting with http:// or https:// ({SPEC_HELP})")
-    else:
-        name, url = rest, None
-    if not _MODEL_NAME.fullmatch(name):
-        what = "needs a model name" if not name else f"has an invalid model name {name[:60]!r}"
-        raise InputError(f"--model openai:{rest} {what}: use {SPEC_HELP}")
-    return name, url
-
-
-def check_url(url: str, *, where: str) -> str:
-    """An http(s) URL with a host, or an InputError that says what is wrong."""
-    url = url.strip()
-    try:
-        parts = urllib.parse.urlsplit(url)
-        parts.port  # noqa: B018 - raises ValueError on a bad port
-    except ValueError:
-        parts = None
-    if parts is None or parts.scheme.lower() not in ("http", "https") or not parts.hostname:
-        raise InputError(f"{where}: {url[:200]!r} is not a server URL; give http(s)://HOST[:PORT]/PATH, for example http://localhost:11434/v1")
-    return url
-
-
-def shown_url(url: str) -> str:
-    """The URL without credentials, query or fragment: safe for a trace, a report or an error line."""
-    parts = urllib.parse.urlsplit(url)
-    host = parts.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"
-    netloc = f"{host}:{parts.port}" if parts.port else host
-    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, "", ""))
-
 
 def tool_definitions(offered: frozenset[str]) -> list[dict[str, Any]]:
     """The tools of this turn in the Chat Completions shape, in a fixed order."""

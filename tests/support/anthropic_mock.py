@@ -19,6 +19,8 @@ from typing import Any
 import anthropic
 import httpx2
 
+from .scripted import ScriptedReplies
+
 MODEL = "claude-sonnet-4-6"
 """The model name the scripted API answers as (the backend's default)."""
 _ids = itertools.count(1)
@@ -130,35 +132,15 @@ class Recorded:
     body: dict[str, Any]
 
 
-class ScriptedAPI:
+class ScriptedAPI(ScriptedReplies):
     """Answers each request with the next scripted item; records every request."""
 
     def __init__(self, *script: Scripted) -> None:
-        self.script: list[Scripted] = list(script)
-        self.recorded: list[Recorded] = []
-        self.overrun = False
-
-    @property
-    def bodies(self) -> list[dict[str, Any]]:
-        return [r.body for r in self.recorded]
-
-    @property
-    def calls(self) -> int:
-        return len(self.recorded)
-
-    @property
-    def remaining(self) -> int:
-        return len(self.script)
+        super().__init__(script)
 
     def handler(self, request: httpx2.Request) -> httpx2.Response:
         body = json.loads(request.content.decode("utf-8")) if request.content else {}
-        self.recorded.append(Recorded(request.method, request.url.path, dict(request.headers), body))
-        if not self.script:
-            self.overrun = True
-            return HTTPError(400, "invalid_request_error", f"scripted mock: no response left for request {len(self.recorded)}", {"x-should-retry": "false"}).response()
-        item = self.script.pop(0)
-        if callable(item) and not isinstance(item, (HTTPError, NetworkFailure)):
-            item = item(body)
+        item = self.next_reply(Recorded(request.method, request.url.path, dict(request.headers), body), overrun=_overrun, literal=(HTTPError, NetworkFailure))
         if isinstance(item, NetworkFailure):
             if item.kind == "timeout":
                 raise httpx2.ReadTimeout("timed out", request=request)
@@ -179,6 +161,10 @@ class ScriptedAPI:
         from ragcli.models.anthropic import AnthropicModel
 
         return AnthropicModel(model_name, client=self.client(api_key=api_key, max_retries=max_retries))
+
+
+def _overrun(n: int) -> HTTPError:
+    return HTTPError(400, "invalid_request_error", f"scripted mock: no response left for request {n}", {"x-should-retry": "false"})
 
 
 # --------------------------------------------------------------------------- reading request bodies

@@ -25,6 +25,8 @@ from typing import Any
 import httpx2
 import openai
 
+from .scripted import ScriptedReplies
+
 MODEL = "gpt-4.1-mini"
 """The model name the scripted API answers as (a priced OpenAI model)."""
 SNAPSHOT = "gpt-4.1-mini-2025-04-14"
@@ -168,51 +170,33 @@ class Reply:
     body: dict[str, Any]
 
 
-class ScriptedAPI:
+def _overrun(n: int) -> HTTPError:
+    return HTTPError(400, f"scripted mock: no response left for request {n}", "invalid_request_error", headers={"x-should-retry": "false"})
+
+
+class ScriptedAPI(ScriptedReplies):
     """Answers each request with the next scripted item; records every request and every request ID it sent."""
 
     def __init__(self, *script: Scripted, request_ids: bool = True) -> None:
-        self.script: list[Scripted] = list(script)
-        self.recorded: list[Recorded] = []
+        super().__init__(script)
         self.sent_request_ids: list[str] = []
-        self.overrun = False
         self.with_request_ids = request_ids
         """False answers like Ollama: no x-request-id header."""
-        self._lock = threading.Lock()
-
-    @property
-    def bodies(self) -> list[dict[str, Any]]:
-        return [r.body for r in self.recorded]
-
-    @property
-    def calls(self) -> int:
-        return len(self.recorded)
-
-    @property
-    def remaining(self) -> int:
-        return len(self.script)
 
     def respond(self, record: Recorded) -> Reply | NetworkFailure:
-        with self._lock:
-            self.recorded.append(record)
-            if not self.script:
-                self.overrun = True
-                item: Any = HTTPError(400, f"scripted mock: no response left for request {len(self.recorded)}", "invalid_request_error", headers={"x-should-retry": "false"})
-            else:
-                item = self.script.pop(0)
-            if callable(item) and not isinstance(item, (HTTPError, NetworkFailure)):
-                item = item(record.body)
-            if isinstance(item, NetworkFailure):
-                return item
-            headers = {"content-type": "application/json", "openai-processing-ms": "412"}
-            if self.with_request_ids:
+        item = self.next_reply(record, overrun=_overrun, literal=(HTTPError, NetworkFailure))
+        if isinstance(item, NetworkFailure):
+            return item
+        headers = {"content-type": "application/json", "openai-processing-ms": "412"}
+        if self.with_request_ids:
+            with self._lock:  # in the order the replies leave
                 rid = request_id()
                 self.sent_request_ids.append(rid)
-                headers["x-request-id"] = rid
-            if isinstance(item, HTTPError):
-                body = {"error": {"message": item.message, "type": item.type, "param": None, "code": item.code}}
-                return Reply(item.status, {**headers, **item.headers}, body)
-            return Reply(200, headers, item)
+            headers["x-request-id"] = rid
+        if isinstance(item, HTTPError):
+            body = {"error": {"message": item.message, "type": item.type, "param": None, "code": item.code}}
+            return Reply(item.status, {**headers, **item.headers}, body)
+        return Reply(200, headers, item)
 
     # ----- behind the SDK, through httpx2.MockTransport
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 
@@ -17,3 +18,14 @@ def property_names(schema: Any) -> list[str]:
         for value in schema:
             names.extend(property_names(value))
     return names
+
+
+SCOPE_WORDS = ("tenant", "group", "user", "filter", "date", "day", "acl", "principal", "as_of", "asof")
+"""What no tool argument may name: the principal, its scope and the date are fixed by code, never by the model."""
+
+
+def assert_no_scope_fields(names: Iterable[str]) -> None:
+    """No property name holds a scope word (``tenant_id``, ``groups`` and ``as_of_date`` included)."""
+    for name in names:
+        for word in SCOPE_WORDS:
+            assert word not in name.lower(), name
