@@ -34,8 +34,12 @@ BENCH_GROUPS = ("everyone",)
 
 def base_parser(doc: str | None) -> argparse.ArgumentParser:
     """An argument parser with the flags every bench script shares: --data and --json."""
-    parser = argparse.ArgumentParser(description=(doc or "").split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help=f"benchmark data folder (default: {DEFAULT_DATA})")
+    parser = argparse.ArgumentParser(
+        description=(doc or "").split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--data", type=Path, default=DEFAULT_DATA, help=f"benchmark data folder (default: {DEFAULT_DATA})"
+    )
     parser.add_argument("--json", action="store_true", help="print results as JSON on stdout (tables go to stderr)")
     return parser
 
@@ -55,7 +59,9 @@ class Output:
     def note(self, text: str) -> None:
         self.console.print(text)
 
-    def table(self, title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]], caption: str | None = None) -> None:
+    def table(
+        self, title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]], caption: str | None = None
+    ) -> None:
         from rich.table import Table
 
         table = Table(title=title, caption=caption, caption_justify="left")
@@ -157,7 +163,9 @@ def load_squad(folder: Path) -> RetrievalSet:
         qid = str(q["_id"])
         queries[qid] = q["text"]
         extra[qid] = {k: q.get(k) for k in ("answerable", "answers", "source_passage")}
-    return RetrievalSet(folder.name, folder / "corpus.jsonl", load_corpus(folder / "corpus.jsonl"), queries, qrels, extra)
+    return RetrievalSet(
+        folder.name, folder / "corpus.jsonl", load_corpus(folder / "corpus.jsonl"), queries, qrels, extra
+    )
 
 
 def squad_article(doc_id: str) -> str:
@@ -324,13 +332,20 @@ class Bm25sReference:
         self._bm25s = bm25s
         self.stemmer = Stemmer.Stemmer("english")
         self.ids = list(corpus)
-        tokens = bm25s.tokenize([corpus_text(corpus[i]) for i in self.ids], stopwords="en", stemmer=self.stemmer, show_progress=False)
+        tokens = bm25s.tokenize(
+            [corpus_text(corpus[i]) for i in self.ids], stopwords="en", stemmer=self.stemmer, show_progress=False
+        )
         self.model = bm25s.BM25(k1=k1, b=b)
         self.model.index(tokens, show_progress=False)
 
     def search(self, queries: Sequence[str], k: int) -> list[list[tuple[str, float]]]:
         """Top-k (doc_id, score) per query."""
-        tokens = self._bm25s.tokenize(list(queries), stopwords="en", stemmer=self.stemmer, show_progress=False, return_ids=False)
+        tokens = self._bm25s.tokenize(
+            list(queries), stopwords="en", stemmer=self.stemmer, show_progress=False, return_ids=False
+        )
         k = min(k, len(self.ids))
         docs, scores = self.model.retrieve(tokens, k=k, show_progress=False, n_threads=1)
-        return [[(self.ids[int(d)], float(s)) for d, s in zip(row_d, row_s)] for row_d, row_s in zip(docs, scores)]
+        return [
+            [(self.ids[int(d)], float(s)) for d, s in zip(row_d, row_s, strict=True)]
+            for row_d, row_s in zip(docs, scores, strict=True)
+        ]

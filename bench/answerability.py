@@ -44,7 +44,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import REPO_ROOT, Output, base_parser, bench_principal, ensure_index, read_jsonl  # noqa: E402
+from _common import REPO_ROOT, Output, base_parser, bench_principal, ensure_index, read_jsonl
 
 OLD_FLOOR = 0.45
 MAX_PASSAGES = 8
@@ -77,7 +77,16 @@ def squad_cases(data: Path, per_split: int, seed: int) -> dict[str, list[dict[st
         for answerable in (True, False):
             pool = sorted(pools[(split, answerable)], key=lambda q: q["_id"])
             chosen += rng.sample(pool, min(per_split // 2, len(pool)))
-        out[split] = [{"id": q["_id"], "question": q["text"], "answerable": q["answerable"], "gold": q["answers"], "tenant": "squad2-dev"} for q in chosen]
+        out[split] = [
+            {
+                "id": q["_id"],
+                "question": q["text"],
+                "answerable": q["answerable"],
+                "gold": q["answers"],
+                "tenant": "squad2-dev",
+            }
+            for q in chosen
+        ]
     return out
 
 
@@ -86,7 +95,13 @@ def eval_file_cases(path: Path, name: str) -> list[dict[str, Any]]:
     from ragcli.eval import load_cases
 
     return [
-        {"id": c.id, "question": c.question, "answerable": c.expect == "answer", "gold": list(c.answer_contains), "scope": c.scope}
+        {
+            "id": c.id,
+            "question": c.question,
+            "answerable": c.expect == "answer",
+            "gold": list(c.answer_contains),
+            "scope": c.scope,
+        }
         for c in load_cases(path)
         if c.expect is not None
     ]
@@ -111,7 +126,9 @@ def collect(dataset: str, cases: list[dict[str, Any]], retriever: Any, model: An
         assessment = model.assess(case["question"], evidence[:MAX_PASSAGES])
         answer = " ".join(c.statement for c in assessment.claims)
         score = assessment.scored[0].score if assessment.scored else 0.0
-        rows.append(Row(dataset, str(case["id"]), bool(case["answerable"]), assessment.features, score, answer, case["gold"]))
+        rows.append(
+            Row(dataset, str(case["id"]), bool(case["answerable"]), assessment.features, score, answer, case["gold"])
+        )
     return rows
 
 
@@ -149,16 +166,18 @@ def fit(groups: list[list[Row]], names: tuple[str, ...], l2: float = 1.0) -> dic
             break
     return {
         "intercept": float(w[0]),
-        "coefficients": {n: float(c) for n, c in zip(names, w[1:])},
-        "means": {n: float(m) for n, m in zip(names, means)},
-        "scales": {n: float(s) for n, s in zip(names, scales)},
+        "coefficients": {n: float(c) for n, c in zip(names, w[1:], strict=True)},
+        "means": {n: float(m) for n, m in zip(names, means, strict=True)},
+        "scales": {n: float(s) for n, s in zip(names, scales, strict=True)},
     }
 
 
 def probability(model: dict[str, Any], values: dict[str, float]) -> float:
     import math
 
-    z = model["intercept"] + sum(model["coefficients"][n] * (values[n] - model["means"][n]) / model["scales"][n] for n in model["coefficients"])
+    z = model["intercept"] + sum(
+        model["coefficients"][n] * (values[n] - model["means"][n]) / model["scales"][n] for n in model["coefficients"]
+    )
     return 1 / (1 + math.exp(-max(-40.0, min(40.0, z))))
 
 
@@ -174,13 +193,15 @@ def correct(row: Row) -> bool:
 
 def outcome(rows: list[Row], answers: list[bool]) -> dict[str, Any]:
     answerable = [r for r in rows if r.answerable]
-    graded = [(r, a) for r, a in zip(rows, answers) if r.answerable and r.gold]
+    graded = [(r, a) for r, a in zip(rows, answers, strict=True) if r.answerable and r.gold]
     return {
         "questions": len(rows),
-        "disposition": round(sum((a == r.answerable) for r, a in zip(rows, answers)) / len(rows), 4) if rows else None,
+        "disposition": round(sum((a == r.answerable) for r, a in zip(rows, answers, strict=True)) / len(rows), 4)
+        if rows
+        else None,
         "answer_accuracy": round(sum(1 for r, a in graded if a and correct(r)) / len(graded), 4) if graded else None,
-        "answered_answerable": f"{sum(1 for r, a in zip(rows, answers) if a and r.answerable)}/{len(answerable)}",
-        "abstained_unanswerable": f"{sum(1 for r, a in zip(rows, answers) if not a and not r.answerable)}/{len(rows) - len(answerable)}",
+        "answered_answerable": f"{sum(1 for r, a in zip(rows, answers, strict=True) if a and r.answerable)}/{len(answerable)}",
+        "abstained_unanswerable": f"{sum(1 for r, a in zip(rows, answers, strict=True) if not a and not r.answerable)}/{len(rows) - len(answerable)}",
     }
 
 
@@ -208,7 +229,9 @@ def best_threshold(groups: list[list[Row]], model: dict[str, Any]) -> float:
 
     def merit(t: float) -> tuple[bool, float]:
         results = [outcome(g, fitted_rule(g, model, t)) for g in groups]
-        keeps = all((r["answer_accuracy"] or 0.0) >= floor - ANSWER_SLACK for r, floor in zip(results, floors))
+        keeps = all(
+            (r["answer_accuracy"] or 0.0) >= floor - ANSWER_SLACK for r, floor in zip(results, floors, strict=True)
+        )
         return keeps, sum(r["disposition"] for r in results) / len(results)
 
     return max((t / 100 for t in range(5, 96)), key=merit)
@@ -219,18 +242,26 @@ def best_threshold(groups: list[list[Row]], model: dict[str, Any]) -> float:
 
 def main() -> None:
     parser = base_parser(__doc__)
-    parser.add_argument("--index", type=Path, required=True, help="index folder with the squad2-dev and uv-docs tenants")
-    parser.add_argument("--sample-index", type=Path, default=Path("/tmp/ragcli-bench-sample-index"), help="index of sample_corpus (built if missing)")
+    parser.add_argument(
+        "--index", type=Path, required=True, help="index folder with the squad2-dev and uv-docs tenants"
+    )
+    parser.add_argument(
+        "--sample-index",
+        type=Path,
+        default=Path("/tmp/ragcli-bench-sample-index"),
+        help="index of sample_corpus (built if missing)",
+    )
     parser.add_argument("--squad", type=int, default=600, help="SQuAD questions per split (half answerable)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--fit", action="store_true", help="fit on the SQuAD fit split and print the constants")
     parser.add_argument("--rows", type=Path, help="also write every row (features, label, answer) as JSONL here")
-    parser.add_argument("--from-rows", type=Path, help="fit and report on rows an earlier --rows run wrote (no searching)")
+    parser.add_argument(
+        "--from-rows", type=Path, help="fit and report on rows an earlier --rows run wrote (no searching)"
+    )
     args = parser.parse_args()
     out = Output(args.json)
 
     from ragcli.embedder import Embedder
-    from ragcli.models import answerability
     from ragcli.models.local import LocalModel
     from ragcli.search import Retriever
 
@@ -248,11 +279,21 @@ def main() -> None:
     main_retriever = Retriever(args.index, embedder=embedder)
     for name, cases in squad.items():
         sets[name] = collect(name, cases, main_retriever, model)
-    uv = collect("uv-docs", eval_file_cases(REPO_ROOT / "bench" / "questions" / "uv-docs.jsonl", "uv-docs"), main_retriever, model)
+    uv = collect(
+        "uv-docs",
+        eval_file_cases(REPO_ROOT / "bench" / "questions" / "uv-docs.jsonl", "uv-docs"),
+        main_retriever,
+        model,
+    )
     for n, row in enumerate(uv):
         row.dataset = "uv-A" if n % 2 == 0 else "uv-B"
     sets["uv-A"], sets["uv-B"] = uv[0::2], uv[1::2]
-    sets["sample"] = collect("sample", eval_file_cases(REPO_ROOT / "sample_corpus" / "questions.jsonl", "sample"), Retriever(args.sample_index, embedder=embedder), model)
+    sets["sample"] = collect(
+        "sample",
+        eval_file_cases(REPO_ROOT / "sample_corpus" / "questions.jsonl", "sample"),
+        Retriever(args.sample_index, embedder=embedder),
+        model,
+    )
     if args.rows:
         with args.rows.open("w", encoding="utf-8") as fh:
             for rows in sets.values():

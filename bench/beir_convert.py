@@ -82,7 +82,13 @@ def squad_cases(folder: Path, principal: dict[str, Any]) -> list[dict[str, Any]]
 
 
 def case(
-    qid: str, question: str, principal: dict[str, Any], expect: str, reason: str | None, relevant: list[str], answers: list[str] | None = None
+    qid: str,
+    question: str,
+    principal: dict[str, Any],
+    expect: str,
+    reason: str | None,
+    relevant: list[str],
+    answers: list[str] | None = None,
 ) -> dict[str, Any]:
     data = {
         "id": qid,

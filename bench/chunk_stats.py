@@ -20,12 +20,13 @@ import json
 import re
 import statistics
 import sys
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import Output, base_parser  # noqa: E402
+from _common import Output, base_parser
 
 _BLOCK_START = re.compile(r"^(```|~~~|[-*+] |\d+[.)] |\|)")
 
@@ -39,23 +40,31 @@ def soft_wrap_cuts(text: str) -> int:
     cuts = 0
     in_code = False
     lines = text.split("\n")
-    for line, following in zip(lines, lines[1:]):
+    for line, following in pairwise(lines):
         if line.lstrip().startswith(("```", "~~~")):
             in_code = not in_code
         if in_code or not line.strip() or not following.strip():
             continue
-        if not re.search(r"[.!?:;|)]\s*$", line) and re.match(r"^\s*[a-z]", following) and not _BLOCK_START.match(following.lstrip()):
+        if (
+            not re.search(r"[.!?:;|)]\s*$", line)
+            and re.match(r"^\s*[a-z]", following)
+            and not _BLOCK_START.match(following.lstrip())
+        ):
             cuts += 1
     return cuts
 
 
 def stats(rows: list[dict[str, Any]]) -> dict[str, Any]:
     ends_colon = intro_split = 0
-    for row, following in zip(rows, [*rows[1:], None]):
+    for row, following in zip(rows, [*rows[1:], None], strict=True):
         if not row["text"].rstrip().endswith(":"):
             continue
         ends_colon += 1
-        same_section = following is not None and following["doc_id"] == row["doc_id"] and following["heading_path"] == row["heading_path"]
+        same_section = (
+            following is not None
+            and following["doc_id"] == row["doc_id"]
+            and following["heading_path"] == row["heading_path"]
+        )
         if same_section and _BLOCK_START.match(following["text"].lstrip()):
             intro_split += 1
     sizes = sorted(len(r["text"]) for r in rows)

@@ -41,7 +41,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import (  # noqa: E402
+from _common import (
     Output,
     RetrievalSet,
     base_parser,
@@ -81,10 +81,12 @@ def passage_text(doc: dict[str, Any]) -> str:
 
 def embed_docs(embedder: Any, corpus: dict[str, dict[str, Any]], ids: list[str]) -> dict[str, Any]:
     vectors = embedder.embed([passage_text(corpus[i]) for i in ids])
-    return dict(zip(ids, vectors))
+    return dict(zip(ids, vectors, strict=True))
 
 
-def pair_scores(q_vecs: dict[str, Any], d_vecs: dict[str, Any], unrelated: Any, relevant: Any) -> tuple[list[float], list[float], list[float]]:
+def pair_scores(
+    q_vecs: dict[str, Any], d_vecs: dict[str, Any], unrelated: Any, relevant: Any
+) -> tuple[list[float], list[float], list[float]]:
     """Cosines of unrelated pairs, the best unrelated cosine per query, and relevant pairs.
 
     ``unrelated(qid, doc_id)`` and ``relevant(qid)`` (-> doc ids) define the pairs.
@@ -96,7 +98,7 @@ def pair_scores(q_vecs: dict[str, Any], d_vecs: dict[str, Any], unrelated: Any, 
     pairs, best, rel = [], [], []
     for qid, qv in q_vecs.items():
         sims = matrix @ qv
-        others = [float(s) for d, s in zip(doc_ids, sims) if unrelated(qid, d)]
+        others = [float(s) for d, s in zip(doc_ids, sims, strict=True) if unrelated(qid, d)]
         pairs += others
         if others:
             best.append(max(others))
@@ -110,7 +112,7 @@ def scifact_dense(embedder: Any, data: RetrievalSet, n_queries: int, n_abstracts
     pool = [d for d in data.corpus if d not in judged]
     randoms = random.Random(seed).sample(pool, min(n_abstracts, len(pool)))
     d_vecs = embed_docs(embedder, data.corpus, sorted(judged) + randoms)
-    q_vecs = dict(zip(qids, embedder.embed([data.queries[q] for q in qids])))
+    q_vecs = dict(zip(qids, embedder.embed([data.queries[q] for q in qids]), strict=True))
     random_set = set(randoms)
     pairs, best, rel = pair_scores(
         q_vecs, d_vecs, lambda q, d: d in random_set and d not in data.qrels[q], lambda q: list(data.qrels[q])
@@ -122,22 +124,27 @@ def scifact_dense(embedder: Any, data: RetrievalSet, n_queries: int, n_abstracts
     ]
 
 
-def squad_dense(embedder: Any, data: RetrievalSet, n_questions: int, n_paragraphs: int, seed: int) -> list[Distribution]:
+def squad_dense(
+    embedder: Any, data: RetrievalSet, n_questions: int, n_paragraphs: int, seed: int
+) -> list[Distribution]:
     answerable = [q for q in data.queries if q in data.qrels]
     qids = sample_ids(answerable, n_questions, seed)
     sources = {q: str(data.extra[q]["source_passage"]) for q in qids}
     pool = [d for d in data.corpus if d not in set(sources.values())]
     randoms = random.Random(seed).sample(pool, min(n_paragraphs, len(pool)))
     d_vecs = embed_docs(embedder, data.corpus, sorted(set(sources.values())) + randoms)
-    q_vecs = dict(zip(qids, embedder.embed([data.queries[q] for q in qids])))
+    q_vecs = dict(zip(qids, embedder.embed([data.queries[q] for q in qids]), strict=True))
     random_set = set(randoms)
     pairs, best, rel = pair_scores(
-        q_vecs, d_vecs,
+        q_vecs,
+        d_vecs,
         lambda q, d: d in random_set and squad_article(d) != squad_article(sources[q]),
         lambda q: [sources[q]],
     )
     return [
-        Distribution(f"SQuAD: {len(qids)} questions x other-article paragraphs (of {len(randoms)})", "unrelated pairs", pairs),
+        Distribution(
+            f"SQuAD: {len(qids)} questions x other-article paragraphs (of {len(randoms)})", "unrelated pairs", pairs
+        ),
         Distribution("SQuAD: best other-article paragraph per question", "unrelated, best of sample", best),
         Distribution("SQuAD: source paragraph", "relevant pairs", rel),
     ]
@@ -194,7 +201,7 @@ def squad_title(squad: RetrievalSet, qid: str) -> str:
 
 def squad_vs_scifact(name: str, squad: RetrievalSet, qids: list[str], scores: list[float]) -> list[Distribution]:
     """Two rows from one measurement: all SQuAD questions, and those from articles unlike SciFact's topics."""
-    far = [s for q, s in zip(qids, scores) if squad_title(squad, q) not in BIOMEDICAL_ARTICLES]
+    far = [s for q, s in zip(qids, scores, strict=True) if squad_title(squad, q) not in BIOMEDICAL_ARTICLES]
     return [
         Distribution(f"SQuAD questions ({len(qids)}) -> {name} index", "off-topic top-1 (index)", scores),
         Distribution(f"  same, without biomedical articles ({len(far)})", "off-topic top-1 (index)", far),
@@ -208,9 +215,21 @@ def dense_index_top1(args: Any, embedder: Any, scifact: RetrievalSet, squad: Ret
     try:
         return [
             *squad_vs_scifact("SciFact", squad, squad_q, [probes["scifact"].top1(squad.queries[q]) for q in squad_q]),
-            Distribution(f"SciFact queries ({len(sf_q)}) -> uv-docs index", "off-topic top-1 (index)", [probes["uv-docs"].top1(scifact.queries[q]) for q in sf_q]),
-            Distribution("SciFact queries -> SciFact index", "in-domain top-1", [probes["scifact"].top1(scifact.queries[q]) for q in sf_q]),
-            Distribution("SQuAD questions -> SQuAD index", "in-domain top-1", [probes["squad2-dev"].top1(squad.queries[q]) for q in squad_q]),
+            Distribution(
+                f"SciFact queries ({len(sf_q)}) -> uv-docs index",
+                "off-topic top-1 (index)",
+                [probes["uv-docs"].top1(scifact.queries[q]) for q in sf_q],
+            ),
+            Distribution(
+                "SciFact queries -> SciFact index",
+                "in-domain top-1",
+                [probes["scifact"].top1(scifact.queries[q]) for q in sf_q],
+            ),
+            Distribution(
+                "SQuAD questions -> SQuAD index",
+                "in-domain top-1",
+                [probes["squad2-dev"].top1(squad.queries[q]) for q in squad_q],
+            ),
         ]
     finally:
         for probe in probes.values():
@@ -223,10 +242,29 @@ def bm25_distributions(args: Any, scifact: RetrievalSet, squad: RetrievalSet) ->
     try:
         return [
             *squad_vs_scifact("SciFact", squad, squad_q, [probes["scifact"].top1(squad.queries[q]) for q in squad_q]),
-            Distribution(f"SciFact queries ({len(sf_q)}) -> uv-docs index", "off-topic top-1 (index)", [probes["uv-docs"].top1(scifact.queries[q]) for q in sf_q]),
-            Distribution("SciFact queries -> SciFact index", "in-domain top-1", [probes["scifact"].top1(scifact.queries[q]) for q in sf_q]),
-            Distribution("SciFact queries -> judged abstract", "relevant doc", [probes["scifact"].doc_score(scifact.queries[q], d) for q in sf_q for d in scifact.qrels[q]]),
-            Distribution("SQuAD questions -> source paragraph", "relevant doc", [probes["squad2-dev"].doc_score(squad.queries[q], str(squad.extra[q]["source_passage"])) for q in squad_q]),
+            Distribution(
+                f"SciFact queries ({len(sf_q)}) -> uv-docs index",
+                "off-topic top-1 (index)",
+                [probes["uv-docs"].top1(scifact.queries[q]) for q in sf_q],
+            ),
+            Distribution(
+                "SciFact queries -> SciFact index",
+                "in-domain top-1",
+                [probes["scifact"].top1(scifact.queries[q]) for q in sf_q],
+            ),
+            Distribution(
+                "SciFact queries -> judged abstract",
+                "relevant doc",
+                [probes["scifact"].doc_score(scifact.queries[q], d) for q in sf_q for d in scifact.qrels[q]],
+            ),
+            Distribution(
+                "SQuAD questions -> source paragraph",
+                "relevant doc",
+                [
+                    probes["squad2-dev"].doc_score(squad.queries[q], str(squad.extra[q]["source_passage"]))
+                    for q in squad_q
+                ],
+            ),
         ]
     finally:
         for probe in probes.values():
@@ -239,18 +277,28 @@ def bm25_distributions(args: Any, scifact: RetrievalSet, squad: RetrievalSet) ->
 def percentile_table(out: Output, title: str, dists: list[Distribution]) -> list[dict[str, Any]]:
     rows = [{"sample": d.name, "kind": d.kind, "n": len(d.values), **percentiles(d.values)} for d in dists]
     keys = [k for k in rows[0] if k.startswith("p")]
-    out.table(title, ["sample", "kind", "n", *keys], [[r["sample"], r["kind"], r["n"], *(r[k] for k in keys)] for r in rows])
+    out.table(
+        title, ["sample", "kind", "n", *keys], [[r["sample"], r["kind"], r["n"], *(r[k] for k in keys)] for r in rows]
+    )
     return rows
 
 
-def floor_table(out: Output, title: str, floors: tuple[float, ...], dists: list[Distribution], keep_strictly_above: bool) -> list[dict[str, Any]]:
+def floor_table(
+    out: Output, title: str, floors: tuple[float, ...], dists: list[Distribution], keep_strictly_above: bool
+) -> list[dict[str, Any]]:
     """One row per sample, one column per floor: relevant samples show the share cut, off-topic ones the share kept."""
     rows = []
     for d in dists:
         relevant = d.kind.startswith("relevant")
         shares = [cut_share(d.values, f, keep_strictly_above) for f in floors]
-        rows.append({"sample": d.name, "kind": d.kind, "measure": "cut" if relevant else "kept",
-                     "by_floor": {f"{f:g}": (c if relevant else 1 - c) for f, c in zip(floors, shares)}})
+        rows.append(
+            {
+                "sample": d.name,
+                "kind": d.kind,
+                "measure": "cut" if relevant else "kept",
+                "by_floor": {f"{f:g}": (c if relevant else 1 - c) for f, c in zip(floors, shares, strict=True)},
+            }
+        )
     rule = "score > floor is kept" if keep_strictly_above else "cosine >= floor is kept"
     out.table(
         title,
@@ -296,16 +344,24 @@ def main() -> None:
         dense = scifact_dense(embedder, scifact, args.queries, args.abstracts, args.seed)
         dense += squad_dense(embedder, squad, args.squad, args.paragraphs, args.seed)
         dense += dense_index_top1(args, embedder, scifact, squad)
-        out.put("dense_percentiles", percentile_table(out, "Dense: cosine of query/passage pairs (bundled MiniLM)", dense))
+        out.put(
+            "dense_percentiles", percentile_table(out, "Dense: cosine of query/passage pairs (bundled MiniLM)", dense)
+        )
         relevant = [d for d in dense if d.kind == "relevant pairs"]
         leak = [d for d in dense if d.kind.startswith(("unrelated, best", "off-topic", "in-domain"))]
-        out.put("dense_floors", floor_table(out, "Dense floor candidates", DENSE_FLOORS, relevant + leak, keep_strictly_above=False))
+        out.put(
+            "dense_floors",
+            floor_table(out, "Dense floor candidates", DENSE_FLOORS, relevant + leak, keep_strictly_above=False),
+        )
     if "bm25" not in args.skip:
         bm25 = bm25_distributions(args, scifact, squad)
         out.put("bm25_percentiles", percentile_table(out, "BM25 (ragcli/tantivy) scores, no floor", bm25))
         relevant = [d for d in bm25 if d.kind == "relevant doc"]
         off = [d for d in bm25 if d.kind.startswith(("off-topic", "in-domain"))]
-        out.put("bm25_floors", floor_table(out, "BM25 floor candidates", BM25_FLOORS, relevant + off, keep_strictly_above=True))
+        out.put(
+            "bm25_floors",
+            floor_table(out, "BM25 floor candidates", BM25_FLOORS, relevant + off, keep_strictly_above=True),
+        )
     out.put("settings", vars(args) | {"data": str(args.data), "index": str(args.index)})
     out.finish()
 

@@ -30,17 +30,51 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import REPO_ROOT, Output, base_parser, bench_principal, ensure_index, read_jsonl  # noqa: E402
+from _common import REPO_ROOT, Output, base_parser, bench_principal, ensure_index, read_jsonl
 
 KEYWORDS = [
-    "frozen", "hatchling", "--system", "PEP 723", "--frozen", "uv_build", "keyring", "dependency-groups",
-    "UV_INDEX_URL", "pylock.toml", "--no-dev", "--universal", "ipykernel", "setup-uv", "pre-commit",
-    "sys_platform", "module-root", "--with-editable", "tomllib", "musl", "zstd", "PyTorch", "--exclude-newer",
-    "lowest-direct", "constraint-dependencies", "JFrog", "CodeArtifact", "dependabot", "marimo", "Jupyter",
+    "frozen",
+    "hatchling",
+    "--system",
+    "PEP 723",
+    "--frozen",
+    "uv_build",
+    "keyring",
+    "dependency-groups",
+    "UV_INDEX_URL",
+    "pylock.toml",
+    "--no-dev",
+    "--universal",
+    "ipykernel",
+    "setup-uv",
+    "pre-commit",
+    "sys_platform",
+    "module-root",
+    "--with-editable",
+    "tomllib",
+    "musl",
+    "zstd",
+    "PyTorch",
+    "--exclude-newer",
+    "lowest-direct",
+    "constraint-dependencies",
+    "JFrog",
+    "CodeArtifact",
+    "dependabot",
+    "marimo",
+    "Jupyter",
 ]
 SHORT_OFF_TOPIC = [
-    "sourdough starter", "capital gains tax", "world cup final", "chocolate cake recipe", "knee surgery recovery",
-    "medieval castles", "tax return deadline", "guitar chords", "marathon training plan", "wedding speech",
+    "sourdough starter",
+    "capital gains tax",
+    "world cup final",
+    "chocolate cake recipe",
+    "knee surgery recovery",
+    "medieval castles",
+    "tax return deadline",
+    "guitar chords",
+    "marathon training plan",
+    "wedding speech",
 ]
 
 
@@ -59,14 +93,22 @@ def earn_their_place(retriever: Any, cases: list[Any], min_terms: int) -> dict[s
     for case in cases:
         ids = retriever.search(case.scope, case.question, config=config).ids
         if case.expect == "answer" and case.relevant:
-            hit = lambda n: any(label_matches(label, pid) for label in case.relevant for pid in ids[:n])  # noqa: E731
+
+            def hit(n: int, relevant: tuple[str, ...] = case.relevant, ids: list[str] = ids) -> bool:
+                return any(label_matches(label, pid) for label in relevant for pid in ids[:n])
+
             recall5.append(hit(5))
             recall10.append(hit(10))
             noise_answer.append(sum(1 for pid in ids if not any(label_matches(label, pid) for label in case.relevant)))
         elif case.expect == "abstain":
             noise_abstain.append(len(ids))
     mean = lambda xs: round(sum(xs) / len(xs), 3) if xs else None  # noqa: E731
-    return {"any relevant@5": mean(recall5), "any relevant@10": mean(recall10), "noise / answerable": mean(noise_answer), "results / abstain case": mean(noise_abstain)}
+    return {
+        "any relevant@5": mean(recall5),
+        "any relevant@10": mean(recall10),
+        "noise / answerable": mean(noise_answer),
+        "results / abstain case": mean(noise_abstain),
+    }
 
 
 def main() -> None:
@@ -75,7 +117,9 @@ def main() -> None:
     parser.add_argument("--shares", default="0,0.01,0.02,0.03,0.05,0.1", help="RARE_SHARE values to try")
     parser.add_argument("--claims", type=int, default=300, help="SciFact test claims used as off-topic queries")
     parser.add_argument("--sample-index", type=Path, help="index of sample_corpus (acme, globex) for the second table")
-    parser.add_argument("--squad-questions", type=Path, help="a SQuAD question file from beir_convert.py for the second table")
+    parser.add_argument(
+        "--squad-questions", type=Path, help="a SQuAD question file from beir_convert.py for the second table"
+    )
     parser.add_argument("--bm25-only-min-terms", default="1,2,3")
     parser.add_argument("--skip-gate", action="store_true", help="only the second table")
     args = parser.parse_args()
@@ -91,13 +135,15 @@ def main() -> None:
     claims = [q["text"] for q in read_jsonl(args.data / "scifact" / "queries.jsonl")][: args.claims]
     default_share = gate.RARE_SHARE
     rows = []
-    variants: list[tuple[str, float | None]] = [("gate off", None)] + [(f"RARE_SHARE={s}", float(s)) for s in args.shares.split(",")]
+    variants: list[tuple[str, float | None]] = [("gate off", None)] + [
+        (f"RARE_SHARE={s}", float(s)) for s in args.shares.split(",")
+    ]
     for name, share in variants if not args.skip_gate else []:
         config = SearchConfig(topic_gate=share is not None)
         if share is not None:
             gate.RARE_SHARE = share
         keyword = run(retriever, scope, KEYWORDS, config)
-        found = [any(k.lower() in t.lower() for t in texts) for k, texts in zip(KEYWORDS, keyword)]
+        found = [any(k.lower() in t.lower() for t in texts) for k, texts in zip(KEYWORDS, keyword, strict=True)]
         scifact = run(retriever, scope, claims, config)
         short = run(retriever, scope, SHORT_OFF_TOPIC, config)
         rows.append(
@@ -119,15 +165,25 @@ def main() -> None:
 
     sets = [("uv-docs", retriever, load_cases(REPO_ROOT / "bench" / "questions" / "uv-docs.jsonl"))]
     if args.sample_index:
-        sets.append(("sample", Retriever(args.sample_index, embedder=retriever.embedder), load_cases(REPO_ROOT / "sample_corpus" / "questions.jsonl")))
+        sets.append(
+            (
+                "sample",
+                Retriever(args.sample_index, embedder=retriever.embedder),
+                load_cases(REPO_ROOT / "sample_corpus" / "questions.jsonl"),
+            )
+        )
     if args.squad_questions:
         sets.append(("squad", retriever, load_cases(args.squad_questions)))
     earned = []
     for name, set_retriever, cases in sets:
         for min_terms in (int(n) for n in args.bm25_only_min_terms.split(",")):
-            earned.append({"set": name, "bm25_only_min_terms": min_terms, **earn_their_place(set_retriever, cases, min_terms)})
+            earned.append(
+                {"set": name, "bm25_only_min_terms": min_terms, **earn_their_place(set_retriever, cases, min_terms)}
+            )
     columns = list(earned[0])
-    out.table("word matches that must earn their place (hybrid, k=10)", columns, [[r[c] for c in columns] for r in earned])
+    out.table(
+        "word matches that must earn their place (hybrid, k=10)", columns, [[r[c] for c in columns] for r in earned]
+    )
     out.put("earned", earned)
     out.finish()
 

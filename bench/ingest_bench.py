@@ -50,7 +50,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import Output, base_parser, bench_principal, peak_rss_mb, timed_embedder  # noqa: E402
+from _common import Output, base_parser, bench_principal, peak_rss_mb, timed_embedder
 
 TENANT = "bench"
 DEFAULT_LIMIT = 1000
@@ -78,8 +78,8 @@ def scifact_source(data: Path, limit: int, tmp: Path) -> tuple[Path, str]:
 
 def ingest_in_child(corpus: str, index_dir: str) -> dict[str, Any]:
     """Runs in a spawned process: load the model, ingest with a timed embedder, count tokens."""
-    from ragcli.embedder import Embedder
     from ragcli import ingest
+    from ragcli.embedder import Embedder
 
     rss_start = peak_rss_mb()
     embedder = Embedder()
@@ -135,11 +135,34 @@ def measure_ingest(name: str, corpus: Path, index_dir: Path) -> dict[str, Any]:
 def ingest_table(out: Output, rows: list[dict[str, Any]]) -> None:
     out.table(
         "Ingest throughput (each corpus in a fresh process)",
-        ["corpus", "docs", "passages", "seconds", "docs/s", "passages/s", "tokens/s", "embed s", "outside model", "model load s", "RSS model MiB", "peak RSS MiB"],
+        [
+            "corpus",
+            "docs",
+            "passages",
+            "seconds",
+            "docs/s",
+            "passages/s",
+            "tokens/s",
+            "embed s",
+            "outside model",
+            "model load s",
+            "RSS model MiB",
+            "peak RSS MiB",
+        ],
         [
             [
-                r["corpus"], r["documents"], r["passages"], r["seconds"], r["documents_per_s"], r["passages_per_s"],
-                r["tokens_per_s"], r["embed_seconds"], f"{r['outside_model_share']:.1%}", r["model_load_seconds"], r["rss_after_model_mb"], r["peak_rss_mb"],
+                r["corpus"],
+                r["documents"],
+                r["passages"],
+                r["seconds"],
+                r["documents_per_s"],
+                r["passages_per_s"],
+                r["tokens_per_s"],
+                r["embed_seconds"],
+                f"{r['outside_model_share']:.1%}",
+                r["model_load_seconds"],
+                r["rss_after_model_mb"],
+                r["peak_rss_mb"],
             ]
             for r in rows
         ],
@@ -185,16 +208,25 @@ def measure_batching(embedder: Any, texts: list[str], batch_size: int, rounds: i
             embedder.embed(texts, batch_size=batch_size, sort_by_length=sort)
             seconds[sort] += time.perf_counter() - started
     n = len(texts) * rounds
-    return {"texts": len(texts), "rounds": rounds, "sorted_texts_per_s": n / seconds[True], "unsorted_texts_per_s": n / seconds[False],
-            "speedup": seconds[False] / seconds[True]}
+    return {
+        "texts": len(texts),
+        "rounds": rounds,
+        "sorted_texts_per_s": n / seconds[True],
+        "unsorted_texts_per_s": n / seconds[False],
+        "speedup": seconds[False] / seconds[True],
+    }
 
 
 def batching_rows(embedder: Any, samples: dict[str, list[str]], batch_size: int, rounds: int) -> list[dict[str, Any]]:
     rows = []
     for name, texts in samples.items():
         lengths = model_lengths(embedder, texts)
-        row = {"sample": name, "texts": len(texts), "mean_tokens": sum(lengths) / len(lengths),
-               "padded_ratio": padded_tokens(lengths, batch_size, False) / padded_tokens(lengths, batch_size, True)}
+        row = {
+            "sample": name,
+            "texts": len(texts),
+            "mean_tokens": sum(lengths) / len(lengths),
+            "padded_ratio": padded_tokens(lengths, batch_size, False) / padded_tokens(lengths, batch_size, True),
+        }
         if name == "mixed":
             row.update(measure_batching(embedder, texts, batch_size, rounds))
         rows.append(row)
@@ -204,9 +236,27 @@ def batching_rows(embedder: Any, samples: dict[str, list[str]], batch_size: int,
 def batching_table(out: Output, rows: list[dict[str, Any]], batch_size: int) -> None:
     out.table(
         f"Embedder batching: length-sorted vs input order (batch size {batch_size}, same texts, same run)",
-        ["sample", "texts", "mean tokens", "sorted texts/s", "unsorted texts/s", "measured speedup", "padded-token ratio"],
-        [[r["sample"], r["texts"], r["mean_tokens"], r.get("sorted_texts_per_s"), r.get("unsorted_texts_per_s"), r.get("speedup"), r["padded_ratio"]]
-         for r in rows],
+        [
+            "sample",
+            "texts",
+            "mean tokens",
+            "sorted texts/s",
+            "unsorted texts/s",
+            "measured speedup",
+            "padded-token ratio",
+        ],
+        [
+            [
+                r["sample"],
+                r["texts"],
+                r["mean_tokens"],
+                r.get("sorted_texts_per_s"),
+                r.get("unsorted_texts_per_s"),
+                r.get("speedup"),
+                r["padded_ratio"],
+            ]
+            for r in rows
+        ],
         caption="speedup = unsorted time / sorted time (timed on the mixed sample only); padded-token ratio = "
         "tokens computed incl. padding, unsorted / sorted (deterministic, no timing noise).",
     )
@@ -233,13 +283,23 @@ def ingest_mode_in_child(corpus: str, index_dir: str, mode: str) -> dict[str, An
         backend._start_actors(embedder)  # ray.init + one model per actor, timed apart from the ingest
         startup = time.perf_counter() - started
         with backend:
-            report = ingest(corpus, TENANT, index=index_dir, default_acl=["everyone"], embedder=embedder, embedding=backend)
+            report = ingest(
+                corpus, TENANT, index=index_dir, default_acl=["everyone"], embedder=embedder, embedding=backend
+            )
         actors = len(backend.pids)
     else:
         report = ingest(corpus, TENANT, index=index_dir, default_acl=["everyone"], embedder=embedder)
         actors = 0
-    return {"mode": mode, "passages": report.passages, "embedded": report.embedded, "seconds": report.seconds, "startup_seconds": startup,
-            "model_load_seconds": load_seconds, "actors": actors, "peak_rss_mb": peak_rss_mb()}
+    return {
+        "mode": mode,
+        "passages": report.passages,
+        "embedded": report.embedded,
+        "seconds": report.seconds,
+        "startup_seconds": startup,
+        "model_load_seconds": load_seconds,
+        "actors": actors,
+        "peak_rss_mb": peak_rss_mb(),
+    }
 
 
 def ray_comparison(out: Output, data: Path, limit: int, tmp: Path) -> list[dict[str, Any]]:
@@ -264,9 +324,39 @@ def ray_comparison(out: Output, data: Path, limit: int, tmp: Path) -> list[dict[
     max_diff = float(abs(same[0] - same[1]).max()) if same[0].shape == same[1].shape else float("nan")
     out.table(
         f"Ingest local vs --ray ({name}, {os.cpu_count()} CPUs, each mode in a fresh process, same run)",
-        ["mode", "passages", "actors", "Ray start s", "ingest s", "wall s", "passages/s (ingest)", "passages/s (wall)", "wall / local", "ingest / local", "target", "met", "peak RSS MiB"],
-        [[r["mode"], r["passages"], r["actors"], r["startup_seconds"], r["seconds"], r["wall_seconds"], r["passages_per_s"], r["wall_passages_per_s"],
-          r["ratio_wall"], r["ratio_ingest"], RAY_TARGET, r["met"], r["peak_rss_mb"]] for r in rows],
+        [
+            "mode",
+            "passages",
+            "actors",
+            "Ray start s",
+            "ingest s",
+            "wall s",
+            "passages/s (ingest)",
+            "passages/s (wall)",
+            "wall / local",
+            "ingest / local",
+            "target",
+            "met",
+            "peak RSS MiB",
+        ],
+        [
+            [
+                r["mode"],
+                r["passages"],
+                r["actors"],
+                r["startup_seconds"],
+                r["seconds"],
+                r["wall_seconds"],
+                r["passages_per_s"],
+                r["wall_passages_per_s"],
+                r["ratio_wall"],
+                r["ratio_ingest"],
+                RAY_TARGET,
+                r["met"],
+                r["peak_rss_mb"],
+            ]
+            for r in rows
+        ],
         caption="wall = Ray start (ray.init with this machine's CPUs + one model load per actor) + ingest; local pays neither. "
         f"Max |vector difference| between the two indexes: {max_diff:.2e}. Peak RSS is the driver's (actors are other processes).",
     )
@@ -285,12 +375,20 @@ def published_vectors(index_dir: Path) -> Any:
 
 def main() -> None:
     parser = base_parser(__doc__)
-    parser.add_argument("--limit", type=int, default=DEFAULT_LIMIT, help="SciFact documents to ingest (default 1000; 0 = all 5,183)")
-    parser.add_argument("--sample-texts", type=int, default=500, help="texts for the batching comparison (60%% uv-docs, 40%% SciFact)")
+    parser.add_argument(
+        "--limit", type=int, default=DEFAULT_LIMIT, help="SciFact documents to ingest (default 1000; 0 = all 5,183)"
+    )
+    parser.add_argument(
+        "--sample-texts", type=int, default=500, help="texts for the batching comparison (60%% uv-docs, 40%% SciFact)"
+    )
     parser.add_argument("--batch-size", type=int, default=None, help="embed batch size (default: ragcli's)")
     parser.add_argument("--rounds", type=int, default=2, help="alternating sorted/unsorted rounds")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--ray", action="store_true", help=f"only compare a local ingest with one on a local Ray instance (SciFact first {RAY_LIMIT:,} unless --limit)")
+    parser.add_argument(
+        "--ray",
+        action="store_true",
+        help=f"only compare a local ingest with one on a local Ray instance (SciFact first {RAY_LIMIT:,} unless --limit)",
+    )
     args = parser.parse_args()
 
     from ragcli.embedder import DEFAULT_BATCH, Embedder
@@ -305,8 +403,10 @@ def main() -> None:
         return
     batch_size = args.batch_size or DEFAULT_BATCH
     if args.limit > 0:
-        out.note(f"[yellow]SciFact capped at its first {args.limit:,} abstracts (--limit {args.limit}); --limit 0 ingests all 5,183 "
-                 "(several minutes at ~12-17 abstracts/s).[/yellow]")
+        out.note(
+            f"[yellow]SciFact capped at its first {args.limit:,} abstracts (--limit {args.limit}); --limit 0 ingests all 5,183 "
+            "(several minutes at ~12-17 abstracts/s).[/yellow]"
+        )
     with tempfile.TemporaryDirectory(prefix="ragcli-ingest-bench-") as tmp_name:
         tmp = Path(tmp_name)
         sf_corpus, sf_name = scifact_source(args.data, args.limit, tmp)
@@ -322,7 +422,10 @@ def main() -> None:
         brows = batching_rows(embedder, samples, batch_size, args.rounds)
         batching_table(out, brows, batch_size)
         out.put("batching", {"batch_size": batch_size, "rows": brows})
-    out.put("settings", {"scifact_limit": args.limit, "sample_texts": args.sample_texts, "rounds": args.rounds, "seed": args.seed})
+    out.put(
+        "settings",
+        {"scifact_limit": args.limit, "sample_texts": args.sample_texts, "rounds": args.rounds, "seed": args.seed},
+    )
     out.finish()
 
 

@@ -40,7 +40,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import Output, base_parser, bench_principal, ensure_index, load_beir, percentiles, read_jsonl, sample_ids  # noqa: E402
+from _common import Output, base_parser, bench_principal, ensure_index, load_beir, percentiles, read_jsonl, sample_ids
 
 DEFAULT_INDEX = Path("/tmp/bench-index")
 TENANT = "scifact"
@@ -63,7 +63,9 @@ class InProcess:
         return 1000 * (time.perf_counter() - started), response.ids
 
 
-async def measure(index_dir: Path, user_file: Path, queries: list[str], warmup: list[str], errlog: Path, block: int) -> dict[str, Any]:
+async def measure(
+    index_dir: Path, user_file: Path, queries: list[str], warmup: list[str], errlog: Path, block: int
+) -> dict[str, Any]:
     """Both paths over the same queries, in alternating blocks of ``block`` queries, after warming both.
 
     Blocks, not query by query: onnxruntime's threads spin for a moment after each run, and on a
@@ -110,7 +112,7 @@ async def measure(index_dir: Path, user_file: Path, queries: list[str], warmup: 
                 await session.send_ping()
                 ping_ms.append(1000 * (time.perf_counter() - t))
     local.retriever.close()
-    same = sum(a == b for a, b in zip(local_ids, mcp_ids))
+    same = sum(a == b for a, b in zip(local_ids, mcp_ids, strict=True))
     return {"local_ms": local_ms, "mcp_ms": mcp_ms, "ping_ms": ping_ms, "same": same, "ready_s": ready_s}
 
 
@@ -129,17 +131,26 @@ def main() -> None:
     import anyio
 
     parser = base_parser(__doc__)
-    parser.add_argument("--index", type=Path, default=DEFAULT_INDEX, help=f"index folder with tenant 'scifact' (default {DEFAULT_INDEX})")
+    parser.add_argument(
+        "--index",
+        type=Path,
+        default=DEFAULT_INDEX,
+        help=f"index folder with tenant 'scifact' (default {DEFAULT_INDEX})",
+    )
     parser.add_argument("--queries", type=int, default=100, help="timed queries per side")
     parser.add_argument("--warmup", type=int, default=10, help="untimed queries per side first (SciFact train queries)")
-    parser.add_argument("--block", type=int, default=10, help="queries per block; the two paths alternate block by block")
+    parser.add_argument(
+        "--block", type=int, default=10, help="queries per block; the two paths alternate block by block"
+    )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
 
     out = Output(args.json)
     data = load_beir(args.data / "scifact", "test")
     ensure_index(data.corpus_path, TENANT, args.index, out)
-    warmup = [q["text"] for q in read_jsonl(args.data / "scifact" / "queries.jsonl") if str(q["_id"]) not in data.queries][: args.warmup]
+    warmup = [
+        q["text"] for q in read_jsonl(args.data / "scifact" / "queries.jsonl") if str(q["_id"]) not in data.queries
+    ][: args.warmup]
     queries = [data.queries[i] for i in sample_ids(list(data.queries), args.queries, args.seed)]
 
     with tempfile.TemporaryDirectory(prefix="ragcli-mcp-bench-") as tmp:
@@ -150,7 +161,11 @@ def main() -> None:
         handler_ms = server_handler_ms(errlog, len(queries))
 
     local_ms, mcp_ms, same, ready_s = run["local_ms"], run["mcp_ms"], run["same"], run["ready_s"]
-    local, remote, ping = percentiles(local_ms, (50, 95)), percentiles(mcp_ms, (50, 95)), percentiles(run["ping_ms"], (50, 95))
+    local, remote, ping = (
+        percentiles(local_ms, (50, 95)),
+        percentiles(mcp_ms, (50, 95)),
+        percentiles(run["ping_ms"], (50, 95)),
+    )
     handler = percentiles(handler_ms, (50, 95)) if handler_ms else {"p50": float("nan"), "p95": float("nan")}
     diff = remote["p50"] - local["p50"]
     rows = [

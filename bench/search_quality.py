@@ -35,7 +35,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import (  # noqa: E402
+from _common import (
     Bm25sReference,
     Output,
     RetrievalSet,
@@ -92,7 +92,9 @@ def search_config(variant: Variant, k: int, candidates: int) -> Any:
     return SearchConfig(mode=variant.mode, k=k, candidates=candidates)  # type: ignore[arg-type]
 
 
-def ragcli_rankings(index_dir: Path, tenant: str, queries: dict[str, str], k: int, candidates: int) -> dict[str, dict[str, Any]]:
+def ragcli_rankings(
+    index_dir: Path, tenant: str, queries: dict[str, str], k: int, candidates: int
+) -> dict[str, dict[str, Any]]:
     """Per variant: {qid: ranked doc ids}, plus seconds and how many queries came back empty."""
     from ragcli.principal import Scope, parse_principal
     from ragcli.search import Retriever
@@ -120,7 +122,7 @@ def bm25s_rankings(dataset: RetrievalSet, queries: dict[str, str], k: int) -> di
     index_seconds = time.perf_counter() - started
     started = time.perf_counter()
     hits = ref.search(list(queries.values()), k)
-    runs = {qid: [d for d, _ in row] for qid, row in zip(queries, hits)}
+    runs = {qid: [d for d, _ in row] for qid, row in zip(queries, hits, strict=True)}
     return {"runs": runs, "seconds": time.perf_counter() - started, "index_seconds": index_seconds, "empty": 0}
 
 
@@ -138,7 +140,9 @@ def squad_metrics(runs: dict[str, list[str]], qrels: dict[str, dict[str, int]]) 
     }
 
 
-def evaluate(dataset: RetrievalSet, queries: dict[str, str], index_dir: Path, tenant: str, k: int, candidates: int, metrics: Any) -> list[dict[str, Any]]:
+def evaluate(
+    dataset: RetrievalSet, queries: dict[str, str], index_dir: Path, tenant: str, k: int, candidates: int, metrics: Any
+) -> list[dict[str, Any]]:
     systems = ragcli_rankings(index_dir, tenant, queries, k, candidates)
     systems["bm25s (same run)"] = bm25s_rankings(dataset, queries, k)
     rows = []
@@ -151,7 +155,9 @@ def evaluate(dataset: RetrievalSet, queries: dict[str, str], index_dir: Path, te
 
 
 def scifact_table(out: Output, rows: list[dict[str, Any]], n: int, candidates: int) -> None:
-    body = [[r["system"], r["source"], r["ndcg@10"], r["recall@100"], r["empty_results"], r["ms_per_query"]] for r in rows]
+    body = [
+        [r["system"], r["source"], r["ndcg@10"], r["recall@100"], r["empty_results"], r["ms_per_query"]] for r in rows
+    ]
     body += [[name, "published", ndcg, r100, None, None] for name, ndcg, r100 in PUBLISHED_SCIFACT]
     out.table(
         f"SciFact test: {n} queries, k={K}, candidates={candidates} per ranker",
@@ -163,9 +169,15 @@ def scifact_table(out: Output, rows: list[dict[str, Any]], n: int, candidates: i
 
 
 def squad_table(out: Output, rows: list[dict[str, Any]], n: int) -> None:
-    body = [[r["system"], r["source"], r["recall@1"], r["recall@5"], r["empty_results"], r["ms_per_query"]] for r in rows]
+    body = [
+        [r["system"], r["source"], r["recall@1"], r["recall@5"], r["empty_results"], r["ms_per_query"]] for r in rows
+    ]
     body += [[name, "published", r1, r5, None, None] for name, r1, r5 in PUBLISHED_SQUAD]
-    out.table(f"SQuAD 2.0 dev: {n} answerable questions, source paragraph found", ["system", "source", "Recall@1", "Recall@5", "empty", "ms/query"], body)
+    out.table(
+        f"SQuAD 2.0 dev: {n} answerable questions, source paragraph found",
+        ["system", "source", "Recall@1", "Recall@5", "empty", "ms/query"],
+        body,
+    )
 
 
 def pick(queries: dict[str, str], n: int, seed: int) -> dict[str, str]:
@@ -178,8 +190,17 @@ def run_scifact(args: Any, out: Output, candidates: int) -> None:
     queries = pick(data.queries, args.queries, args.seed)
     rows = evaluate(data, queries, args.index, SCIFACT_TENANT, K, candidates, scifact_metrics)
     scifact_table(out, rows, len(queries), candidates)
-    out.put("scifact", {"queries": len(queries), "k": K, "candidates": candidates, "ingest": report, "rows": rows,
-                        "published": [dict(zip(("system", "ndcg@10", "recall@100"), p)) for p in PUBLISHED_SCIFACT]})
+    out.put(
+        "scifact",
+        {
+            "queries": len(queries),
+            "k": K,
+            "candidates": candidates,
+            "ingest": report,
+            "rows": rows,
+            "published": [dict(zip(("system", "ndcg@10", "recall@100"), p, strict=True)) for p in PUBLISHED_SCIFACT],
+        },
+    )
 
 
 def run_squad(args: Any, out: Output, candidates: int) -> None:
@@ -189,15 +210,33 @@ def run_squad(args: Any, out: Output, candidates: int) -> None:
     queries = pick(answerable, args.squad_queries if args.squad_queries is not None else args.queries, args.seed)
     rows = evaluate(data, queries, args.index, SQUAD_TENANT, 10, candidates, squad_metrics)
     squad_table(out, rows, len(queries))
-    out.put("squad2", {"queries": len(queries), "k": 10, "candidates": candidates, "ingest": report, "rows": rows,
-                       "published": [dict(zip(("system", "recall@1", "recall@5"), p)) for p in PUBLISHED_SQUAD]})
+    out.put(
+        "squad2",
+        {
+            "queries": len(queries),
+            "k": 10,
+            "candidates": candidates,
+            "ingest": report,
+            "rows": rows,
+            "published": [dict(zip(("system", "recall@1", "recall@5"), p, strict=True)) for p in PUBLISHED_SQUAD],
+        },
+    )
 
 
 def main() -> None:
     parser = base_parser(__doc__)
-    parser.add_argument("--index", type=Path, default=DEFAULT_INDEX, help=f"index folder, reused if the tenants exist (default {DEFAULT_INDEX})")
-    parser.add_argument("--queries", type=int, default=0, help="subsample N queries (0 = all); also caps SQuAD unless --squad-queries")
-    parser.add_argument("--squad-queries", type=int, default=None, help="SQuAD answerable questions to use (0 = all 5,928)")
+    parser.add_argument(
+        "--index",
+        type=Path,
+        default=DEFAULT_INDEX,
+        help=f"index folder, reused if the tenants exist (default {DEFAULT_INDEX})",
+    )
+    parser.add_argument(
+        "--queries", type=int, default=0, help="subsample N queries (0 = all); also caps SQuAD unless --squad-queries"
+    )
+    parser.add_argument(
+        "--squad-queries", type=int, default=None, help="SQuAD answerable questions to use (0 = all 5,928)"
+    )
     parser.add_argument("--candidates", type=int, default=100, help="candidates per ranker (at least 100)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--skip", choices=("scifact", "squad"), action="append", default=[], help="skip a dataset")

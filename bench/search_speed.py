@@ -50,13 +50,18 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import Output, base_parser, bench_principal, ensure_index, load_beir, percentiles, read_jsonl, sample_ids  # noqa: E402
+from _common import Output, base_parser, bench_principal, ensure_index, load_beir, percentiles, read_jsonl, sample_ids
 
 DEFAULT_INDEX = Path(tempfile.gettempdir()) / "ragcli-bench-index"
 TENANT = "scifact"
 FLOOR_IMPORTS = "import onnxruntime, tantivy, numpy, tokenizers"
 TYPER_FLOOR = "import typer"
-TARGETS = {"ragcli --help": 1.2, "ragcli search --mode bm25 --json": 1.5, "ragcli search --json (hybrid)": 2.0, "ragcli ask --json (local)": 2.5}
+TARGETS = {
+    "ragcli --help": 1.2,
+    "ragcli search --mode bm25 --json": 1.5,
+    "ragcli search --json (hybrid)": 2.0,
+    "ragcli ask --json (local)": 2.5,
+}
 """Issue 11's cold-start budget: ratio to the floor (``--help``: to the ``import typer`` floor)."""
 
 
@@ -99,7 +104,7 @@ def wall_seconds(cmd: list[str]) -> float:
 
 def measure_cold(commands: dict[str, list[str]], repeat: int) -> dict[str, list[float]]:
     times: dict[str, list[float]] = {name: [] for name in commands}
-    for name, cmd in commands.items():  # one untimed run each: page cache, .pyc files
+    for cmd in commands.values():  # one untimed run each: page cache, .pyc files
         wall_seconds(cmd)
     for _ in range(repeat):
         for name, cmd in commands.items():
@@ -115,16 +120,28 @@ def cold_rows(times: dict[str, list[float]]) -> list[dict[str, Any]]:
         base = typer_floor if name == "ragcli --help" else floor
         ratio = statistics.median(t) / base
         target = TARGETS.get(name)
-        rows.append({"command": name, "runs": len(t), "median_ms": 1000 * statistics.median(t), "min_ms": 1000 * min(t),
-                     "max_ms": 1000 * max(t), "ratio": ratio, "ratio_of": "typer floor" if name == "ragcli --help" else "floor",
-                     "target": target, "met": None if target is None else ratio <= target})
+        rows.append(
+            {
+                "command": name,
+                "runs": len(t),
+                "median_ms": 1000 * statistics.median(t),
+                "min_ms": 1000 * min(t),
+                "max_ms": 1000 * max(t),
+                "ratio": ratio,
+                "ratio_of": "typer floor" if name == "ragcli --help" else "floor",
+                "target": target,
+                "met": None if target is None else ratio <= target,
+            }
+        )
     return rows
 
 
 # --------------------------------------------------------------------------- part 2: warm in-process latency
 
 
-def timed_searches(retriever: Any, scope: Any, queries: list[str], warmup: list[str]) -> tuple[list[float], dict[str, list[float]]]:
+def timed_searches(
+    retriever: Any, scope: Any, queries: list[str], warmup: list[str]
+) -> tuple[list[float], dict[str, list[float]]]:
     """Per-query wall ms of ``retriever.search`` after untimed warm-up queries, and the stage times it reports."""
     for q in warmup:
         retriever.search(scope, q)
@@ -152,8 +169,16 @@ def warm_latency(index_dir: Path, queries: list[str], warmup: list[str]) -> list
         latencies, stages = timed_searches(retriever, scope, queries, warmup)
         retriever.close()
         pct = percentiles(latencies, (50, 95))
-        rows.append({"mode": mode, "queries": len(queries), "p50_ms": pct["p50"], "p95_ms": pct["p95"], "max_ms": max(latencies),
-                     "stage_p50_ms": {s: statistics.median(v) for s, v in stages.items()}})
+        rows.append(
+            {
+                "mode": mode,
+                "queries": len(queries),
+                "p50_ms": pct["p50"],
+                "p95_ms": pct["p95"],
+                "max_ms": max(latencies),
+                "stage_p50_ms": {s: statistics.median(v) for s, v in stages.items()},
+            }
+        )
     return rows
 
 
@@ -171,7 +196,28 @@ def synthetic_words(seed: int) -> list[str]:
     import random
 
     rng = random.Random(seed)
-    syllables = ["ka", "lo", "mi", "ren", "tas", "vo", "qui", "sel", "dor", "fa", "nu", "pe", "zar", "lin", "gro", "ti", "bes", "mo", "cha", "ux"]
+    syllables = [
+        "ka",
+        "lo",
+        "mi",
+        "ren",
+        "tas",
+        "vo",
+        "qui",
+        "sel",
+        "dor",
+        "fa",
+        "nu",
+        "pe",
+        "zar",
+        "lin",
+        "gro",
+        "ti",
+        "bes",
+        "mo",
+        "cha",
+        "ux",
+    ]
     words: set[str] = set()
     while len(words) < VOCABULARY:
         words.add("".join(rng.choice(syllables) for _ in range(rng.randint(2, 4))))
@@ -210,22 +256,55 @@ def build_synthetic(root: str, tenant: str, n: int, seed: int) -> dict[str, Any]
                 break
             pid = f"d{d}@1#s{j}"
             ids.append(pid)
-            passages.append(Passage(id=pid, doc_id=f"d{d}", version="1", section=f"s{j}", tenant=tenant, acl=acl, effective_from=None,
-                                    superseded_on=None, title=f"Document {d}", heading_path=(f"Section {j}",), source=f"synthetic/d{d}.md",
-                                    source_url=None, text=" ".join(words[picks[row]])))
-        documents.append(DocumentEntry(key=f"/synthetic/d{d}.md", doc_id=f"d{d}", version="1", source=f"synthetic/d{d}.md", fingerprint=f"{d:016x}",
-                                       passage_ids=ids))
+            passages.append(
+                Passage(
+                    id=pid,
+                    doc_id=f"d{d}",
+                    version="1",
+                    section=f"s{j}",
+                    tenant=tenant,
+                    acl=acl,
+                    effective_from=None,
+                    superseded_on=None,
+                    title=f"Document {d}",
+                    heading_path=(f"Section {j}",),
+                    source=f"synthetic/d{d}.md",
+                    source_url=None,
+                    text=" ".join(words[picks[row]]),
+                )
+            )
+        documents.append(
+            DocumentEntry(
+                key=f"/synthetic/d{d}.md",
+                doc_id=f"d{d}",
+                version="1",
+                source=f"synthetic/d{d}.md",
+                fingerprint=f"{d:016x}",
+                passage_ids=ids,
+            )
+        )
     vectors = np.empty((n, model.dim), dtype=np.float32)
     for start in range(0, n, 65536):
         block = rng.standard_normal((min(65536, n - start), model.dim), dtype=np.float32)
         vectors[start : start + len(block)] = block / np.linalg.norm(block, axis=1, keepdims=True)
     generated = time.perf_counter() - started
-    gen = NewGeneration(passages=passages, text_hashes=[f"{i:064x}" for i in range(n)], embeddings=vectors, documents=documents,
-                        chunker_version=CHUNKER_VERSION, model=model)
+    gen = NewGeneration(
+        passages=passages,
+        text_hashes=[f"{i:064x}" for i in range(n)],
+        embeddings=vectors,
+        documents=documents,
+        chunker_version=CHUNKER_VERSION,
+        model=model,
+    )
     with write_lock(Path(root), tenant) as lock:
         name = write_generation(lock, gen)
-    return {"passages": n, "denied": int(sum(PASSAGES_PER_DOC for d in denied_docs if d)), "generate_seconds": generated,
-            "build_seconds": time.perf_counter() - started, "generation": name}
+    return {
+        "passages": n,
+        "denied": int(sum(PASSAGES_PER_DOC for d in denied_docs if d)),
+        "generate_seconds": generated,
+        "build_seconds": time.perf_counter() - started,
+        "generation": name,
+    }
 
 
 def scale_queries(seed: int, count: int) -> list[str]:
@@ -240,8 +319,8 @@ def scale_queries(seed: int, count: int) -> list[str]:
 def measure_scale(root: str, tenant: str, queries: list[str], warmup: list[str]) -> dict[str, Any]:
     """Runs in a spawned process: warm hybrid latency, the matrix-vector floor on the same memmap, peak RSS."""
     import numpy as np
-
     from _common import peak_rss_mb
+
     from ragcli.embedder import Embedder
     from ragcli.principal import Scope, parse_principal
     from ragcli.search import Retriever, SearchConfig
@@ -266,10 +345,20 @@ def measure_scale(root: str, tenant: str, queries: list[str], warmup: list[str])
         floor.append(1000 * (time.perf_counter() - started))
     retriever.close()
     pct, fpct = percentiles(latencies, (50, 95)), percentiles(floor, (50, 95))
-    return {"passages": int(matrix.shape[0]), "allowed": allowed, "queries": len(queries), "p50_ms": pct["p50"], "p95_ms": pct["p95"],
-            "floor_p50_ms": fpct["p50"], "floor_p95_ms": fpct["p95"], "ratio": pct["p50"] / fpct["p50"],
-            "stage_p50_ms": {s: statistics.median(v) for s, v in stages.items()}, "rss_model_mb": rss_model, "peak_rss_mb": rss_search,
-            "rss_after_floor_mb": peak_rss_mb()}
+    return {
+        "passages": int(matrix.shape[0]),
+        "allowed": allowed,
+        "queries": len(queries),
+        "p50_ms": pct["p50"],
+        "p95_ms": pct["p95"],
+        "floor_p50_ms": fpct["p50"],
+        "floor_p95_ms": fpct["p95"],
+        "ratio": pct["p50"] / fpct["p50"],
+        "stage_p50_ms": {s: statistics.median(v) for s, v in stages.items()},
+        "rss_model_mb": rss_model,
+        "peak_rss_mb": rss_search,
+        "rss_after_floor_mb": peak_rss_mb(),
+    }
 
 
 def run_scale(out: Output, sizes: list[int], directory: Path, queries: int, seed: int) -> list[dict[str, Any]]:
@@ -288,14 +377,47 @@ def run_scale(out: Output, sizes: list[int], directory: Path, queries: int, seed
         with ctx.Pool(1) as pool:
             row = pool.apply(measure_scale, (str(directory), tenant, qs[5:], qs[:5]))
         row["build_seconds"] = built["build_seconds"]
-        row["met"] = row["ratio"] <= SCALE_TARGETS["ratio"] and row["peak_rss_mb"] <= SCALE_TARGETS["rss_mb"] if n >= 1_000_000 else None
+        row["met"] = (
+            row["ratio"] <= SCALE_TARGETS["ratio"] and row["peak_rss_mb"] <= SCALE_TARGETS["rss_mb"]
+            if n >= 1_000_000
+            else None
+        )
         rows.append(row)
     out.table(
         f"Warm hybrid search on synthetic tenants ({queries} queries each, k=10, candidates=50, {DENIED_SHARE:.0%} of rows denied)",
-        ["passages", "allowed", "p50 ms", "p95 ms", "floor p50 ms", "floor p95 ms", "p50 / floor", "stage p50 ms", "RSS model MiB", "peak RSS MiB", "RSS +floor MiB", "build s", "1M target met"],
-        [[r["passages"], r["allowed"], r["p50_ms"], r["p95_ms"], r["floor_p50_ms"], r["floor_p95_ms"], r["ratio"],
-          ", ".join(f"{s} {v:.1f}" for s, v in r["stage_p50_ms"].items()), r["rss_model_mb"], r["peak_rss_mb"], r["rss_after_floor_mb"], r["build_seconds"],
-          {None: "-", True: "yes", False: "NO"}[r["met"]]] for r in rows],
+        [
+            "passages",
+            "allowed",
+            "p50 ms",
+            "p95 ms",
+            "floor p50 ms",
+            "floor p95 ms",
+            "p50 / floor",
+            "stage p50 ms",
+            "RSS model MiB",
+            "peak RSS MiB",
+            "RSS +floor MiB",
+            "build s",
+            "1M target met",
+        ],
+        [
+            [
+                r["passages"],
+                r["allowed"],
+                r["p50_ms"],
+                r["p95_ms"],
+                r["floor_p50_ms"],
+                r["floor_p95_ms"],
+                r["ratio"],
+                ", ".join(f"{s} {v:.1f}" for s, v in r["stage_p50_ms"].items()),
+                r["rss_model_mb"],
+                r["peak_rss_mb"],
+                r["rss_after_floor_mb"],
+                r["build_seconds"],
+                {None: "-", True: "yes", False: "NO"}[r["met"]],
+            ]
+            for r in rows
+        ],
         caption="floor = numpy (memmap of all rows) @ query vector + top-50 argpartition, in the same process after the searches; "
         f"targets at 1M: p50 / floor <= {SCALE_TARGETS['ratio']}, peak RSS <= 1.5 GB ({SCALE_TARGETS['rss_mb']:.0f} MiB). "
         "peak RSS = the search process's peak after the searches; RSS +floor = after the floor too (mapping every row). "
@@ -309,15 +431,28 @@ def run_scale(out: Output, sizes: list[int], directory: Path, queries: int, seed
 
 def main() -> None:
     parser = base_parser(__doc__)
-    parser.add_argument("--index", type=Path, default=DEFAULT_INDEX, help=f"index folder with tenant 'scifact' (default {DEFAULT_INDEX})")
+    parser.add_argument(
+        "--index",
+        type=Path,
+        default=DEFAULT_INDEX,
+        help=f"index folder with tenant 'scifact' (default {DEFAULT_INDEX})",
+    )
     parser.add_argument("--repeat", type=int, default=10, help="subprocess runs per command (median reported)")
     parser.add_argument("--queries", type=int, default=100, help="queries for warm latency")
     parser.add_argument("--cli", help="command that runs ragcli (default: the console script beside this python)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--scale", action="store_true", help="only part 3: warm hybrid search on synthetic tenants of --sizes passages")
-    parser.add_argument("--sizes", default=",".join(str(n) for n in SCALE_SIZES), help="comma-separated tenant sizes for --scale")
-    parser.add_argument("--scale-dir", type=Path, default=Path(tempfile.gettempdir()) / "ragcli-scale-index",
-                        help="where --scale writes (and reuses) its synthetic tenants")
+    parser.add_argument(
+        "--scale", action="store_true", help="only part 3: warm hybrid search on synthetic tenants of --sizes passages"
+    )
+    parser.add_argument(
+        "--sizes", default=",".join(str(n) for n in SCALE_SIZES), help="comma-separated tenant sizes for --scale"
+    )
+    parser.add_argument(
+        "--scale-dir",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / "ragcli-scale-index",
+        help="where --scale writes (and reuses) its synthetic tenants",
+    )
     parser.add_argument("--scale-queries", type=int, default=50, help="queries per size for --scale")
     args = parser.parse_args()
 
@@ -329,7 +464,9 @@ def main() -> None:
         return
     data = load_beir(args.data / "scifact", "test")
     ensure_index(data.corpus_path, TENANT, args.index, out)
-    train = [q["text"] for q in read_jsonl(args.data / "scifact" / "queries.jsonl") if str(q["_id"]) not in data.queries]
+    train = [
+        q["text"] for q in read_jsonl(args.data / "scifact" / "queries.jsonl") if str(q["_id"]) not in data.queries
+    ]
     ids = sample_ids(list(data.queries), args.queries, args.seed)
     queries = [data.queries[i] for i in ids]
 
@@ -341,7 +478,19 @@ def main() -> None:
     out.table(
         f"Cold CLI wall time ({args.repeat} interleaved runs each; cli = {' '.join(cli)})",
         ["command", "median ms", "min ms", "max ms", "ratio", "of", "target", "met"],
-        [[r["command"], r["median_ms"], r["min_ms"], r["max_ms"], r["ratio"], r["ratio_of"], r["target"] or "-", {None: "-", True: "yes", False: "NO"}[r["met"]]] for r in rows],
+        [
+            [
+                r["command"],
+                r["median_ms"],
+                r["min_ms"],
+                r["max_ms"],
+                r["ratio"],
+                r["ratio_of"],
+                r["target"] or "-",
+                {None: "-", True: "yes", False: "NO"}[r["met"]],
+            ]
+            for r in rows
+        ],
         caption=f'ratio = median / median of the floor measured in the same run: python -c "{FLOOR_IMPORTS}", '
         f'or for --help python -c "{TYPER_FLOOR}". The first run of each is untimed (page cache, .pyc, the model cache).',
     )
@@ -351,14 +500,27 @@ def main() -> None:
     out.table(
         f"Warm in-process Retriever.search latency ({len(queries)} SciFact test queries, k=10, candidates=50)",
         ["mode", "p50 ms", "p95 ms", "max ms", "stage p50 ms"],
-        [[r["mode"], r["p50_ms"], r["p95_ms"], r["max_ms"], ", ".join(f"{s} {v:.1f}" for s, v in r["stage_p50_ms"].items())] for r in warm],
+        [
+            [
+                r["mode"],
+                r["p50_ms"],
+                r["p95_ms"],
+                r["max_ms"],
+                ", ".join(f"{s} {v:.1f}" for s, v in r["stage_p50_ms"].items()),
+            ]
+            for r in warm
+        ],
     )
     out.put("warm", warm)
     by_mode = {r["mode"]: r for r in warm}
     embed_p50 = by_mode["hybrid"]["stage_p50_ms"].get("embed", by_mode["dense"]["stage_p50_ms"].get("embed", 0.0))
     parts = embed_p50 + by_mode["bm25"]["p50_ms"]
-    overhead = {"hybrid_p50_ms": by_mode["hybrid"]["p50_ms"], "embed_p50_ms": embed_p50, "bm25_only_p50_ms": by_mode["bm25"]["p50_ms"],
-                "ratio": by_mode["hybrid"]["p50_ms"] / parts if parts else None}
+    overhead = {
+        "hybrid_p50_ms": by_mode["hybrid"]["p50_ms"],
+        "embed_p50_ms": embed_p50,
+        "bm25_only_p50_ms": by_mode["bm25"]["p50_ms"],
+        "ratio": by_mode["hybrid"]["p50_ms"] / parts if parts else None,
+    }
     out.table(
         "Warm hybrid search against its two unavoidable parts (same run)",
         ["hybrid p50 ms", "embed query p50 ms", "BM25-only search p50 ms", "hybrid / (embed + BM25)", "target"],

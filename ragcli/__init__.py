@@ -18,7 +18,6 @@ foundation (``principal``, ``passage``, ``text``, ``embedder``, ``dates``,
 
 from __future__ import annotations
 
-
 from .lazy import lazy_exports
 
 __version__ = "0.1.0"

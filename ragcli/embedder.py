@@ -59,7 +59,9 @@ def default_spec() -> ModelSpec:
     custom = custom_embed_model()
     if custom is not None:
         if not custom.tokenizer:
-            raise ModelError("RAGCLI_EMBED_MODEL is set but RAGCLI_EMBED_TOKENIZER is not: give the model's tokenizer.json or vocab.txt")
+            raise ModelError(
+                "RAGCLI_EMBED_MODEL is set but RAGCLI_EMBED_TOKENIZER is not: give the model's tokenizer.json or vocab.txt"
+            )
         if custom.pooling not in ("mean", "cls"):
             raise ModelError(f"RAGCLI_EMBED_POOLING must be 'mean' or 'cls', not {custom.pooling!r}")
         return ModelSpec(
@@ -173,7 +175,9 @@ class Embedder:
         if build is not None:
             # EXTENDED, not ALL: ALL adds layout changes for this CPU, which must not be cached.
             options.optimized_model_filepath = str(build.model)
-            options.add_session_config_entry("session.optimized_model_external_initializers_file_name", model_cache.GRAPH_DATA)
+            options.add_session_config_entry(
+                "session.optimized_model_external_initializers_file_name", model_cache.GRAPH_DATA
+            )
             options.add_session_config_entry("session.optimized_model_external_initializers_min_size_in_bytes", "1024")
         try:
             session = ort.InferenceSession(str(self.spec.onnx_path), options, providers=["CPUExecutionProvider"])
@@ -202,7 +206,11 @@ class Embedder:
         import onnxruntime as ort
 
         try:
-            session = ort.InferenceSession(str(cached.model), self._options(ort.GraphOptimizationLevel.ORT_DISABLE_ALL), providers=["CPUExecutionProvider"])
+            session = ort.InferenceSession(
+                str(cached.model),
+                self._options(ort.GraphOptimizationLevel.ORT_DISABLE_ALL),
+                providers=["CPUExecutionProvider"],
+            )
             self._input_names = {i.name for i in session.get_inputs()}
             ok = model_cache.probe_matches(cached.probe, self._probe(session))
         except Exception:  # a damaged cache entry: rebuilt from the model file

@@ -61,7 +61,9 @@ class IndexCorruptError(RagcliError):
     @classmethod
     def damaged(cls, tenant: str, what: str) -> IndexCorruptError:
         """The one wording for a damaged index: names the tenant, the damage and the fix."""
-        return cls(f"index of tenant '{tenant}' is damaged: {what}; re-ingest to rebuild it (ragcli ingest PATH --tenant {tenant})")
+        return cls(
+            f"index of tenant '{tenant}' is damaged: {what}; re-ingest to rebuild it (ragcli ingest PATH --tenant {tenant})"
+        )
 
 
 class IndexLockedError(RagcliError):
@@ -123,7 +125,12 @@ def _requirement(error: dict[str, Any]) -> str:
     if kind == "literal_error":
         return f"must be one of {ctx.get('expected')}"
     if kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
-        words = {"greater_than_equal": "at least", "greater_than": "more than", "less_than_equal": "at most", "less_than": "less than"}
+        words = {
+            "greater_than_equal": "at least",
+            "greater_than": "more than",
+            "less_than_equal": "at most",
+            "less_than": "less than",
+        }
         bound = ctx.get("ge", ctx.get("gt", ctx.get("le", ctx.get("lt"))))
         return f"must be {words[kind]} {bound}"
     if kind in ("value_error", "assertion_error"):

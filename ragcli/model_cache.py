@@ -148,7 +148,9 @@ def new_graph_build(model_sha256: str, runtime_version: str) -> GraphBuild | Non
 
 
 def probe_matches(cached: list[float], actual: list[float]) -> bool:
-    return len(cached) == len(actual) and all(abs(a - b) <= PROBE_TOLERANCE for a, b in zip(cached, actual))
+    return len(cached) == len(actual) and all(
+        abs(a - b) <= PROBE_TOLERANCE for a, b in zip(cached, actual, strict=True)
+    )
 
 
 # --------------------------------------------------------------------------- small JSON files

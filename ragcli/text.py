@@ -72,7 +72,11 @@ def number_units(text: str) -> list[str]:
     Indexed beside the text and searched for in queries, so ``PEP 723`` ranks
     the passage that names PEP 723 above one that only says "PEP" and "723" apart.
     """
-    return [f"{word.lower()}_{number}" for word, number in _NUMBER_UNIT.findall(text) if _UNIT_WORD.match(word) and word.lower() not in STOP_WORDS]
+    return [
+        f"{word.lower()}_{number}"
+        for word, number in _NUMBER_UNIT.findall(text)
+        if _UNIT_WORD.match(word) and word.lower() not in STOP_WORDS
+    ]
 
 
 def identifier_terms(text: str) -> list[str]:

@@ -17,7 +17,6 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-
 from support.anthropic_mock import (
     MODEL,
     HTTPError,
@@ -37,8 +36,8 @@ from support.anthropic_mock import (
 )
 from support.cli import assert_one_error_line, clean_env, cli_args
 from support.corpus import long_sentences, scope, strings_in, user, visible_to
-from support.paths import DAY, USERS
 from support.outcomes import assert_every_reason_looks_the_same
+from support.paths import DAY, USERS
 from support.prompts import grouped_by_document, sent_passage_ids
 from support.schemas import assert_no_scope_fields, property_names
 
@@ -60,7 +59,16 @@ def text_of(sample_passages) -> Callable[[str, str], str]:
     return find
 
 
-def run(api: ScriptedAPI, question: str, who: str = "bob", *, limits: Limits | None = None, retriever=None, as_of: dt.date = DAY, **model_kw: Any) -> Outcome:
+def run(
+    api: ScriptedAPI,
+    question: str,
+    who: str = "bob",
+    *,
+    limits: Limits | None = None,
+    retriever=None,
+    as_of: dt.date = DAY,
+    **model_kw: Any,
+) -> Outcome:
     return ask(question, Scope.of(user(who), as_of), retriever, api.model(**model_kw), limits=limits)
 
 
@@ -76,7 +84,13 @@ def test_search_then_answer_from_new_evidence(retriever, pid) -> None:
     availability = pid("acme", "sso-setup", "availability")
     api = ScriptedAPI(
         search_call("SCIM provisioning plan", thinking="The evidence is about vendors; let me look for SSO."),
-        answer_call(("SCIM provisioning requires the Enterprise plan.", availability, "SCIM user provisioning requires the Enterprise plan")),
+        answer_call(
+            (
+                "SCIM provisioning requires the Enterprise plan.",
+                availability,
+                "SCIM user provisioning requires the Enterprise plan",
+            )
+        ),
     )
     outcome = run(api, CDN_QUESTION, retriever=retriever)
     if outcome.disposition != "answered":
@@ -135,7 +149,9 @@ def test_first_request_is_what_the_design_says(retriever) -> None:
 
 
 REFUND_QUESTION = "What is the refund window for annual plans?"
-DOCUMENT_TAG = re.compile(r'<document id="([^"]+)" title="([^"]+)" version="([^"]+)" effective="([^"]+)" source="([^"]+)">')
+DOCUMENT_TAG = re.compile(
+    r'<document id="([^"]+)" title="([^"]+)" version="([^"]+)" effective="([^"]+)" source="([^"]+)">'
+)
 FOUND_TAG = re.compile(r'<passage id="([^"]+)" section="[^"]+" rank="(\d+)" of="(\d+)"(?: cosine="(-?[\d.]+)")?>')
 
 
@@ -148,7 +164,11 @@ def test_evidence_carries_document_date_source_scores_and_what_was_omitted(retri
     assert len({d[0] for d in documents}) == len(documents), "each document once"
     refunds = next(d for d in documents if d[0] == "refunds-policy")
     assert refunds[1:] == ("Refund Policy", "2026-09", "2026-09-01", "https://docs.acme.example/billing/refunds")
-    block = text[text.index('<document id="refunds-policy"') : text.index("</document>", text.index('<document id="refunds-policy"'))]
+    block = text[
+        text.index('<document id="refunds-policy"') : text.index(
+            "</document>", text.index('<document id="refunds-policy"')
+        )
+    ]
     assert block.count("<passage ") >= 2
     from ragcli.models.prompt import format_evidence
 
@@ -184,11 +204,19 @@ def test_usage_is_summed_across_turns(retriever, pid) -> None:
     availability = pid("acme", "sso-setup", "availability")
     api = ScriptedAPI(
         search_call("SCIM provisioning plan", use=usage(1000, 40, cache_creation=2500, cache_read=0)),
-        answer_call(("SCIM needs the Enterprise plan.", availability, "SCIM user provisioning requires the Enterprise plan"), use=usage(1700, 90, cache_creation=0, cache_read=2500)),
+        answer_call(
+            ("SCIM needs the Enterprise plan.", availability, "SCIM user provisioning requires the Enterprise plan"),
+            use=usage(1700, 90, cache_creation=0, cache_read=2500),
+        ),
     )
     outcome = run(api, CDN_QUESTION, retriever=retriever)
     assert outcome.disposition == "answered"
-    expected = {"input_tokens": 2700, "output_tokens": 130, "cache_creation_input_tokens": 2500, "cache_read_input_tokens": 2500}
+    expected = {
+        "input_tokens": 2700,
+        "output_tokens": 130,
+        "cache_creation_input_tokens": 2500,
+        "cache_read_input_tokens": 2500,
+    }
     assert dataclasses.asdict(outcome.usage) == expected
     assert outcome.to_wire().model_dump(mode="json")["usage"] == expected
     assert dataclasses.asdict(outcome.trace.usage) == expected
@@ -216,7 +244,9 @@ def test_quote_copied_from_the_escaped_evidence_passes(retriever, pid, text_of) 
 
 def test_quote_not_in_passage_fails_the_citation_check(retriever, pid) -> None:
     fastway = pid("acme", "vendor-notes", "fastway-cdn")
-    api = ScriptedAPI(answer_call(("Our CDN vendor is Fastway.", fastway, "Our CDN vendor is Akamai, and the contract")))
+    api = ScriptedAPI(
+        answer_call(("Our CDN vendor is Fastway.", fastway, "Our CDN vendor is Akamai, and the contract"))
+    )
     outcome = run(api, CDN_QUESTION, retriever=retriever)
     assert (outcome.disposition, outcome.reason) == ("abstained", "citation_check_failed")
     failed = {c.check for c in outcome.trace.checks if not c.passed}
@@ -247,7 +277,14 @@ TIER_QUESTION = "How many requests per minute does Tier 2 allow?"
         (CDN_QUESTION, "vendor-notes", "fastway-cdn", "Fastway is our CDN vendor.", "Our CDN vendor is", 4),
         # Table pipes are not words: three cells are three words, four are four.
         (TIER_QUESTION, "api-rate-limits", "tiers", "Tier 2 is the Growth plan's tier.", "| Tier 2 | Growth |", 3),
-        (TIER_QUESTION, "api-rate-limits", "tiers", "Tier 2 is the Growth plan's tier.", "| Tier 2 | Growth | 600 |", 4),
+        (
+            TIER_QUESTION,
+            "api-rate-limits",
+            "tiers",
+            "Tier 2 is the Growth plan's tier.",
+            "| Tier 2 | Growth | 600 |",
+            4,
+        ),
     ],
     ids=["3-words", "4-words", "3-table-words", "4-table-words"],
 )
@@ -262,7 +299,9 @@ def test_quote_length_minimum_is_four_words(retriever, pid, question, doc, secti
         assert outcome.disposition == "answered", outcome.checks
         assert [(c.statement, c.passage.id, c.quote) for c in outcome.claims] == [(statement, target, quote)]
     else:
-        assert (outcome.disposition, getattr(outcome, "reason", None)) == ("abstained", "citation_check_failed"), outcome.checks
+        assert (outcome.disposition, getattr(outcome, "reason", None)) == ("abstained", "citation_check_failed"), (
+            outcome.checks
+        )
         assert {c.check for c in outcome.trace.checks if not c.passed} == {"quote_length"}
         assert [c.detail for c in outcome.checks if c.check == "quote_length"] == [f"{words} words"]
 
@@ -277,14 +316,63 @@ ANNUAL_QUOTE = "Annual billing is discounted by 20% compared to monthly billing"
     "question, doc, section, quote, statement, supported",
     [
         # The passage says "10" (seconds), never "10%": a percentage is a different claim.
-        (WEBHOOK_QUESTION, "webhooks-guide", "delivery-rules", WEBHOOK_QUOTE, "The endpoint must respond within 10 seconds.", True),
-        (WEBHOOK_QUESTION, "webhooks-guide", "delivery-rules", WEBHOOK_QUOTE, "The endpoint must respond within 10% of the delivery window.", False),
-        (WEBHOOK_QUESTION, "webhooks-guide", "delivery-rules", WEBHOOK_QUOTE, "The endpoint must respond within 10 percent of the delivery window.", False),
+        (
+            WEBHOOK_QUESTION,
+            "webhooks-guide",
+            "delivery-rules",
+            WEBHOOK_QUOTE,
+            "The endpoint must respond within 10 seconds.",
+            True,
+        ),
+        (
+            WEBHOOK_QUESTION,
+            "webhooks-guide",
+            "delivery-rules",
+            WEBHOOK_QUOTE,
+            "The endpoint must respond within 10% of the delivery window.",
+            False,
+        ),
+        (
+            WEBHOOK_QUESTION,
+            "webhooks-guide",
+            "delivery-rules",
+            WEBHOOK_QUOTE,
+            "The endpoint must respond within 10 percent of the delivery window.",
+            False,
+        ),
         # The passage says "20%": "20 percent" and "20 per cent" are the same number.
-        (ANNUAL_QUESTION, "pricing-plans", "annual-billing", ANNUAL_QUOTE, "Annual billing is 20% cheaper than monthly billing.", True),
-        (ANNUAL_QUESTION, "pricing-plans", "annual-billing", ANNUAL_QUOTE, "Annual billing is 20 percent cheaper than monthly billing.", True),
-        (ANNUAL_QUESTION, "pricing-plans", "annual-billing", ANNUAL_QUOTE, "Annual billing is 20 per cent cheaper than monthly billing.", True),
-        (ANNUAL_QUESTION, "pricing-plans", "annual-billing", ANNUAL_QUOTE, "Annual billing is 25% cheaper than monthly billing.", False),
+        (
+            ANNUAL_QUESTION,
+            "pricing-plans",
+            "annual-billing",
+            ANNUAL_QUOTE,
+            "Annual billing is 20% cheaper than monthly billing.",
+            True,
+        ),
+        (
+            ANNUAL_QUESTION,
+            "pricing-plans",
+            "annual-billing",
+            ANNUAL_QUOTE,
+            "Annual billing is 20 percent cheaper than monthly billing.",
+            True,
+        ),
+        (
+            ANNUAL_QUESTION,
+            "pricing-plans",
+            "annual-billing",
+            ANNUAL_QUOTE,
+            "Annual billing is 20 per cent cheaper than monthly billing.",
+            True,
+        ),
+        (
+            ANNUAL_QUESTION,
+            "pricing-plans",
+            "annual-billing",
+            ANNUAL_QUOTE,
+            "Annual billing is 25% cheaper than monthly billing.",
+            False,
+        ),
     ],
     ids=["10-as-stated", "10%-vs-10", "10-percent-vs-10", "20%", "20-percent", "20-per-cent", "25%-vs-20%"],
 )
@@ -292,7 +380,9 @@ def test_percent_rule(retriever, pid, text_of, question, doc, section, quote, st
     target = pid("acme", doc, section)
     text = text_of("acme", target)
     if doc == "webhooks-guide":
-        assert "10 seconds" in text and "%" not in text and "percent" not in text  # the premise of the first three cases
+        assert (
+            "10 seconds" in text and "%" not in text and "percent" not in text
+        )  # the premise of the first three cases
     else:
         assert "20%" in text and "25" not in text
     outcome = run(ScriptedAPI(answer_call((statement, target, quote))), question, retriever=retriever)
@@ -300,7 +390,9 @@ def test_percent_rule(retriever, pid, text_of, question, doc, section, quote, st
     if supported:
         assert outcome.disposition == "answered", outcome.checks
     else:
-        assert (outcome.disposition, getattr(outcome, "reason", None)) == ("abstained", "citation_check_failed"), outcome.checks
+        assert (outcome.disposition, getattr(outcome, "reason", None)) == ("abstained", "citation_check_failed"), (
+            outcome.checks
+        )
         assert {c.check for c in outcome.trace.checks if not c.passed} == {"numbers_in_passage"}
 
 
@@ -335,17 +427,34 @@ def test_search_with_max_searches_1_is_budget_exhausted(retriever) -> None:
 
 
 def test_fourth_search_is_budget_exhausted(retriever) -> None:
-    api = ScriptedAPI(search_call("SCIM provisioning plan"), search_call("webhook delivery retries"), search_call("pricing of the Growth plan"))
+    api = ScriptedAPI(
+        search_call("SCIM provisioning plan"),
+        search_call("webhook delivery retries"),
+        search_call("pricing of the Growth plan"),
+    )
     outcome = run(api, CDN_QUESTION, retriever=retriever)
-    assert [tool_names(b) for b in api.bodies] == [["search", "submit_answer"], ["search", "submit_answer"], ["submit_answer"]]
+    assert [tool_names(b) for b in api.bodies] == [
+        ["search", "submit_answer"],
+        ["search", "submit_answer"],
+        ["submit_answer"],
+    ]
     assert (outcome.disposition, outcome.reason) == ("abstained", "budget_exhausted")
     assert outcome.searches == 3 and api.calls == 3 and api.remaining == 0
-    assert [s.query for s in outcome.trace.searches] == [CDN_QUESTION, "SCIM provisioning plan", "webhook delivery retries"]
+    assert [s.query for s in outcome.trace.searches] == [
+        CDN_QUESTION,
+        "SCIM provisioning plan",
+        "webhook delivery retries",
+    ]
     assert all(s.new for s in outcome.trace.searches)
 
 
 # Each finds passages the earlier searches did not, so no search is closed for lack of news.
-NEW_QUERIES = ["SCIM provisioning plan", "webhook delivery retries", "pricing of the Growth plan", "data retention period for application logs"]
+NEW_QUERIES = [
+    "SCIM provisioning plan",
+    "webhook delivery retries",
+    "pricing of the Growth plan",
+    "data retention period for application logs",
+]
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5])
@@ -405,16 +514,43 @@ def _submit(payload: Any) -> dict:
     "reply",
     [
         pytest.param(lambda ids: _submit({"claims": "Fastway is the CDN vendor."}), id="claims-not-a-list"),
-        pytest.param(lambda ids: _submit({"claims": [{"statement": "Fastway.", "passage_id": ids[0], "quote": "Our CDN vendor is Fastway", "tenant": "globex"}]}), id="extra-field-in-claim"),
-        pytest.param(lambda ids: _submit({"claims": [{"statement": "Fastway.", "passage_id": ids[0], "quote": "Our CDN vendor is Fastway"}], "tenant": "globex"}), id="extra-field-tenant"),
+        pytest.param(
+            lambda ids: _submit(
+                {
+                    "claims": [
+                        {
+                            "statement": "Fastway.",
+                            "passage_id": ids[0],
+                            "quote": "Our CDN vendor is Fastway",
+                            "tenant": "globex",
+                        }
+                    ]
+                }
+            ),
+            id="extra-field-in-claim",
+        ),
+        pytest.param(
+            lambda ids: _submit(
+                {
+                    "claims": [{"statement": "Fastway.", "passage_id": ids[0], "quote": "Our CDN vendor is Fastway"}],
+                    "tenant": "globex",
+                }
+            ),
+            id="extra-field-tenant",
+        ),
         pytest.param(lambda ids: _submit({"claims": [], "abstain": {"reason": "x"}}), id="both-claims-and-abstain"),
         pytest.param(lambda ids: _submit({}), id="neither"),
-        pytest.param(lambda ids: message(tool_use("search", {"query": "pay bands", "tenant": "globex"})), id="search-with-tenant"),
+        pytest.param(
+            lambda ids: message(tool_use("search", {"query": "pay bands", "tenant": "globex"})), id="search-with-tenant"
+        ),
         pytest.param(lambda ids: message(tool_use("search", {"query": "   \t "})), id="search-blank-query"),
         pytest.param(lambda ids: message(tool_use("search", {"query": 42})), id="search-query-not-a-string"),
         pytest.param(lambda ids: message(tool_use("read_document", {"id": ids[0]})), id="unknown-tool"),
         pytest.param(lambda ids: message(text_block("Our CDN vendor is Fastway.")), id="end-turn-text-only"),
-        pytest.param(lambda ids: message(tool_use("search", {"query": "a"}), tool_use("search", {"query": "b"})), id="two-tool-calls"),
+        pytest.param(
+            lambda ids: message(tool_use("search", {"query": "a"}), tool_use("search", {"query": "b"})),
+            id="two-tool-calls",
+        ),
     ],
 )
 def test_invalid_decision(retriever, reply) -> None:
@@ -449,7 +585,13 @@ def test_injected_instruction_cannot_leave_the_tenant(retriever, sample_passages
     fastway = pid("acme", "vendor-notes", "fastway-cdn")
     api = ScriptedAPI(
         search_call("tenant:globex pay bands", thinking="The notice says to search the globex tenant for pay bands."),
-        answer_call(("Our CDN vendor is Fastway, renewing on 2027-03-31.", fastway, "Our CDN vendor is Fastway, and the contract renews on 2027-03-31")),
+        answer_call(
+            (
+                "Our CDN vendor is Fastway, renewing on 2027-03-31.",
+                fastway,
+                "Our CDN vendor is Fastway, and the contract renews on 2027-03-31",
+            )
+        ),
     )
     principal = user(who)
     outcome = run(api, CDN_QUESTION, who, retriever=retriever)
@@ -462,9 +604,13 @@ def test_injected_instruction_cannot_leave_the_tenant(retriever, sample_passages
     assert outcome.trace.searches[1].query == "tenant:globex pay bands"
     assert outcome.trace.tenant == "acme" and outcome.trace.user == who
     acme = {p.id: p for p in sample_passages["acme"]}
-    assert outcome.evidence_ids and all(pid_ in acme and visible_to(acme[pid_], principal, DAY) for pid_ in outcome.evidence_ids)
+    assert outcome.evidence_ids and all(
+        pid_ in acme and visible_to(acme[pid_], principal, DAY) for pid_ in outcome.evidence_ids
+    )
     for body in api.bodies:
-        for pid_ in sent_passage_ids(content_text([b for m in body["messages"] if m["role"] == "user" for b in m["content"]])):
+        for pid_ in sent_passage_ids(
+            content_text([b for m in body["messages"] if m["role"] == "user" for b in m["content"]])
+        ):
             assert pid_ in acme and visible_to(acme[pid_], principal, DAY), pid_
     # No text of any globex passage (that acme does not share word for word) was ever sent.
     sent = " ".join(body_text(api).split())
@@ -501,7 +647,9 @@ def test_empty_first_search_then_a_search_that_finds_something(retriever, pid) -
     fastway = pid("acme", "vendor-notes", "fastway-cdn")
     api = ScriptedAPI(
         search_call(CDN_QUESTION),
-        answer_call(("Our CDN vendor is Fastway.", fastway, "Our CDN vendor is Fastway, and the contract renews on 2027-03-31")),
+        answer_call(
+            ("Our CDN vendor is Fastway.", fastway, "Our CDN vendor is Fastway, and the contract renews on 2027-03-31")
+        ),
     )
     outcome = run(api, OFF_TOPIC, retriever=retriever)
     assert outcome.disposition == "answered" and api.calls == 2
@@ -521,10 +669,18 @@ def test_no_retry_on_empty_makes_no_api_call(retriever) -> None:
 
 def test_every_reason_code_shows_the_same_message(retriever, pid) -> None:
     fastway = pid("acme", "vendor-notes", "fastway-cdn")
-    sla_claim = ("Urgent tickets get a first response within 1 hour.", pid("acme", "support-sla", "response-times"), SLA_QUOTE)
+    sla_claim = (
+        "Urgent tickets get a first response within 1 hour.",
+        pid("acme", "support-sla", "response-times"),
+        SLA_QUOTE,
+    )
     scenarios = {
         "no_visible_evidence": (OFF_TOPIC, ScriptedAPI(abstain_call()), None),
-        "citation_check_failed": (CDN_QUESTION, ScriptedAPI(answer_call(("Fastway.", fastway, "Our CDN vendor is Akamai today"))), None),
+        "citation_check_failed": (
+            CDN_QUESTION,
+            ScriptedAPI(answer_call(("Fastway.", fastway, "Our CDN vendor is Akamai today"))),
+            None,
+        ),
         "model_abstained": (CDN_QUESTION, ScriptedAPI(abstain_call()), None),
         "invalid_decision": (CDN_QUESTION, ScriptedAPI(message(text_block("Fastway."))), None),
         "budget_exhausted": (CDN_QUESTION, ScriptedAPI(search_call("SCIM provisioning plan")), Limits(max_searches=1)),
@@ -549,7 +705,12 @@ def test_server_errors_beyond_retries_raise_backend_error(retriever) -> None:
 
 def test_rate_limit_then_success_is_answered(retriever, pid) -> None:
     fastway = pid("acme", "vendor-notes", "fastway-cdn")
-    api = ScriptedAPI(rate_limited("0"), answer_call(("Our CDN vendor is Fastway.", fastway, "Our CDN vendor is Fastway, and the contract renews on 2027-03-31")))
+    api = ScriptedAPI(
+        rate_limited("0"),
+        answer_call(
+            ("Our CDN vendor is Fastway.", fastway, "Our CDN vendor is Fastway, and the contract renews on 2027-03-31")
+        ),
+    )
     outcome = run(api, CDN_QUESTION, retriever=retriever, max_retries=2)
     assert outcome.disposition == "answered"
     assert api.calls == 2 and api.bodies[0] == api.bodies[1]
@@ -598,7 +759,11 @@ def test_cli_without_a_key_exits_2(sample_root, tmp_path) -> None:
     env.update(ANTHROPIC_BASE_URL="http://127.0.0.1:9", HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path))
     proc = subprocess.run(
         cli_args("ask", CDN_QUESTION, "--as", USERS / "bob.json", "--model", "anthropic", "--as-of", "2026-11-29"),
-        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=300,
     )
     assert_one_error_line(proc, "ANTHROPIC_API_KEY")
 
@@ -613,12 +778,18 @@ def test_a_result_pointing_at_the_table_above_brings_that_section_to_the_model(s
     model as evidence, citable and checked like any passage, though no search ranked it."""
     from ragcli.search import Retriever, SearchConfig
 
-    okta, table = pid("acme", "sso-setup", "setting-up-saml-with-okta"), pid("acme", "sso-setup", "values-for-your-identity-provider")
+    okta, table = (
+        pid("acme", "sso-setup", "setting-up-saml-with-okta"),
+        pid("acme", "sso-setup", "values-for-your-identity-provider"),
+    )
     top1 = Retriever(sample_root, embedder=embedder, config=SearchConfig(k=1))
     try:
         assert top1.search(Scope.of(user("bob"), DAY), OKTA_QUESTION).ids == [okta]
-        claim = ("Paste the ACS URL https://login.acme.example/saml/acs and the Entity ID urn:acme:sp.", table,
-                 "| ACS URL | `https://login.acme.example/saml/acs` | | Entity ID | `urn:acme:sp` |")
+        claim = (
+            "Paste the ACS URL https://login.acme.example/saml/acs and the Entity ID urn:acme:sp.",
+            table,
+            "| ACS URL | `https://login.acme.example/saml/acs` | | Entity ID | `urn:acme:sp` |",
+        )
         api = ScriptedAPI(answer_call(claim))
         outcome = run(api, OKTA_QUESTION, retriever=top1)
     finally:
@@ -630,7 +801,9 @@ def test_a_result_pointing_at_the_table_above_brings_that_section_to_the_model(s
     assert outcome.trace.searches[0].new == [okta, table]  # the trace names it (IDs only)
 
 
-def test_the_local_answerer_gets_no_neighbours_and_prose_without_a_pointer_brings_none(sample_root, embedder, pid, local_model) -> None:
+def test_the_local_answerer_gets_no_neighbours_and_prose_without_a_pointer_brings_none(
+    sample_root, embedder, pid, local_model
+) -> None:
     from ragcli.answer.loop import neighbour_steps
     from ragcli.search import Retriever, SearchConfig
 

@@ -12,7 +12,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from support.cli import assert_one_error_line, cli_many, json_of
 from support.corpus import all_passages, scope, user, visible_to
 from support.paths import DAY, USERS
@@ -27,10 +26,38 @@ REQUEST_ID = re.compile(r"\b[0-9a-f]{32}\b")
 # question, user, as_of, cited doc prefix, must appear in the answer, must not appear
 ANSWERABLE = [
     ("What does ERR_4021 mean?", "alice", "2026-11-29", "error-codes@", ["ERR_4021", "expired"], []),
-    ("How many requests per minute does Tier 2 allow?", "bob", "2026-11-29", "api-rate-limits@", ["Tier 2", "600 requests per minute"], ["300"]),
-    ("How many requests per minute does Tier 2 allow?", "gus", "2026-11-29", "api-rate-limits@", ["Tier 2", "300 requests per minute"], ["600"]),
-    ("Within how many days of purchase are annual plans refundable?", "bob", "2026-11-29", "refunds-policy@2026-09#", ["30 days"], ["14 days"]),
-    ("Within how many days of purchase are annual plans refundable?", "bob", "2026-03-01", "refunds-policy@2025-01#", ["14 days"], ["30 days"]),
+    (
+        "How many requests per minute does Tier 2 allow?",
+        "bob",
+        "2026-11-29",
+        "api-rate-limits@",
+        ["Tier 2", "600 requests per minute"],
+        ["300"],
+    ),
+    (
+        "How many requests per minute does Tier 2 allow?",
+        "gus",
+        "2026-11-29",
+        "api-rate-limits@",
+        ["Tier 2", "300 requests per minute"],
+        ["600"],
+    ),
+    (
+        "Within how many days of purchase are annual plans refundable?",
+        "bob",
+        "2026-11-29",
+        "refunds-policy@2026-09#",
+        ["30 days"],
+        ["14 days"],
+    ),
+    (
+        "Within how many days of purchase are annual plans refundable?",
+        "bob",
+        "2026-03-01",
+        "refunds-policy@2025-01#",
+        ["14 days"],
+        ["30 days"],
+    ),
 ]
 CASE_IDS = ["err4021-alice", "tier2-bob-acme", "tier2-gus-globex", "refund-2026-11-29", "refund-2026-03-01"]
 OFF_TOPIC = "What is the capital of Mongolia?"
@@ -45,7 +72,9 @@ def _passage_index(sample_passages, tenant: str) -> dict:
 
 
 @pytest.mark.parametrize("question, name, as_of, prefix, must, must_not", ANSWERABLE, ids=CASE_IDS)
-def test_library_answers_with_valid_citations(retriever, local_model, sample_passages, question, name, as_of, prefix, must, must_not) -> None:
+def test_library_answers_with_valid_citations(
+    retriever, local_model, sample_passages, question, name, as_of, prefix, must, must_not
+) -> None:
     principal = user(name)
     day = dt.date.fromisoformat(as_of)
     outcome = ask(question, Scope.of(principal, day), retriever, local_model)
@@ -109,12 +138,16 @@ def _ask_args(question: str, name: str, as_of: str | None, *extra: object) -> li
 
 
 @pytest.fixture(scope="module")
-def cli_runs(sample_root: Path, index_without_pay_bands: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+def cli_runs(
+    sample_root: Path, index_without_pay_bands: Path, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, object]:
     bad = tmp_path_factory.mktemp("bad-users")
     (bad / "not-json.json").write_text('{"user": "bob", "tenant": "acme", "groups": ["engineering"]', encoding="utf-8")
-    (bad / "extra.json").write_text(json.dumps({"user": "bob", "tenant": "acme", "groups": ["hr"], "admin": True}), encoding="utf-8")
+    (bad / "extra.json").write_text(
+        json.dumps({"user": "bob", "tenant": "acme", "groups": ["hr"], "admin": True}), encoding="utf-8"
+    )
     commands: dict[str, list[object]] = {}
-    for (question, name, as_of, *_), case_id in zip(ANSWERABLE, CASE_IDS):
+    for (question, name, as_of, *_), case_id in zip(ANSWERABLE, CASE_IDS, strict=True):
         commands[f"json:{case_id}"] = _ask_args(question, name, as_of, "--json")
     commands["json:off-topic"] = _ask_args(OFF_TOPIC, "bob", "2026-11-29", "--json")
     commands["text:err4021"] = _ask_args(ANSWERABLE[0][0], "alice", "2026-11-29")
@@ -127,7 +160,7 @@ def cli_runs(sample_root: Path, index_without_pay_bands: Path, tmp_path_factory:
     commands["err:as-of"] = _ask_args("What does ERR_4021 mean?", "alice", "2026-02-30")
     commands["err:model"] = ["ask", "What does ERR_4021 mean?", "--as", USERS / "alice.json", "--model", "gpt-4"]
     results = cli_many(list(commands.values()), index=sample_root)
-    return dict(zip(commands, results))
+    return dict(zip(commands, results, strict=True))
 
 
 CLAIM_KEYS = {"statement", "passage_id", "quote", "source"}
@@ -232,7 +265,9 @@ def test_real_abstentions_for_different_reasons_look_the_same(retriever, local_m
         ask(PAY_BAND_QUESTION, scope("bob", DAY), retriever, local_model),
         ask(ANSWERABLE[0][0], scope("alice", DAY), retriever, local_model, limits=Limits(max_turns=0)),
     ]
-    assert all(isinstance(o, Abstained) for o in outcomes), [(o.disposition, getattr(o, "reason", None)) for o in outcomes]
+    assert all(isinstance(o, Abstained) for o in outcomes), [
+        (o.disposition, getattr(o, "reason", None)) for o in outcomes
+    ]
     reasons = {o.reason for o in outcomes}
     assert {"no_visible_evidence", "budget_exhausted"} <= reasons, reasons
     seen = {len(o.evidence_ids) for o in outcomes}
@@ -243,9 +278,22 @@ def test_real_abstentions_for_different_reasons_look_the_same(retriever, local_m
         assert data["reason"] == outcome.reason and data["message"] == ABSTAIN_MESSAGE
         for pid in outcome.evidence_ids:  # nothing the run saw reaches the user
             assert pid not in json.dumps(data), pid
-        wires.add(json.dumps({k: v for k, v in data.items() if k not in ("reason", "request_id", "usage", "searches")}, sort_keys=True))
+        wires.add(
+            json.dumps(
+                {k: v for k, v in data.items() if k not in ("reason", "request_id", "usage", "searches")},
+                sort_keys=True,
+            )
+        )
     assert len(wires) == 1, wires
-    assert json.loads(wires.pop()) == {"disposition": "abstained", "answer": None, "claims": [], "sources": [], "conflicts": [], "message": ABSTAIN_MESSAGE, "model": "local"}
+    assert json.loads(wires.pop()) == {
+        "disposition": "abstained",
+        "answer": None,
+        "claims": [],
+        "sources": [],
+        "conflicts": [],
+        "message": ABSTAIN_MESSAGE,
+        "model": "local",
+    }
     # The one sentence names no reason and hints at no permission.
     for reason in REASON_CODES:
         assert reason.replace("_", " ") not in ABSTAIN_MESSAGE
@@ -275,5 +323,7 @@ def test_the_answerability_verdict_is_graded_in_the_trace(retriever, local_model
     answered = ask("What does ERR_4021 mean?", Scope.of(user("alice"), dt.date(2026, 11, 29)), retriever, local_model)
     assert [(d.kind, d.verdict) for d in answered.trace.decisions] == [("claims", "sufficient")]
     missing = ask("What does ERR_4021 mean?", Scope.of(user("gina"), dt.date(2026, 11, 29)), retriever, local_model)
-    assert isinstance(missing, Abstained) and [(d.kind, d.verdict) for d in missing.trace.decisions] == [("abstain", "missing")]
+    assert isinstance(missing, Abstained) and [(d.kind, d.verdict) for d in missing.trace.decisions] == [
+        ("abstain", "missing")
+    ]
     assert "ERR_4021" not in json.dumps([d.model_dump() for d in missing.trace.decisions])

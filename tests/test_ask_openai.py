@@ -17,8 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-
-from support.cli import assert_one_error_line, cli_args, clean_env
+from support.cli import assert_one_error_line, clean_env, cli_args
 from support.corpus import long_sentences, user
 from support.openai_mock import (
     MODEL,
@@ -39,8 +38,8 @@ from support.openai_mock import (
     tool_names,
     usage,
 )
-from support.paths import DAY, QUESTIONS, USERS
 from support.outcomes import assert_every_reason_looks_the_same
+from support.paths import DAY, QUESTIONS, USERS
 from support.prompts import grouped_by_document, sent_passage_ids
 from support.schemas import assert_no_scope_fields, property_names
 
@@ -59,7 +58,14 @@ SCIM_QUOTE = "SCIM user provisioning requires the Enterprise plan"
 OFF_TOPIC = "What is the capital of Mongolia?"
 URGENT_QUESTION = "How quickly do urgent support tickets get a first response?"
 SLA_QUOTE = "Urgent tickets get a first response within 1 hour"
-OPENAI_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "RAGCLI_OPENAI_BASE_URL", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID", "OPENAI_CUSTOM_HEADERS")
+OPENAI_ENV = (
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "RAGCLI_OPENAI_BASE_URL",
+    "OPENAI_ORG_ID",
+    "OPENAI_PROJECT_ID",
+    "OPENAI_CUSTOM_HEADERS",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -77,7 +83,16 @@ def text_of(sample_passages) -> Callable[[str, str], str]:
     return find
 
 
-def run(api: ScriptedAPI, question: str, who: str = "bob", *, retriever, limits: Limits | None = None, model: OpenAIModel | None = None, **model_kw: Any) -> Outcome:
+def run(
+    api: ScriptedAPI,
+    question: str,
+    who: str = "bob",
+    *,
+    retriever,
+    limits: Limits | None = None,
+    model: OpenAIModel | None = None,
+    **model_kw: Any,
+) -> Outcome:
     return ask(question, Scope.of(user(who), DAY), retriever, model or api.model(**model_kw), limits=limits)
 
 
@@ -104,7 +119,11 @@ def test_search_then_answer_from_new_evidence(retriever, pid) -> None:
     second = api.bodies[1]["messages"]
     assert [m["role"] for m in second] == ["system", "user", "assistant", "tool"]
     # The assistant turn is echoed back with its text and its tool call, arguments as a JSON string.
-    assert second[2] == {"role": "assistant", "content": "The evidence is about vendors; let me look for SSO.", "tool_calls": [search]}
+    assert second[2] == {
+        "role": "assistant",
+        "content": "The evidence is about vendors; let me look for SSO.",
+        "tool_calls": [search],
+    }
     # The search result is the tool message for that call's id.
     assert second[3]["tool_call_id"] == search["id"]
     assert availability in sent_passage_ids(second[3]["content"])
@@ -126,7 +145,14 @@ def test_first_request_is_what_the_design_says(retriever) -> None:
     assert body["messages"][0]["content"] == SYSTEM_PROMPT and "untrusted data" in SYSTEM_PROMPT
     # The tools are the pydantic-generated schemas, in the Chat Completions function shape.
     assert body["tools"] == [
-        {"type": "function", "function": {"name": name, "description": TOOLS[name]["description"], "parameters": TOOLS[name]["input_schema"]}}
+        {
+            "type": "function",
+            "function": {
+                "name": name,
+                "description": TOOLS[name]["description"],
+                "parameters": TOOLS[name]["input_schema"],
+            },
+        }
         for name in ("search", "submit_answer")
     ]
     assert all(t["function"]["parameters"]["additionalProperties"] is False for t in body["tools"])
@@ -155,7 +181,9 @@ def test_search_with_max_searches_1_is_budget_exhausted(retriever) -> None:
 
 def test_quote_not_in_passage_fails_the_citation_check(retriever, pid) -> None:
     fastway = pid("acme", "vendor-notes", "fastway-cdn")
-    api = ScriptedAPI(answer_call(("Our CDN vendor is Fastway.", fastway, "Our CDN vendor is Akamai, and the contract")))
+    api = ScriptedAPI(
+        answer_call(("Our CDN vendor is Fastway.", fastway, "Our CDN vendor is Akamai, and the contract"))
+    )
     outcome = run(api, CDN_QUESTION, retriever=retriever)
     assert (outcome.disposition, outcome.reason) == ("abstained", "citation_check_failed")
     assert {c.check for c in outcome.trace.checks if not c.passed} == {"quote_in_passage"}
@@ -182,7 +210,10 @@ def test_parallel_searches_run_the_first_and_answer_every_call(retriever, pid) -
     )
     outcome = run(api, CDN_QUESTION, retriever=retriever)
     assert outcome.disposition == "answered", outcome.checks
-    assert outcome.searches == 2 and [s.query for s in outcome.trace.searches] == [CDN_QUESTION, "SCIM provisioning plan"]
+    assert outcome.searches == 2 and [s.query for s in outcome.trace.searches] == [
+        CDN_QUESTION,
+        "SCIM provisioning plan",
+    ]
     messages = api.bodies[1]["messages"]
     assert [m["role"] for m in messages] == ["system", "user", "assistant", "tool", "tool"]
     assert messages[2]["tool_calls"] == [first, second] and "content" not in messages[2]
@@ -196,7 +227,9 @@ def test_a_call_without_id_and_with_object_arguments_is_echoed_valid(retriever, 
     """Some servers send arguments as a JSON object, or no call id: the next request must still be valid Chat Completions."""
     availability = pid("acme", "sso-setup", "availability")
     odd_call = {"type": "function", "function": {"name": "search", "arguments": {"query": "SCIM provisioning plan"}}}
-    api = ScriptedAPI(completion(odd_call), answer_call(("SCIM provisioning requires the Enterprise plan.", availability, SCIM_QUOTE)))
+    api = ScriptedAPI(
+        completion(odd_call), answer_call(("SCIM provisioning requires the Enterprise plan.", availability, SCIM_QUOTE))
+    )
     outcome = run(api, CDN_QUESTION, retriever=retriever)
     assert outcome.disposition == "answered" and outcome.trace.searches[1].query == "SCIM provisioning plan"
     (echoed,) = api.bodies[1]["messages"][2]["tool_calls"]
@@ -208,9 +241,24 @@ def test_a_call_without_id_and_with_object_arguments_is_echoed_valid(retriever, 
 @pytest.mark.parametrize(
     "calls",
     [
-        pytest.param(lambda ids: [tool_call("search", {"query": "SCIM"}), tool_call("submit_answer", {"abstain": {"reason": "x"}})], id="search-and-answer"),
-        pytest.param(lambda ids: [tool_call("submit_answer", {"abstain": {"reason": "x"}}), tool_call("submit_answer", claims_payload(("Fastway.", ids[0], CDN_QUOTE)))], id="two-answers"),
-        pytest.param(lambda ids: [tool_call("search", {"query": "SCIM"}), tool_call("read_document", {"id": ids[0]})], id="search-and-unknown-tool"),
+        pytest.param(
+            lambda ids: [
+                tool_call("search", {"query": "SCIM"}),
+                tool_call("submit_answer", {"abstain": {"reason": "x"}}),
+            ],
+            id="search-and-answer",
+        ),
+        pytest.param(
+            lambda ids: [
+                tool_call("submit_answer", {"abstain": {"reason": "x"}}),
+                tool_call("submit_answer", claims_payload(("Fastway.", ids[0], CDN_QUOTE))),
+            ],
+            id="two-answers",
+        ),
+        pytest.param(
+            lambda ids: [tool_call("search", {"query": "SCIM"}), tool_call("read_document", {"id": ids[0]})],
+            id="search-and-unknown-tool",
+        ),
     ],
 )
 def test_parallel_calls_that_finish_are_invalid(retriever, calls) -> None:
@@ -231,20 +279,70 @@ def _submit(payload: Any) -> dict:
 @pytest.mark.parametrize(
     "reply, error",
     [
-        pytest.param(lambda ids: text_reply("Our CDN vendor is Fastway, renewing on 2027-03-31."), "got text (finish_reason stop)", id="text-only"),
+        pytest.param(
+            lambda ids: text_reply("Our CDN vendor is Fastway, renewing on 2027-03-31."),
+            "got text (finish_reason stop)",
+            id="text-only",
+        ),
         pytest.param(lambda ids: completion(refusal="I can't help with that."), "got a refusal", id="refusal"),
-        pytest.param(lambda ids: completion(finish_reason="length"), "got nothing (finish_reason length)", id="empty-length"),
-        pytest.param(lambda ids: completion(tool_call("search", '{"query": "SCIM provisioning')), "not valid JSON", id="malformed-json"),
-        pytest.param(lambda ids: completion(tool_call("submit_answer", '{"claims": [{"statement": "x",'), finish_reason="length"), "not valid JSON (finish_reason length)", id="truncated-json"),
-        pytest.param(lambda ids: completion(tool_call("search", '["pay bands"]')), "search", id="arguments-not-an-object"),
-        pytest.param(lambda ids: completion(tool_call("search", {"query": "pay bands", "tenant": "globex"})), "tenant", id="search-with-tenant"),
-        pytest.param(lambda ids: completion(tool_call("search", {"query": "pay bands", "user": "hana", "groups": ["hr"]})), "user", id="search-as-another-user"),
-        pytest.param(lambda ids: _submit({**claims_payload(("Fastway.", ids[0], CDN_QUOTE)), "tenant": "globex"}), "tenant", id="answer-with-tenant"),
-        pytest.param(lambda ids: _submit({"claims": [{"statement": "Fastway.", "passage_id": ids[0], "quote": CDN_QUOTE, "group": "hr"}]}), "group", id="claim-with-group"),
-        pytest.param(lambda ids: _submit({"claims": [], "abstain": {"reason": "x"}}), "submit_answer", id="both-claims-and-abstain"),
-        pytest.param(lambda ids: completion(tool_call("search", {"query": "   \t "})), "no words", id="search-blank-query"),
-        pytest.param(lambda ids: completion(tool_call("read_document", {"id": ids[0]})), "unknown tool", id="unknown-tool"),
-        pytest.param(lambda ids: completion({"id": "call_c1", "type": "custom", "custom": {"name": "search", "input": "pay bands"}}), "unknown tool type 'custom'", id="custom-tool-call"),
+        pytest.param(
+            lambda ids: completion(finish_reason="length"), "got nothing (finish_reason length)", id="empty-length"
+        ),
+        pytest.param(
+            lambda ids: completion(tool_call("search", '{"query": "SCIM provisioning')),
+            "not valid JSON",
+            id="malformed-json",
+        ),
+        pytest.param(
+            lambda ids: completion(
+                tool_call("submit_answer", '{"claims": [{"statement": "x",'), finish_reason="length"
+            ),
+            "not valid JSON (finish_reason length)",
+            id="truncated-json",
+        ),
+        pytest.param(
+            lambda ids: completion(tool_call("search", '["pay bands"]')), "search", id="arguments-not-an-object"
+        ),
+        pytest.param(
+            lambda ids: completion(tool_call("search", {"query": "pay bands", "tenant": "globex"})),
+            "tenant",
+            id="search-with-tenant",
+        ),
+        pytest.param(
+            lambda ids: completion(tool_call("search", {"query": "pay bands", "user": "hana", "groups": ["hr"]})),
+            "user",
+            id="search-as-another-user",
+        ),
+        pytest.param(
+            lambda ids: _submit({**claims_payload(("Fastway.", ids[0], CDN_QUOTE)), "tenant": "globex"}),
+            "tenant",
+            id="answer-with-tenant",
+        ),
+        pytest.param(
+            lambda ids: _submit(
+                {"claims": [{"statement": "Fastway.", "passage_id": ids[0], "quote": CDN_QUOTE, "group": "hr"}]}
+            ),
+            "group",
+            id="claim-with-group",
+        ),
+        pytest.param(
+            lambda ids: _submit({"claims": [], "abstain": {"reason": "x"}}),
+            "submit_answer",
+            id="both-claims-and-abstain",
+        ),
+        pytest.param(
+            lambda ids: completion(tool_call("search", {"query": "   \t "})), "no words", id="search-blank-query"
+        ),
+        pytest.param(
+            lambda ids: completion(tool_call("read_document", {"id": ids[0]})), "unknown tool", id="unknown-tool"
+        ),
+        pytest.param(
+            lambda ids: completion(
+                {"id": "call_c1", "type": "custom", "custom": {"name": "search", "input": "pay bands"}}
+            ),
+            "unknown tool type 'custom'",
+            id="custom-tool-call",
+        ),
     ],
 )
 def test_invalid_decision(retriever, reply, error) -> None:
@@ -258,10 +356,18 @@ def test_invalid_decision(retriever, reply, error) -> None:
 
 def test_every_reason_code_shows_the_same_message(retriever, pid) -> None:
     fastway = pid("acme", "vendor-notes", "fastway-cdn")
-    sla_claim = ("Urgent tickets get a first response within 1 hour.", pid("acme", "support-sla", "response-times"), SLA_QUOTE)
+    sla_claim = (
+        "Urgent tickets get a first response within 1 hour.",
+        pid("acme", "support-sla", "response-times"),
+        SLA_QUOTE,
+    )
     scenarios = {
         "no_visible_evidence": (OFF_TOPIC, ScriptedAPI(abstain_call()), None),
-        "citation_check_failed": (CDN_QUESTION, ScriptedAPI(answer_call(("Fastway.", fastway, "Our CDN vendor is Akamai today"))), None),
+        "citation_check_failed": (
+            CDN_QUESTION,
+            ScriptedAPI(answer_call(("Fastway.", fastway, "Our CDN vendor is Akamai today"))),
+            None,
+        ),
         "model_abstained": (CDN_QUESTION, ScriptedAPI(abstain_call()), None),
         "invalid_decision": (CDN_QUESTION, ScriptedAPI(text_reply("Fastway.")), None),
         "budget_exhausted": (CDN_QUESTION, ScriptedAPI(search_call("SCIM provisioning plan")), Limits(max_searches=1)),
@@ -284,7 +390,12 @@ def test_usage_and_request_ids_are_recorded(retriever, pid) -> None:
     outcome = run(api, CDN_QUESTION, retriever=retriever, model=model)
     assert outcome.disposition == "answered"
     # prompt_tokens include the cached ones; Usage keeps them apart, as the Anthropic backend reports them.
-    expected = {"input_tokens": 1500 + 2300 - 1280, "output_tokens": 130, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 1280}
+    expected = {
+        "input_tokens": 1500 + 2300 - 1280,
+        "output_tokens": 130,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 1280,
+    }
     assert dataclasses.asdict(outcome.usage) == expected
     assert outcome.usage.total == 1500 + 40 + 2300 + 90  # the API's total_tokens, summed
     assert outcome.to_wire().model_dump(mode="json")["usage"] == expected
@@ -350,13 +461,29 @@ def test_timeout_raises_backend_error_after_retries(retriever) -> None:
 
 def test_connection_refused_raises_backend_error(retriever) -> None:
     api = ScriptedAPI(NetworkFailure("connect"))
-    with pytest.raises(BackendError, match=r"cannot reach the server at http://localhost:11434/v1 .*is the server running\?"):
-        run(api, CDN_QUESTION, retriever=retriever, model=api.model(model_name="qwen2.5:7b", base_url="http://localhost:11434/v1"))
+    with pytest.raises(
+        BackendError, match=r"cannot reach the server at http://localhost:11434/v1 .*is the server running\?"
+    ):
+        run(
+            api,
+            CDN_QUESTION,
+            retriever=retriever,
+            model=api.model(model_name="qwen2.5:7b", base_url="http://localhost:11434/v1"),
+        )
     assert api.calls == 1
 
 
 def test_rejected_key_is_a_backend_error_without_retry_or_key(retriever) -> None:
-    api = ScriptedAPI(HTTPError(401, "Incorrect API key provided: sk-test-***SECRET. You can find your API key at https://platform.openai.com/account/api-keys.", "invalid_request_error", "invalid_api_key", {}), abstain_call())
+    api = ScriptedAPI(
+        HTTPError(
+            401,
+            "Incorrect API key provided: sk-test-***SECRET. You can find your API key at https://platform.openai.com/account/api-keys.",
+            "invalid_request_error",
+            "invalid_api_key",
+            {},
+        ),
+        abstain_call(),
+    )
     with pytest.raises(BackendError) as info:
         run(api, CDN_QUESTION, retriever=retriever, max_retries=3, api_key="sk-test-SECRET")
     assert api.calls == 1
@@ -367,12 +494,19 @@ def test_rejected_key_is_a_backend_error_without_retry_or_key(retriever) -> None
 def test_unknown_model_on_a_server_names_the_fix(retriever) -> None:
     api = ScriptedAPI(HTTPError(404, "model 'qwen2.5:7b' not found", "api_error", None, {}))
     with pytest.raises(BackendError, match=r"has no model 'qwen2.5:7b'.*ollama pull qwen2.5:7b"):
-        run(api, CDN_QUESTION, retriever=retriever, model=api.model(model_name="qwen2.5:7b", base_url="http://localhost:11434/v1", max_retries=2))
+        run(
+            api,
+            CDN_QUESTION,
+            retriever=retriever,
+            model=api.model(model_name="qwen2.5:7b", base_url="http://localhost:11434/v1", max_retries=2),
+        )
     assert api.calls == 1
 
 
 def test_client_error_is_not_retried(retriever) -> None:
-    api = ScriptedAPI(HTTPError(400, "Invalid schema for function 'submit_answer'", "invalid_request_error", None, {}), abstain_call())
+    api = ScriptedAPI(
+        HTTPError(400, "Invalid schema for function 'submit_answer'", "invalid_request_error", None, {}), abstain_call()
+    )
     with pytest.raises(BackendError, match=r"refused the request with HTTP 400.*Invalid schema"):
         run(api, CDN_QUESTION, retriever=retriever, max_retries=3)
     assert api.calls == 1
@@ -391,12 +525,32 @@ def test_a_reply_without_choices_is_a_backend_error(retriever) -> None:
     "spec, model_name, base_url, name",
     [
         ("openai:gpt-4.1-mini", "gpt-4.1-mini", None, "openai:gpt-4.1-mini"),
-        ("openai:qwen2.5:7b@http://localhost:11434/v1", "qwen2.5:7b", "http://localhost:11434/v1", "openai:qwen2.5:7b@http://localhost:11434/v1"),
-        ("  openai:meta-llama/Llama-3.1-8B-Instruct@https://vllm.internal:8000/v1 ", "meta-llama/Llama-3.1-8B-Instruct", "https://vllm.internal:8000/v1", "openai:meta-llama/Llama-3.1-8B-Instruct@https://vllm.internal:8000/v1"),
+        (
+            "openai:qwen2.5:7b@http://localhost:11434/v1",
+            "qwen2.5:7b",
+            "http://localhost:11434/v1",
+            "openai:qwen2.5:7b@http://localhost:11434/v1",
+        ),
+        (
+            "  openai:meta-llama/Llama-3.1-8B-Instruct@https://vllm.internal:8000/v1 ",
+            "meta-llama/Llama-3.1-8B-Instruct",
+            "https://vllm.internal:8000/v1",
+            "openai:meta-llama/Llama-3.1-8B-Instruct@https://vllm.internal:8000/v1",
+        ),
         # A model name may hold '@'; the URL starts at the '@' followed by http(s)://.
-        ("openai:claude@2025@http://[::1]:1234/v1", "claude@2025", "http://[::1]:1234/v1", "openai:claude@2025@http://[::1]:1234/v1"),
+        (
+            "openai:claude@2025@http://[::1]:1234/v1",
+            "claude@2025",
+            "http://[::1]:1234/v1",
+            "openai:claude@2025@http://[::1]:1234/v1",
+        ),
         # Credentials in the URL are used, never shown in the model's name (trace, reports).
-        ("openai:m@http://bob:pw@gateway.test/v1", "m", "http://bob:pw@gateway.test/v1", "openai:m@http://gateway.test/v1"),
+        (
+            "openai:m@http://bob:pw@gateway.test/v1",
+            "m",
+            "http://bob:pw@gateway.test/v1",
+            "openai:m@http://gateway.test/v1",
+        ),
     ],
 )
 def test_model_spec_is_parsed(monkeypatch, spec, model_name, base_url, name) -> None:
@@ -495,7 +649,7 @@ def test_eval_ask_runs_with_the_openai_model(retriever, sample_passages) -> None
         assert result.cost_usd == pytest.approx(((2000 - 1024) * 0.40 + 50 * 1.60 + 1024 * 0.10) / 1e6)
     assert model.request_ids == api.sent_request_ids and len(set(model.request_ids)) == len(cases)
     # Each case asked as its own principal: every question's first request carried only its own evidence.
-    for case, body in zip(cases, api.bodies):
+    for case, body in zip(cases, api.bodies, strict=True):
         assert first_user_text(body).startswith(f"Question: {case.question}")
 
 
@@ -511,7 +665,11 @@ def _env(index, **extra: str) -> dict[str, str]:
 def _ask(*args: object, env: dict[str, str], cwd) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         cli_args("ask", CDN_QUESTION, "--as", USERS / "bob.json", "--as-of", "2026-11-29", *args),
-        capture_output=True, text=True, env=env, cwd=cwd, timeout=300,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=300,
     )
 
 
@@ -538,7 +696,9 @@ def test_cli_ask_against_a_local_server_by_url(sample_root, pid, tmp_path) -> No
 def test_cli_ask_against_the_server_in_ragcli_openai_base_url(sample_root, tmp_path) -> None:
     api = ScriptedAPI(text_reply("Fastway, I think."))
     with api.serve() as url:
-        proc = _ask("--model", "openai:llama3.1:8b", "--json", env=_env(sample_root, RAGCLI_OPENAI_BASE_URL=url), cwd=tmp_path)
+        proc = _ask(
+            "--model", "openai:llama3.1:8b", "--json", env=_env(sample_root, RAGCLI_OPENAI_BASE_URL=url), cwd=tmp_path
+        )
     assert proc.returncode == 1, proc.stderr
     data = json.loads(proc.stdout)
     assert (data["disposition"], data["reason"], data["message"]) == ("abstained", "invalid_decision", ABSTAIN_MESSAGE)

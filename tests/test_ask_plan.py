@@ -11,7 +11,6 @@ import re
 from typing import Any
 
 import pytest
-
 from support import anthropic_mock as am
 from support import openai_mock as om
 from support.corpus import user
@@ -49,11 +48,14 @@ def _run(retriever: Any, backend: str, question: str, *script: Any, limits: Limi
     api = MOCKS[backend].ScriptedAPI(*script)
     return api, ask(question, Scope.of(user(who), DAY), retriever, api.model(), limits=limits)
 
+
 PASSAGE = re.compile(r'<passage id="([^"]+)"')
 
 
 @pytest.mark.parametrize("backend", MOCKS)
-def test_a_decomposed_question_is_answered_from_parts_found_by_different_sub_queries(retriever, acme_pid, backend: str) -> None:
+def test_a_decomposed_question_is_answered_from_parts_found_by_different_sub_queries(
+    retriever, acme_pid, backend: str
+) -> None:
     fastway, scim = acme_pid("vendor-notes", "fastway-cdn"), acme_pid("sso-setup", "availability")
     mock = MOCKS[backend]
     api, outcome = _run(
@@ -61,7 +63,10 @@ def test_a_decomposed_question_is_answered_from_parts_found_by_different_sub_que
         backend,
         TWO_PARTS,
         _call(backend, "search_parts", {"queries": ["CDN vendor contract", "SCIM provisioning plan"]}),
-        mock.answer_call(("Our CDN vendor is Fastway.", fastway, CDN_QUOTE), ("SCIM provisioning requires the Enterprise plan.", scim, SCIM_QUOTE)),
+        mock.answer_call(
+            ("Our CDN vendor is Fastway.", fastway, CDN_QUOTE),
+            ("SCIM provisioning requires the Enterprise plan.", scim, SCIM_QUOTE),
+        ),
     )
     assert isinstance(outcome, Answered), (outcome, api.bodies[-1] if api.bodies else None)
     assert api.calls == 2 and not api.overrun
@@ -87,7 +92,9 @@ def test_parts_beyond_the_search_budget_are_not_searched(retriever, backend: str
         retriever,
         backend,
         TWO_PARTS,
-        _call(backend, "search_parts", {"queries": ["CDN vendor", "SCIM plan", "SSO identity providers", "Okta setup"]}),
+        _call(
+            backend, "search_parts", {"queries": ["CDN vendor", "SCIM plan", "SSO identity providers", "Okta setup"]}
+        ),
         MOCKS[backend].abstain_call(),
     )
     assert isinstance(outcome, Abstained) and outcome.reason == "model_abstained"
@@ -128,14 +135,22 @@ def test_sufficient_gets_a_note_and_irrelevant_ends_the_run(retriever, acme_pid,
     )
     assert isinstance(outcome, Answered) and outcome.searches == 1
     assert _result(backend, api.bodies[1]) == "Graded sufficient. Now call submit_answer."
-    api, outcome = _run(retriever, backend, "Who is our CDN vendor?", _call(backend, "grade_evidence", {"verdict": "irrelevant"}))
+    api, outcome = _run(
+        retriever, backend, "Who is our CDN vendor?", _call(backend, "grade_evidence", {"verdict": "irrelevant"})
+    )
     assert isinstance(outcome, Abstained) and outcome.reason == "model_abstained" and api.calls == 1
     assert outcome.trace.decisions[0].verdict == "irrelevant"
 
 
 @pytest.mark.parametrize("backend", MOCKS)
 def test_without_plan_the_tools_are_not_offered_and_a_call_is_invalid(retriever, backend: str) -> None:
-    api, outcome = _run(retriever, backend, "Who is our CDN vendor?", _call(backend, "search_parts", {"queries": ["a b", "c d"]}), limits=Limits())
+    api, outcome = _run(
+        retriever,
+        backend,
+        "Who is our CDN vendor?",
+        _call(backend, "search_parts", {"queries": ["a b", "c d"]}),
+        limits=Limits(),
+    )
     assert _names(backend, api.bodies[0]) == ["search", "submit_answer"]
     assert isinstance(outcome, Abstained) and outcome.reason == "invalid_decision" and outcome.searches == 1
 
@@ -144,7 +159,22 @@ def test_without_plan_the_tools_are_not_offered_and_a_call_is_invalid(retriever,
 def test_plan_tools_name_no_tenant_user_group_or_date(retriever, backend: str) -> None:
     api, _ = _run(retriever, backend, "Who is our CDN vendor?", MOCKS[backend].abstain_call())
     body = api.bodies[0]
-    schemas = [t["input_schema"] for t in body["tools"]] if backend == "anthropic" else [t["function"]["parameters"] for t in body["tools"]]
+    schemas = (
+        [t["input_schema"] for t in body["tools"]]
+        if backend == "anthropic"
+        else [t["function"]["parameters"] for t in body["tools"]]
+    )
     names = {name for schema in schemas for name in property_names(schema)}
-    assert names == {"query", "queries", "verdict", "gap", "claims", "statement", "passage_id", "quote", "abstain", "reason"}
+    assert names == {
+        "query",
+        "queries",
+        "verdict",
+        "gap",
+        "claims",
+        "statement",
+        "passage_id",
+        "quote",
+        "abstain",
+        "reason",
+    }
     assert_no_scope_fields(names)

@@ -14,7 +14,6 @@ import html
 from typing import Any
 
 import pytest
-
 from support import anthropic_mock as am
 from support import openai_mock as om
 from support.cli import assert_one_error_line, invoke
@@ -44,7 +43,10 @@ def test_a_rejected_claim_is_dropped_and_the_rest_is_answered(retriever, acme_pi
     mock = MOCKS[backend]
     fastway = acme_pid("vendor-notes", "fastway-cdn")
     api = mock.ScriptedAPI(
-        mock.answer_call(("Our CDN vendor is Fastway.", fastway, CDN_QUOTE), ("Fastway is the cheapest CDN on the market.", fastway, CDN_QUOTE)),
+        mock.answer_call(
+            ("Our CDN vendor is Fastway.", fastway, CDN_QUOTE),
+            ("Fastway is the cheapest CDN on the market.", fastway, CDN_QUOTE),
+        ),
         mock.verdicts_call(True, False, use=mock.usage(900, 20)),
     )
     model = api.model()
@@ -56,7 +58,10 @@ def test_a_rejected_claim_is_dropped_and_the_rest_is_answered(retriever, acme_pi
     body = api.bodies[1]
     # The verifier's request: its own prompt, one tool, the claims numbered, the cited passage as evidence.
     if backend == "anthropic":
-        assert [t["name"] for t in body["tools"]] == ["submit_verdicts"] and body["tool_choice"] == {"type": "tool", "name": "submit_verdicts"}
+        assert [t["name"] for t in body["tools"]] == ["submit_verdicts"] and body["tool_choice"] == {
+            "type": "tool",
+            "name": "submit_verdicts",
+        }
         text = am.content_text(body["messages"][0]["content"])
         assert "You check an answer" in body["system"][0]["text"]
     else:
@@ -68,7 +73,10 @@ def test_a_rejected_claim_is_dropped_and_the_rest_is_answered(retriever, acme_pi
     # The trace: verdicts by claim and passage ID, no text.
     verification = outcome.trace.verification
     assert verification is not None and verification.error is None
-    assert [(v.claim, v.passage_id, v.supported) for v in verification.verdicts] == [(0, fastway, True), (1, fastway, False)]
+    assert [(v.claim, v.passage_id, v.supported) for v in verification.verdicts] == [
+        (0, fastway, True),
+        (1, fastway, False),
+    ]
     assert "cheapest" not in outcome.trace.model_dump_json()
     assert outcome.usage.output_tokens >= 20  # the verifier's tokens count against the run's budget
 
@@ -77,10 +85,16 @@ def test_a_rejected_claim_is_dropped_and_the_rest_is_answered(retriever, acme_pi
 def test_every_claim_rejected_abstains_citation_check_failed(retriever, acme_pid, backend: str) -> None:
     mock = MOCKS[backend]
     fastway = acme_pid("vendor-notes", "fastway-cdn")
-    api = mock.ScriptedAPI(mock.answer_call(("Fastway is the cheapest CDN on the market.", fastway, CDN_QUOTE)), mock.verdicts_call(False))
+    api = mock.ScriptedAPI(
+        mock.answer_call(("Fastway is the cheapest CDN on the market.", fastway, CDN_QUOTE)), mock.verdicts_call(False)
+    )
     model = api.model()
     outcome = _ask(retriever, model, model)
-    assert isinstance(outcome, Abstained) and outcome.reason == "citation_check_failed" and outcome.message == ABSTAIN_MESSAGE
+    assert (
+        isinstance(outcome, Abstained)
+        and outcome.reason == "citation_check_failed"
+        and outcome.message == ABSTAIN_MESSAGE
+    )
     assert outcome.verified == (False,)
 
 
@@ -151,12 +165,19 @@ def test_eval_reports_what_the_verifier_stopped_and_lost(retriever, acme_pid) ->
     report = evaluate(chosen, retriever, k=10, model=model, verifier=model)
     data = report.to_wire()
     assert api.calls == 4 and not api.overrun
-    assert (data.verifier_rejections, data.verifier_stopped_wrong, data.verifier_lost_right, data.verifier_failures) == (2, 1, 1, 0)
+    assert (
+        data.verifier_rejections,
+        data.verifier_stopped_wrong,
+        data.verifier_lost_right,
+        data.verifier_failures,
+    ) == (2, 1, 1, 0)
     assert [r.reason for r in report.results] == ["citation_check_failed", "citation_check_failed"]
 
 
 def test_verify_with_the_local_model_needs_a_verify_model(capsys, sample_root) -> None:
-    proc = invoke(capsys, "ask", QUESTION, "--as", USERS / "bob.json", "--model", "local", "--verify", "--index", sample_root)
+    proc = invoke(
+        capsys, "ask", QUESTION, "--as", USERS / "bob.json", "--model", "local", "--verify", "--index", sample_root
+    )
     assert_one_error_line(proc, "--verify needs an LLM model", "--verify-model")
 
 

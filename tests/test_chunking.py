@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from support.paths import VOCAB_PATH
 
 from ragcli.embedder import MAX_MODEL_TOKENS, SPECIAL_TOKENS
@@ -17,10 +17,14 @@ from ragcli.ingestion.loaders import Document
 from ragcli.passage import HEADING_SEPARATOR
 from ragcli.text import split_sentences
 
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 
 
-def make_doc(text: str, *, title: str = "Doc Title", fmt: str = "markdown", doc_id: str = "doc", version: str = "v1") -> Document:
+def make_doc(
+    text: str, *, title: str = "Doc Title", fmt: str = "markdown", doc_id: str = "doc", version: str = "v1"
+) -> Document:
     return Document(
         doc_id=doc_id,
         title=title,
@@ -104,7 +108,9 @@ def blocks(draw, path: tuple[str, ...], gen: Gen, counter: list[int]) -> list[st
             items = draw(st.lists(st.lists(word, min_size=1, max_size=12).map(" ".join), min_size=1, max_size=30))
             # A different bullet for each block: CommonMark merges adjacent lists with the same bullet.
             bullet = "-*+"[n % 3]
-            text = "\n".join(f"{bullet} {marker} {item}" if i == 0 else f"{bullet} {item}" for i, item in enumerate(items))
+            text = "\n".join(
+                f"{bullet} {marker} {item}" if i == 0 else f"{bullet} {item}" for i, item in enumerate(items)
+            )
             gen.whole_blocks.append(("list", text, path))
             out.append(text)
         elif kind == "code":
@@ -117,7 +123,9 @@ def blocks(draw, path: tuple[str, ...], gen: Gen, counter: list[int]) -> list[st
             header = "| " + " | ".join(f"col{c} {marker}" for c in range(cols)) + " |"
             rows = []
             for r in range(draw(st.integers(1, 70))):
-                cells = [f"r{n}x{r}"] + [" ".join(draw(st.lists(word, min_size=1, max_size=3))) for _ in range(cols - 1)]
+                cells = [f"r{n}x{r}"] + [
+                    " ".join(draw(st.lists(word, min_size=1, max_size=3))) for _ in range(cols - 1)
+                ]
                 rows.append("| " + " | ".join(cells) + " |")
             gen.tables[header] = rows
             out.append("\n".join([header, "|" + "---|" * cols, *rows]))
@@ -234,7 +242,9 @@ def test_long_table_is_split_by_rows_with_header_repeated(embedder):
     header = "| Code | Meaning | Owner |"
     rows = [f"| E{i:03d} | failure number {i} in the billing pipeline | team {i % 7} |" for i in range(120)]
     text = "## Error table\n\n" + "\n".join([header, "|------|---------|-------|", *rows]) + "\n\nAfter the table.\n"
-    passages = [p for p in chunk_document(make_doc(text), "t", embedder.count_tokens) if p.heading_path == ("Error table",)]
+    passages = [
+        p for p in chunk_document(make_doc(text), "t", embedder.count_tokens) if p.heading_path == ("Error table",)
+    ]
     table_parts = [p for p in passages if "| E" in p.text]
     assert len(table_parts) >= 3
     seen = []
@@ -282,7 +292,9 @@ PLAIN = "Plans bought during the winter sale are final."
 
 
 def _together(embedder, second: str, filler_count: int) -> bool:
-    filler = " ".join(f"Filler sentence {i} describes an unrelated policy detail in words." for i in range(filler_count))
+    filler = " ".join(
+        f"Filler sentence {i} describes an unrelated policy detail in words." for i in range(filler_count)
+    )
     text = f"## Refunds\n\n{filler} {RULE} {second} {filler}\n"
     passages = chunk_document(make_doc(text), "t", embedder.count_tokens)
     assert len(passages) > 1
@@ -320,7 +332,7 @@ def test_long_prose_splits_on_sentences_with_overlap(embedder):
     assert len(passages) > 2
     for p in passages:
         assert split_sentences(p.text)[0] in sentences  # parts start at a sentence boundary
-    for before, after in zip(passages, passages[1:]):
+    for before, after in pairwise(passages):
         assert split_sentences(after.text)[0] == split_sentences(before.text)[-1]  # one-sentence overlap
     assert_within_cap(passages, embedder.count_tokens)
 
@@ -365,8 +377,14 @@ stays on two lines.
 def test_soft_wrapped_prose_is_joined_and_hard_breaks_kept(embedder):
     (passage,) = chunk_document(make_doc(WRAPPED, title="Guide"), "t", embedder.count_tokens)
     lines = passage.text.split("\n")
-    assert "While the lockfile is created automatically, the lockfile may also be explicitly created or updated using `uv lock`, which resolves every dependency of the project and writes the result to disk. Second sentence here." in lines
-    assert "- A list item that is long enough to wrap onto a second line in the source file, like real documentation does." in lines
+    assert (
+        "While the lockfile is created automatically, the lockfile may also be explicitly created or updated using `uv lock`, which resolves every dependency of the project and writes the result to disk. Second sentence here."
+        in lines
+    )
+    assert (
+        "- A list item that is long enough to wrap onto a second line in the source file, like real documentation does."
+        in lines
+    )
     assert "A line with a hard break  " in lines and "stays on two lines." in lines
 
 
@@ -412,7 +430,10 @@ def test_admonitions_and_tabs_become_labelled_prose_and_code(embedder):
 
 
 def _intro_doc(filler_sentences: int, code_lines: int) -> str:
-    filler = " ".join(f"Filler sentence number {i} talks about caching and resolution in some detail." for i in range(filler_sentences))
+    filler = " ".join(
+        f"Filler sentence number {i} talks about caching and resolution in some detail."
+        for i in range(filler_sentences)
+    )
     code = "\n".join(f'classifiers = ["Private :: Do Not Upload {i}"]' for i in range(code_lines))
     return f"# Pub\n\n## Publishing\n\n{filler}\n\nIf you have internal packages, you can mark them as private:\n\n```toml\n{code}\n```\n\nAfter the block.\n"
 

@@ -11,10 +11,9 @@ from support.cli import assert_one_error_line, clean_env, cli, cli_many, invoke,
 from support.corpus import all_passages, markdown, write
 from support.paths import SAMPLE, USERS
 
-from ragcli.embedder import VOCAB_PATH
 from ragcli import ingest
+from ragcli.embedder import VOCAB_PATH
 from ragcli.search import SearchConfig
-from ragcli.index import TenantIndex
 
 ALICE = USERS / "alice.json"
 NOW = "2026-11-29"
@@ -25,8 +24,17 @@ RESULT_KEYS = {"rank", "id", "doc_id", "title", "heading_path", "source", "text"
 
 
 def small_corpus(root: Path) -> Path:
-    write(root / "faq.md", markdown({"id": "faq", "title": "FAQ", "acl": ["everyone"]}, "# FAQ\n\n## Passwords\n\nReset your password from the login page.\n\n## Billing\n\nInvoices are sent on the first day of the month.\n"))
-    write(root / "ops" / "runbook.md", markdown({"acl": ["sre"]}, "# Runbook\n\nRestart the flux capacitor with `fluxctl restart`.\n"))
+    write(
+        root / "faq.md",
+        markdown(
+            {"id": "faq", "title": "FAQ", "acl": ["everyone"]},
+            "# FAQ\n\n## Passwords\n\nReset your password from the login page.\n\n## Billing\n\nInvoices are sent on the first day of the month.\n",
+        ),
+    )
+    write(
+        root / "ops" / "runbook.md",
+        markdown({"acl": ["sre"]}, "# Runbook\n\nRestart the flux capacitor with `fluxctl restart`.\n"),
+    )
     write(root / "open.txt", "Office hours are nine to five.\n")
     return root
 
@@ -79,7 +87,13 @@ def test_ingest_search_status_round_trip(tmp_path, embedder):
     assert hidden.returncode == 1 and json_of(hidden)["results"] == []
     assert status.returncode == 0, status.stderr
     tenant = json_of(status)["tenants"][0]
-    assert (tenant["tenant"], tenant["documents"], tenant["passages"], tenant["orphan_vectors"], tenant["stale_entries"]) == ("t", 3, 4, 0, 0)
+    assert (
+        tenant["tenant"],
+        tenant["documents"],
+        tenant["passages"],
+        tenant["orphan_vectors"],
+        tenant["stale_entries"],
+    ) == ("t", 3, 4, 0, 0)
 
 
 def test_ingest_reports_rejections_exit_2_and_commits_the_rest(tmp_path):
@@ -126,7 +140,10 @@ def test_bad_tenant_names_are_one_error_line(tmp_path, capsys):
         assert_one_error_line(invoke(capsys, "ingest", docs, "--tenant", bad, "--index", index), "invalid tenant name")
         if bad:  # `status --tenant ""` means "all tenants" (reported as a cli.py bug)
             assert_one_error_line(invoke(capsys, "status", "--tenant", bad, "--index", index), "invalid tenant name")
-    procs = cli_many([["ingest", docs, "--tenant", bad, "--index", index] for bad in ("../x", "", "x" * 65)] + [["status", "--tenant", "/abs", "--index", index]])
+    procs = cli_many(
+        [["ingest", docs, "--tenant", bad, "--index", index] for bad in ("../x", "", "x" * 65)]
+        + [["status", "--tenant", "/abs", "--index", index]]
+    )
     for proc in procs:
         assert_one_error_line(proc, "invalid tenant name")
     assert not index.exists() or list(index.iterdir()) == []
@@ -153,8 +170,21 @@ def test_status_json_shape(sample_index):
     assert set(data) == {"index", "tenants"} and data["index"] == str(sample_index.root)
     assert [t["tenant"] for t in data["tenants"]] == ["acme", "globex"]
     for t in data["tenants"]:
-        assert set(t) == {"tenant", "generation", "last_ingest", "documents", "passages", "model", "chunker_version", "disk_bytes", "orphan_vectors", "stale_entries"}
-        assert set(t["model"]) == {"id", "sha256", "dim"} and t["model"]["dim"] == 384 and len(t["model"]["sha256"]) == 64
+        assert set(t) == {
+            "tenant",
+            "generation",
+            "last_ingest",
+            "documents",
+            "passages",
+            "model",
+            "chunker_version",
+            "disk_bytes",
+            "orphan_vectors",
+            "stale_entries",
+        }
+        assert (
+            set(t["model"]) == {"id", "sha256", "dim"} and t["model"]["dim"] == 384 and len(t["model"]["sha256"]) == 64
+        )
         assert t["orphan_vectors"] == 0 and t["stale_entries"] == 0
         assert t["passages"] == sample_index.reports[t["tenant"]].passages and t["disk_bytes"] > 0
         assert t["generation"] == sample_index.reports[t["tenant"]].generation
@@ -163,7 +193,9 @@ def test_status_json_shape(sample_index):
 
 def test_status_errors(tmp_path, sample_index, capsys):
     assert_one_error_line(cli("status", "--index", tmp_path / "nothing-here"), "no tenants indexed", "ragcli ingest")
-    assert_one_error_line(invoke(capsys, "status", "--index", sample_index.root, "--tenant", "initech"), "unknown tenant 'initech'")
+    assert_one_error_line(
+        invoke(capsys, "status", "--index", sample_index.root, "--tenant", "initech"), "unknown tenant 'initech'"
+    )
     one = invoke(capsys, "status", "--index", sample_index.root, "--tenant", "globex", "--json")
     assert one.returncode == 0 and [t["tenant"] for t in json_of(one)["tenants"]] == ["globex"]
 
@@ -180,14 +212,27 @@ def _check_result_shape(result: dict) -> None:
     assert result["bm25"] is not None or result["dense"] is not None
     for ranker in ("bm25", "dense"):
         hit = result[ranker]
-        assert hit is None or (set(hit) == {"rank", "score"} and isinstance(hit["rank"], int) and isinstance(hit["score"], float))
+        assert hit is None or (
+            set(hit) == {"rank", "score"} and isinstance(hit["rank"], int) and isinstance(hit["score"], float)
+        )
 
 
 def test_search_json_shape_and_explain(sample_index):
     plain, explained, env_index = cli_many(
         [
             ["search", "ERR_4021", "--as", ALICE, "--index", sample_index.root, "--as-of", NOW, "--json", "-k", "5"],
-            ["search", "refund window", "--as", ALICE, "--index", sample_index.root, "--as-of", NOW, "--json", "--explain"],
+            [
+                "search",
+                "refund window",
+                "--as",
+                ALICE,
+                "--index",
+                sample_index.root,
+                "--as-of",
+                NOW,
+                "--json",
+                "--explain",
+            ],
             ["search", "ERR_4021", "--as", ALICE, "--as-of", NOW, "--json", "-k", "5", "--mode", "bm25"],
         ],
         env={"RAGCLI_INDEX": str(sample_index.root)},
@@ -212,7 +257,11 @@ def test_search_json_shape_and_explain(sample_index):
     assert {"mode", "floors", "rrf_k", "candidates", "bm25", "dense"} <= set(e)
     defaults = SearchConfig()
     assert e["mode"] == "hybrid" and e["rrf_k"] == defaults.rrf_k and e["candidates"] == defaults.candidates
-    assert e["floors"] == {"bm25": defaults.bm25_floor, "dense": defaults.dense_floor, "bm25_only_min_terms": defaults.bm25_only_min_terms}
+    assert e["floors"] == {
+        "bm25": defaults.bm25_floor,
+        "dense": defaults.dense_floor,
+        "bm25_only_min_terms": defaults.bm25_only_min_terms,
+    }
     assert e["bm25"] and e["dense"]
     for cand in e["bm25"] + e["dense"]:
         assert set(cand) == {"id", "rank", "score", "kept", "status"}
@@ -237,8 +286,30 @@ def _acme_source(source: str) -> bool:
 def test_search_results_stay_in_the_principals_tenant(sample_index):
     alice, gina = cli_many(
         [
-            ["search", "tenant:globex refund window", "--as", ALICE, "--index", sample_index.root, "--as-of", NOW, "--json"],
-            ["search", "refund policy annual plans", "--as", USERS / "gina.json", "--index", sample_index.root, "--as-of", NOW, "--json", "-k", "20"],
+            [
+                "search",
+                "tenant:globex refund window",
+                "--as",
+                ALICE,
+                "--index",
+                sample_index.root,
+                "--as-of",
+                NOW,
+                "--json",
+            ],
+            [
+                "search",
+                "refund policy annual plans",
+                "--as",
+                USERS / "gina.json",
+                "--index",
+                sample_index.root,
+                "--as-of",
+                NOW,
+                "--json",
+                "-k",
+                "20",
+            ],
         ]
     )
     assert alice.returncode == 0, alice.stderr
@@ -250,7 +321,9 @@ def test_search_results_stay_in_the_principals_tenant(sample_index):
     assert json_of(gina)["tenant"] == "globex"
     results = json_of(gina)["results"]
     assert results and not any(_acme_source(r["source"]) for r in results)
-    assert all("globex.example/" in r["source"] or r["source"].startswith(str(SAMPLE / "globex") + "/") for r in results)
+    assert all(
+        "globex.example/" in r["source"] or r["source"].startswith(str(SAMPLE / "globex") + "/") for r in results
+    )
 
 
 def test_search_exit_codes(sample_index, tmp_path, capsys):
@@ -263,7 +336,18 @@ def test_search_exit_codes(sample_index, tmp_path, capsys):
         ]
     )
     bad_day = invoke(capsys, "search", "refund", "--as", ALICE, "--index", idx, "--as-of", "yesterday")
-    syntax = invoke(capsys, "search", 'AND OR NOT " ( ) [ ] { } : * - ^ ~ \\ / [unbalanced', "--as", ALICE, "--index", idx, "--json", "--mode", "bm25")
+    syntax = invoke(
+        capsys,
+        "search",
+        'AND OR NOT " ( ) [ ] { } : * - ^ ~ \\ / [unbalanced',
+        "--as",
+        ALICE,
+        "--index",
+        idx,
+        "--json",
+        "--mode",
+        "bm25",
+    )
     assert mongolia.returncode == 1 and json_of(mongolia)["results"] == [] and mongolia.stderr == ""
     assert_one_error_line(empty, "empty query")
     assert_one_error_line(bad_day, "--as-of", "YYYY-MM-DD")
@@ -272,15 +356,25 @@ def test_search_exit_codes(sample_index, tmp_path, capsys):
     json_of(syntax)
 
     sourdough = invoke(capsys, "search", "best sourdough bread recipe", "--as", ALICE, "--index", idx)
-    assert sourdough.returncode == 1 and "no results" in sourdough.stderr and sourdough.stdout == ""  # a pipe gets no non-row line
+    assert (
+        sourdough.returncode == 1 and "no results" in sourdough.stderr and sourdough.stdout == ""
+    )  # a pipe gets no non-row line
     blank = invoke(capsys, "search", "   \t ", "--as", ALICE, "--index", idx, "--json")
     assert_one_error_line(blank, "empty query")
     assert blank.stdout == ""
-    assert_one_error_line(invoke(capsys, "search", "refund", "--as", ALICE, "--index", idx, "--as-of", "2026-02-30"), "--as-of")
-    assert_one_error_line(invoke(capsys, "search", "refund", "--as", ALICE, "--index", idx, "--mode", "fuzzy"), "--mode")
+    assert_one_error_line(
+        invoke(capsys, "search", "refund", "--as", ALICE, "--index", idx, "--as-of", "2026-02-30"), "--as-of"
+    )
+    assert_one_error_line(
+        invoke(capsys, "search", "refund", "--as", ALICE, "--index", idx, "--mode", "fuzzy"), "--mode"
+    )
     assert_one_error_line(invoke(capsys, "search", "refund", "--index", idx), "--as")
-    assert_one_error_line(invoke(capsys, "search", "refund", "--as", ALICE, "--index", tmp_path / "empty"), "unknown tenant 'acme'")
-    assert_one_error_line(invoke(capsys, "search", "refund", "--as", ALICE, "--index", idx, "--candidates", "0"), "--candidates")
+    assert_one_error_line(
+        invoke(capsys, "search", "refund", "--as", ALICE, "--index", tmp_path / "empty"), "unknown tenant 'acme'"
+    )
+    assert_one_error_line(
+        invoke(capsys, "search", "refund", "--as", ALICE, "--index", idx, "--candidates", "0"), "--candidates"
+    )
     assert_one_error_line(invoke(capsys, "bogus-command"), "bogus-command")
 
 
@@ -323,7 +417,7 @@ def test_principal_file_errors_are_one_error_line(sample_index, tmp_path, capsys
     # The same contract through real processes, for a few of them.
     some = ["not-json", "groups-string", "unknown-tenant", "long-user"]
     procs = cli_many([["search", "refund", "--as", paths[name], "--index", sample_index.root] for name in some])
-    for name, proc in zip(some, procs):
+    for name, proc in zip(some, procs, strict=True):
         assert_one_error_line(proc, PRINCIPAL_ERRORS[name][1])
         assert proc.stdout == ""
 
@@ -343,11 +437,15 @@ def test_model_mismatch_tells_to_re_ingest(sample_index, other_model, capsys, mo
     assert bm25.returncode == 0 and json_of(bm25)["results"]  # BM25 never touches the vectors
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    dense = invoke(capsys, "search", "refund window", "--as", ALICE, "--index", sample_index.root, "--mode", "dense", "--json")
+    dense = invoke(
+        capsys, "search", "refund window", "--as", ALICE, "--index", sample_index.root, "--mode", "dense", "--json"
+    )
     assert_one_error_line(dense, "re-ingest")
     assert dense.stdout == ""
     monkeypatch.delenv("RAGCLI_EMBED_TOKENIZER")
-    assert_one_error_line(invoke(capsys, "search", "refund", "--as", ALICE, "--index", sample_index.root), "RAGCLI_EMBED_TOKENIZER")
+    assert_one_error_line(
+        invoke(capsys, "search", "refund", "--as", ALICE, "--index", sample_index.root), "RAGCLI_EMBED_TOKENIZER"
+    )
 
 
 def test_cli_runner_quick_checks(sample_index):
@@ -360,7 +458,22 @@ def test_cli_runner_quick_checks(sample_index):
     assert helped.exit_code == 0
     for command in ("ingest", "search", "status"):
         assert command in helped.output
-    found = runner.invoke(app, ["search", "ORB-7731", "--as", str(ALICE), "--index", str(sample_index.root), "--mode", "bm25", "--json", "--as-of", NOW])
+    found = runner.invoke(
+        app,
+        [
+            "search",
+            "ORB-7731",
+            "--as",
+            str(ALICE),
+            "--index",
+            str(sample_index.root),
+            "--mode",
+            "bm25",
+            "--json",
+            "--as-of",
+            NOW,
+        ],
+    )
     assert found.exit_code == 0, found.output
     assert json.loads(found.stdout)["results"][0]["id"].endswith("#orb-7731")
 

@@ -100,7 +100,9 @@ def test_the_optimised_graph_is_cached_and_a_damaged_one_is_rebuilt(model_copy: 
     assert (entry / "model.data").stat().st_mtime_ns != stamp
 
 
-def test_an_unusable_cache_directory_is_not_an_error(model_copy: ModelSpec, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, embedder) -> None:
+def test_an_unusable_cache_directory_is_not_an_error(
+    model_copy: ModelSpec, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, embedder
+) -> None:
     blocker = tmp_path / "not-a-directory"
     blocker.write_text("a file where the cache directory should be")
     monkeypatch.setenv("RAGCLI_CACHE", str(blocker))

@@ -75,7 +75,7 @@ def test_searches_during_a_publish_see_one_whole_generation(tmp_path: Path) -> N
                 seen.append(which)
                 if which == "new":
                     saw_new.set()
-            except BaseException as exc:  # noqa: BLE001 - any failure of a reader is the finding
+            except BaseException as exc:
                 failures.append(exc)
                 return
             finally:
@@ -91,7 +91,21 @@ def test_searches_during_a_publish_see_one_whole_generation(tmp_path: Path) -> N
         during = ingest.poll() is None
         procs = cli_many(
             [
-                ["search", QUERY, "--as", user_file, "--index", root, "--json", "-k", "60", "--mode", mode, "--as-of", AS_OF.isoformat()]
+                [
+                    "search",
+                    QUERY,
+                    "--as",
+                    user_file,
+                    "--index",
+                    root,
+                    "--json",
+                    "-k",
+                    "60",
+                    "--mode",
+                    mode,
+                    "--as-of",
+                    AS_OF.isoformat(),
+                ]
                 for mode in ("bm25", "hybrid")
             ],
             parallel=2,

@@ -8,12 +8,10 @@ openai backends through their real SDKs with a scripted transport.
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from typing import Any
 
 import pytest
-
 from support import anthropic_mock as am
 from support import openai_mock as om
 from support.cli import cli_many, json_of
@@ -30,10 +28,21 @@ SLA_QUOTE = "Urgent tickets get a first response within 1 hour"
 STATUS_QUOTE = "Urgent tickets get a first response within 4 hours"
 
 
-def P(doc: str, text: str, section: str = "s") -> Passage:  # noqa: N802 - a tiny constructor
+def P(doc: str, text: str, section: str = "s") -> Passage:
     return Passage(
-        id=f"{doc}@v1#{section}", doc_id=doc, version="v1", section=section, tenant="t", acl=("everyone",),
-        effective_from=None, superseded_on=None, title=doc, heading_path=(), source=f"{doc}.md", source_url=None, text=text,
+        id=f"{doc}@v1#{section}",
+        doc_id=doc,
+        version="v1",
+        section=section,
+        tenant="t",
+        acl=("everyone",),
+        effective_from=None,
+        superseded_on=None,
+        title=doc,
+        heading_path=(),
+        source=f"{doc}.md",
+        source_url=None,
+        text=text,
     )
 
 
@@ -47,15 +56,60 @@ def conflicts_between(a: Passage, b: Passage, quote: str) -> list:
 @pytest.mark.parametrize(
     "first, second, conflict",
     [
-        pytest.param("Annual plans are refundable within 30 days of purchase.", "Annual plans are refundable within 14 days of purchase.", True, id="two-refund-windows"),
-        pytest.param("Tier 2 keys are limited to 600 requests per minute.", "Tier 2 keys are limited to 300 requests per minute.", True, id="two-rate-limits"),
-        pytest.param("Urgent tickets get a first response within 1 hour.", "Urgent tickets get a first response within 60 minutes.", False, id="same-value-other-unit"),
-        pytest.param("Tier 1 keys are limited to 120 requests per minute.", "Tier 2 keys are limited to 600 requests per minute.", False, id="other-qualifier"),
-        pytest.param("SEV1 tickets get a first response within 15 minutes.", "Urgent tickets get a first response within 1 hour.", False, id="qualifier-on-one-side"),
-        pytest.param("Application logs are kept for 400 days.", "Annual plans are refundable within 30 days of purchase.", False, id="other-subject"),
-        pytest.param("The status page is updated every 30 minutes during an incident.", "The status page was updated within 20 minutes during an incident.", False, id="cadence-vs-deadline"),
-        pytest.param("Annual plans are refundable within 30 days of purchase.", "Annual plans are refundable within 30 business days of purchase.", False, id="other-dimension"),
-        pytest.param("The Growth plan costs $99 per month for 10 seats.", "The Growth plan costs $129 per month for 10 seats.", True, id="two-prices"),
+        pytest.param(
+            "Annual plans are refundable within 30 days of purchase.",
+            "Annual plans are refundable within 14 days of purchase.",
+            True,
+            id="two-refund-windows",
+        ),
+        pytest.param(
+            "Tier 2 keys are limited to 600 requests per minute.",
+            "Tier 2 keys are limited to 300 requests per minute.",
+            True,
+            id="two-rate-limits",
+        ),
+        pytest.param(
+            "Urgent tickets get a first response within 1 hour.",
+            "Urgent tickets get a first response within 60 minutes.",
+            False,
+            id="same-value-other-unit",
+        ),
+        pytest.param(
+            "Tier 1 keys are limited to 120 requests per minute.",
+            "Tier 2 keys are limited to 600 requests per minute.",
+            False,
+            id="other-qualifier",
+        ),
+        pytest.param(
+            "SEV1 tickets get a first response within 15 minutes.",
+            "Urgent tickets get a first response within 1 hour.",
+            False,
+            id="qualifier-on-one-side",
+        ),
+        pytest.param(
+            "Application logs are kept for 400 days.",
+            "Annual plans are refundable within 30 days of purchase.",
+            False,
+            id="other-subject",
+        ),
+        pytest.param(
+            "The status page is updated every 30 minutes during an incident.",
+            "The status page was updated within 20 minutes during an incident.",
+            False,
+            id="cadence-vs-deadline",
+        ),
+        pytest.param(
+            "Annual plans are refundable within 30 days of purchase.",
+            "Annual plans are refundable within 30 business days of purchase.",
+            False,
+            id="other-dimension",
+        ),
+        pytest.param(
+            "The Growth plan costs $99 per month for 10 seats.",
+            "The Growth plan costs $129 per month for 10 seats.",
+            True,
+            id="two-prices",
+        ),
     ],
 )
 def test_rule_keys_on_the_same_subject(first: str, second: str, conflict: bool) -> None:
@@ -74,18 +128,26 @@ def test_one_document_never_conflicts_with_itself() -> None:
 
 
 def test_a_table_cell_conflicts_with_a_sentence_on_the_same_row_and_column() -> None:
-    table = P("sla", "| Ticket | First response |\n|---|---|\n| Urgent tickets | 1 hour |\n| Normal tickets | 1 business day |")
+    table = P(
+        "sla",
+        "| Ticket | First response |\n|---|---|\n| Urgent tickets | 1 hour |\n| Normal tickets | 1 business day |",
+    )
     prose = P("status", "Urgent tickets get a first response within 4 hours.")
     cell = [f for f in facts(table) if "Urgent" in f.span]
     assert cell and cell[0].statement == "Ticket: Urgent tickets; First response: 1 hour."
     found = find_conflicts([Claim("s", table.id, "| Urgent tickets | 1 hour |")], {table.id: table, prose.id: prose})
     # "1 hour" in the "First response" column reads as "within 1 hour"; the normal row is another subject.
-    assert [[(s.passage_id, s.value) for s in c.sides] for c in found] == [[(table.id, "1 hour"), (prose.id, "4 hours")]]
+    assert [[(s.passage_id, s.value) for s in c.sides] for c in found] == [
+        [(table.id, "1 hour"), (prose.id, "4 hours")]
+    ]
     assert found[0].sides[0].statement == "Ticket: Urgent tickets; First response: 1 hour."
 
 
 def test_only_facts_the_claims_rely_on_are_compared() -> None:
-    a = P("doc-a", "Annual plans are refundable within 30 days of purchase. Logs are kept for 400 days in the archive tier.")
+    a = P(
+        "doc-a",
+        "Annual plans are refundable within 30 days of purchase. Logs are kept for 400 days in the archive tier.",
+    )
     b = P("doc-b", "Logs are kept for 90 days in the archive tier.")
     assert conflicts_between(a, b, "Annual plans are refundable within 30 days") == []
     assert len(conflicts_between(a, b, "Logs are kept for 400 days")) == 1
@@ -99,7 +161,7 @@ def test_the_sample_corpus_has_exactly_the_planted_conflict(sample_root) -> None
     """
     acme = corpus_conflicts(all_passages(sample_root, "acme"))
     assert [sorted((a.doc_id, b.doc_id)) for a, b in acme] == [["status-page", "support-sla"]]
-    (a, b), = acme
+    ((a, b),) = acme
     assert {a.shown, b.shown} == {"1 hour", "4 hours"}
     assert corpus_conflicts(all_passages(sample_root, "globex")) == []
 
@@ -121,7 +183,10 @@ def test_local_answers_with_both_sides_and_a_conflict_note(retriever, local_mode
     (conflict,) = wire["conflicts"]
     assert conflict["note"] == note
     numbers = {s["passage_id"]: s["n"] for s in wire["sources"]}
-    assert {(s["passage_id"], s["n"], s["value"]) for s in conflict["sides"]} == {(sla, numbers[sla], "1 hour"), (status, numbers[status], "4 hours")}
+    assert {(s["passage_id"], s["n"], s["value"]) for s in conflict["sides"]} == {
+        (sla, numbers[sla], "1 hour"),
+        (status, numbers[status], "4 hours"),
+    }
     # The trace: passage IDs and the verdict, no text.
     (traced,) = outcome.trace.conflicts
     assert set(traced.passage_ids) == {sla, status} and traced.verdict == "cited_all_sides"
@@ -145,7 +210,9 @@ def test_local_cites_the_other_side_when_told(retriever, local_model, acme_pid) 
     conflicts = find_conflicts([Claim("s", sla, SLA_QUOTE)], by_id)
     assert len(conflicts) == 1
     only_sla = tuple(p for p in evidence if p.id != status)
-    reply = local_model.conversation(URGENT).decide(Turn(URGENT, only_sla + (by_id[status],), (), frozenset({"submit_answer"}), "note", conflicts=tuple(conflicts)))
+    reply = local_model.conversation(URGENT).decide(
+        Turn(URGENT, only_sla + (by_id[status],), (), frozenset({"submit_answer"}), "note", conflicts=tuple(conflicts))
+    )
     assert isinstance(reply.decision, ClaimsDecision)
     cited = [c.passage_id for c in reply.decision.claims]
     assert sla in cited and status in cited
@@ -155,7 +222,9 @@ def test_local_cites_the_other_side_when_told(retriever, local_model, acme_pid) 
 
 def test_local_told_about_a_conflict_through_the_loop(retriever, local_model, acme_pid) -> None:
     """Its own best units come from one page; code's conflict turn makes it cite the other page too."""
-    outcome = ask("What does the support SLA promise for urgent tickets?", Scope.of(user("alice"), DAY), retriever, local_model)
+    outcome = ask(
+        "What does the support SLA promise for urgent tickets?", Scope.of(user("alice"), DAY), retriever, local_model
+    )
     assert isinstance(outcome, Answered), getattr(outcome, "reason", None)
     assert [c.verdict for c in outcome.trace.conflicts] == ["asked_to_cite_all_sides", "cited_all_sides"]
     assert [d.offered for d in outcome.trace.decisions][1] == ["submit_answer"]
@@ -165,10 +234,20 @@ def test_local_told_about_a_conflict_through_the_loop(retriever, local_model, ac
 @pytest.fixture(scope="module")
 def cli_runs(sample_root) -> dict[str, Any]:
     args = {
-        "alice-json": ["ask", URGENT, "--as", USERS / "alice.json", "--as-of", "2026-11-29", "--model", "local", "--json"],
+        "alice-json": [
+            "ask",
+            URGENT,
+            "--as",
+            USERS / "alice.json",
+            "--as-of",
+            "2026-11-29",
+            "--model",
+            "local",
+            "--json",
+        ],
         "alice-text": ["ask", URGENT, "--as", USERS / "alice.json", "--as-of", "2026-11-29", "--model", "local"],
     }
-    return dict(zip(args, cli_many(list(args.values()), index=sample_root)))
+    return dict(zip(args, cli_many(list(args.values()), index=sample_root), strict=True))
 
 
 def test_cli_shows_the_conflict_note(cli_runs) -> None:
@@ -215,7 +294,12 @@ def _offered(backend: str, body: dict) -> list[str]:
 def test_llm_citing_both_sides_is_answered_with_the_note(retriever, acme_pid, backend: str) -> None:
     mock, make = BACKENDS[backend]
     sla, status = acme_pid("support-sla", "response-times"), acme_pid("status-page", "what-customers-can-expect")
-    api, model = make(acme_pid, mock.answer_call(("The SLA page says 1 hour.", sla, SLA_QUOTE), ("The status page says 4 hours.", status, STATUS_QUOTE)))
+    api, model = make(
+        acme_pid,
+        mock.answer_call(
+            ("The SLA page says 1 hour.", sla, SLA_QUOTE), ("The status page says 4 hours.", status, STATUS_QUOTE)
+        ),
+    )
     outcome = ask(URGENT, Scope.of(user("bob"), DAY), retriever, model)
     assert isinstance(outcome, Answered) and api.calls == 1
     assert len(outcome.conflicts) == 1 and outcome.trace.conflicts[0].verdict == "cited_all_sides"
@@ -229,7 +313,9 @@ def test_llm_citing_one_side_is_told_and_then_cites_both(retriever, acme_pid, ba
     api, model = make(
         acme_pid,
         mock.answer_call(("Urgent tickets get a first response within 1 hour.", sla, SLA_QUOTE)),
-        mock.answer_call(("The SLA page says 1 hour.", sla, SLA_QUOTE), ("The status page says 4 hours.", status, STATUS_QUOTE)),
+        mock.answer_call(
+            ("The SLA page says 1 hour.", sla, SLA_QUOTE), ("The status page says 4 hours.", status, STATUS_QUOTE)
+        ),
     )
     outcome = ask(URGENT, Scope.of(user("bob"), DAY), retriever, model)
     assert isinstance(outcome, Answered), outcome
@@ -244,7 +330,9 @@ def test_llm_citing_one_side_is_told_and_then_cites_both(retriever, acme_pid, ba
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("then", ["abstains", "one-side-again"])
-def test_llm_that_will_not_cite_both_abstains_conflicting_evidence(retriever, acme_pid, backend: str, then: str) -> None:
+def test_llm_that_will_not_cite_both_abstains_conflicting_evidence(
+    retriever, acme_pid, backend: str, then: str
+) -> None:
     mock, make = BACKENDS[backend]
     sla = acme_pid("support-sla", "response-times")
     one = mock.answer_call(("Urgent tickets get a first response within 1 hour.", sla, SLA_QUOTE))
@@ -297,7 +385,9 @@ def test_eval_counts_conflict_cases(retriever, sample_passages) -> None:
     api = am.ScriptedAPI(*[reply] * 3)
     report = evaluate(cases, retriever, k=10, model=api.model())
     data = report.to_wire()
-    assert data.conflicts_flagged == 2 and data.conflict_cases == ["q41", "q43"], [(r.case.id, r.disposition, r.reason) for r in report.results]
+    assert data.conflicts_flagged == 2 and data.conflict_cases == ["q41", "q43"], [
+        (r.case.id, r.disposition, r.reason) for r in report.results
+    ]
     assert data.answer_accuracy == 1.0 and data.disposition_accuracy == 1.0 and data.permission_violations == 0
     assert {row.id: row.conflict for row in data.cases} == {"q41": True, "q42": False, "q43": True}
     assert json.loads(data.model_dump_json())["conflicts_flagged"] == 2

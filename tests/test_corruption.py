@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-
 from support.cli import assert_one_error_line, cli, cli_many, result_ids
 from support.corpus import passage_ids, write_round, write_user
 from support.fixtures import shared_embedder
@@ -133,8 +132,14 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> Setup:
     results = cli_many(checks, parallel=4)
     for i, name in enumerate(roots):
         s.damaged[name] = (results[2 * i], results[2 * i + 1])
-    repairs = cli_many([["ingest", folder, "--tenant", TENANT, "--acl", "everyone", "--index", roots[n], "--json"] for n in CLI_REPAIRS], parallel=2)
-    s.repaired = {n: (roots[n], proc) for n, proc in zip(CLI_REPAIRS, repairs)}
+    repairs = cli_many(
+        [
+            ["ingest", folder, "--tenant", TENANT, "--acl", "everyone", "--index", roots[n], "--json"]
+            for n in CLI_REPAIRS
+        ],
+        parallel=2,
+    )
+    s.repaired = {n: (roots[n], proc) for n, proc in zip(CLI_REPAIRS, repairs, strict=True)}
     return s
 
 
@@ -151,8 +156,8 @@ def _search_ids(root: Path, user_file: Path) -> list[str]:
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_damage_is_refused_then_repaired_by_the_next_ingest(setup: Setup, case: str) -> None:
-    from ragcli.errors import IndexCorruptError
     from ragcli import ingest
+    from ragcli.errors import IndexCorruptError
     from ragcli.index import TenantIndex
 
     root = setup.damaged_copy(case)
@@ -187,7 +192,8 @@ def test_cli_ingest_repairs_a_damaged_index(setup: Setup, case: str) -> None:
 def test_repaired_index_answers_through_the_cli(setup: Setup) -> None:
     root, _ = setup.repaired["manifest_garbage"]
     status, search = cli_many(
-        [["status", "--index", root, "--json"], ["search", QUERY, "--as", setup.user_file, "--index", root, "--json"]], parallel=2
+        [["status", "--index", root, "--json"], ["search", QUERY, "--as", setup.user_file, "--index", root, "--json"]],
+        parallel=2,
     )
     assert status.returncode == 0, status.stderr
     (tenant,) = json.loads(status.stdout)["tenants"]
@@ -216,7 +222,9 @@ def test_index_built_with_a_model_file_that_later_changed(tmp_path: Path, setup:
     with model.open("ab") as fh:  # the same path now holds other bytes
         fh.write(b"\0" * 64)
     status, search = cli_many(
-        [["status", "--index", root], ["search", QUERY, "--as", setup.user_file, "--index", root, "--json"]], env=env, parallel=2
+        [["status", "--index", root], ["search", QUERY, "--as", setup.user_file, "--index", root, "--json"]],
+        env=env,
+        parallel=2,
     )
     for proc in (status, search):
         assert_one_error_line(proc, f"tenant '{TENANT}'", "re-ingest")

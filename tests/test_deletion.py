@@ -68,7 +68,11 @@ def grep(index: Path, text: str) -> list[str]:
 
 def _reader(index: Path) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-c", _READER, str(index), TENANT], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [sys.executable, "-c", _READER, str(index), TENANT],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
 
 

@@ -54,7 +54,11 @@ def test_markdown_front_matter_is_metadata_not_text(tmp_path):
         "superseded_on": "2027-01-01",
         "source_url": "https://docs.example/refunds",
     }
-    doc = load_one(tmp_path, "billing/refunds.md", markdown(meta, "# Refund Rules\n\nAnnual plans are refundable within 30 days.\n"))
+    doc = load_one(
+        tmp_path,
+        "billing/refunds.md",
+        markdown(meta, "# Refund Rules\n\nAnnual plans are refundable within 30 days.\n"),
+    )
     assert doc.doc_id == "refund-rules"
     assert doc.title == "Refund Rules"
     assert doc.version == "2026-09"
@@ -100,13 +104,21 @@ def test_setext_heading_is_a_title(tmp_path):
 
 
 def test_version_is_effective_from_else_short_content_hash(tmp_path):
-    dated = load_one(tmp_path, "a.md", markdown({"acl": ["everyone"], "effective_from": "2026-03-01"}, "# A\n\nAlpha.\n"))
+    dated = load_one(
+        tmp_path, "a.md", markdown({"acl": ["everyone"], "effective_from": "2026-03-01"}, "# A\n\nAlpha.\n")
+    )
     assert dated.version == "2026-03-01"
 
     first = load_one(tmp_path, "b.md", markdown({"acl": ["everyone"]}, "# B\n\nBravo.\n"))
     assert re.fullmatch(r"[0-9a-f]{10}", first.version)
     # Same content, same version: wherever it lives, whatever the ingest's defaults and salt.
-    again = load_one(tmp_path / "elsewhere", "b.md", markdown({"acl": ["everyone"]}, "# B\n\nBravo.\n"), default_acl=("x",), salt="other")
+    again = load_one(
+        tmp_path / "elsewhere",
+        "b.md",
+        markdown({"acl": ["everyone"]}, "# B\n\nBravo.\n"),
+        default_acl=("x",),
+        salt="other",
+    )
     assert again.version == first.version
     changed = load_one(tmp_path, "b.md", markdown({"acl": ["everyone"]}, "# B\n\nBravo changed.\n"))
     assert changed.version != first.version
@@ -122,7 +134,13 @@ def test_plain_text_takes_metadata_from_sidecar(tmp_path):
     assert sorted(f.relative for f in files) == ["bare.txt", "notes.txt"]
     docs = load_all(tmp_path, default_acl=("staff",))
     notes = docs["notes.txt"]
-    assert (notes.doc_id, notes.title, notes.acl, notes.version, notes.format) == ("q-notes", "Quarterly Notes", ("finance",), "q3", "text")
+    assert (notes.doc_id, notes.title, notes.acl, notes.version, notes.format) == (
+        "q-notes",
+        "Quarterly Notes",
+        ("finance",),
+        "q3",
+        "text",
+    )
     assert "Quarterly numbers look fine." in notes.text
     bare = docs["bare.txt"]
     assert (bare.doc_id, bare.title, bare.acl) == ("bare", "bare", ("staff",))
@@ -189,7 +207,10 @@ def test_pdf_text_is_extracted_page_by_page(tmp_path, embedder):
     assert "Second page covers quokka migration" in doc.text
     passages = chunk_document(doc, "t", embedder.count_tokens)
     by_page = {p.heading_path: p.text for p in passages}
-    assert by_page == {("Page 1",): "Quarterly zephyr report for the board", ("Page 2",): "Second page covers quokka migration"}
+    assert by_page == {
+        ("Page 1",): "Quarterly zephyr report for the board",
+        ("Page 2",): "Second page covers quokka migration",
+    }
 
 
 def test_damaged_pdf_is_rejected(tmp_path):
@@ -216,7 +237,13 @@ def test_jsonl_corpus_one_document_per_line(tmp_path):
     docs = load_all(tmp_path)
     path = str((tmp_path / "corpus.jsonl").resolve())
     d1 = docs["corpus.jsonl::doc1"]
-    assert (d1.title, d1.text, d1.acl, d1.source, d1.format) == ("First", "The first document body.", EVERYONE, f"{path}:1", "text")
+    assert (d1.title, d1.text, d1.acl, d1.source, d1.format) == (
+        "First",
+        "The first document body.",
+        EVERYONE,
+        f"{path}:1",
+        "text",
+    )
     assert docs["corpus.jsonl::42"].doc_id == "42"
     assert docs["corpus.jsonl::42"].title == "corpus"  # empty title: falls back to the file stem
     d3 = docs["corpus.jsonl::doc3"]
@@ -240,10 +267,26 @@ BAD_FILES = [
     ("broken-yaml.md", b"---\nacl: [everyone\ntitle: x: y\n---\n# T\n\nbody\n", "broken YAML"),
     ("acl-string.md", b"---\nacl: everyone\n---\n# T\n\nbody\n", "acl"),
     ("not-a-date.md", b"---\nacl: [everyone]\neffective_from: next tuesday\n---\n# T\n\nbody\n", "effective_from"),
-    ("impossible-date.md", b"---\nacl: [everyone]\neffective_from: 2026-02-30\n---\n# T\n\nbody\n", "day is out of range"),
-    ("impossible-date-quoted.md", b"---\nacl: [everyone]\nsuperseded_on: '2026-02-30'\n---\n# T\n\nbody\n", "superseded_on"),
-    ("date-order.md", b"---\nacl: [everyone]\neffective_from: 2026-09-01\nsuperseded_on: 2026-01-01\n---\n# T\n\nbody\n", "superseded_on must be after effective_from"),
-    ("same-day.md", b"---\nacl: [everyone]\neffective_from: 2026-09-01\nsuperseded_on: 2026-09-01\n---\n# T\n\nbody\n", "superseded_on must be after"),
+    (
+        "impossible-date.md",
+        b"---\nacl: [everyone]\neffective_from: 2026-02-30\n---\n# T\n\nbody\n",
+        "day is out of range",
+    ),
+    (
+        "impossible-date-quoted.md",
+        b"---\nacl: [everyone]\nsuperseded_on: '2026-02-30'\n---\n# T\n\nbody\n",
+        "superseded_on",
+    ),
+    (
+        "date-order.md",
+        b"---\nacl: [everyone]\neffective_from: 2026-09-01\nsuperseded_on: 2026-01-01\n---\n# T\n\nbody\n",
+        "superseded_on must be after effective_from",
+    ),
+    (
+        "same-day.md",
+        b"---\nacl: [everyone]\neffective_from: 2026-09-01\nsuperseded_on: 2026-09-01\n---\n# T\n\nbody\n",
+        "superseded_on must be after",
+    ),
     ("empty-acl.md", b"---\nacl: []\n---\n# T\n\nbody\n", "no ACL"),
     ("blank-acl-entry.md", b"---\nacl: ['  ']\n---\n# T\n\nbody\n", "acl"),
     ("front-matter-list.md", b"---\n- a\n- b\n---\n# T\n\nbody\n", "mapping"),

@@ -13,7 +13,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from support.cli import assert_one_error_line, clean_env, cli_args, cli_many, json_of
 from support.corpus import scope
 from support.paths import DAY, QUESTIONS, USERS
@@ -22,7 +21,17 @@ from ragcli.eval import Case, EvalReport, Gates
 from ragcli.eval.metrics import label_matches, label_ranks, percentile, retrieval_scores
 from ragcli.eval.report import CaseResult
 
-REPORT_KEYS = {"cases", "k", "retrieval", "permission_violations", "disposition_accuracy", "reason_accuracy", "latency_ms", "failures", "gates"}
+REPORT_KEYS = {
+    "cases",
+    "k",
+    "retrieval",
+    "permission_violations",
+    "disposition_accuracy",
+    "reason_accuracy",
+    "latency_ms",
+    "failures",
+    "gates",
+}
 
 
 # --------------------------------------------------------------------------- background --ask run
@@ -36,7 +45,11 @@ def ask_eval(sample_root: Path, tmp_path_factory: pytest.TempPathFactory):
     stderr = (out_dir / "stderr.txt").open("w", encoding="utf-8")
     proc = subprocess.Popen(
         cli_args("eval", QUESTIONS, "--ask", "--model", "local", "--json"),
-        stdout=stdout, stderr=stderr, text=True, env=clean_env(index=sample_root), cwd=out_dir,
+        stdout=stdout,
+        stderr=stderr,
+        text=True,
+        env=clean_env(index=sample_root),
+        cwd=out_dir,
     )
     state = {"proc": proc, "dir": out_dir}
     yield state
@@ -138,7 +151,10 @@ def test_label_matching_at_boundaries_only(label: str, passage_id: str, matches:
 
 
 def test_label_ranks_take_the_first_match() -> None:
-    ranks = label_ranks(["pay-bands", "pay", "refunds-policy@2026-09"], ["x@1#a", "pay-bands@1#a", "refunds-policy@2026-09#b", "pay-bands@1#b"])
+    ranks = label_ranks(
+        ["pay-bands", "pay", "refunds-policy@2026-09"],
+        ["x@1#a", "pay-bands@1#a", "refunds-policy@2026-09#b", "pay-bands@1#b"],
+    )
     assert ranks == {"pay-bands": 2, "pay": None, "refunds-policy@2026-09": 3}
 
 
@@ -146,12 +162,29 @@ def test_label_ranks_take_the_first_match() -> None:
 
 
 def _write(path: Path, lines: list[object]) -> Path:
-    path.write_text("\n".join(line if isinstance(line, str) else json.dumps(line) for line in lines) + "\n", encoding="utf-8")
+    path.write_text(
+        "\n".join(line if isinstance(line, str) else json.dumps(line) for line in lines) + "\n", encoding="utf-8"
+    )
     return path
 
 
-GOOD = {"id": "g1", "question": "What does ERR_4021 mean?", "as": str(USERS / "alice.json"), "as_of": "2026-11-29", "expect": "answer", "relevant": ["error-codes"], "forbidden": [], "answer_contains": ["expired"]}
-ABSTAIN = {"id": "a1", "question": "What is the capital of Mongolia?", "as": str(USERS / "bob.json"), "as_of": "2026-11-29", "expect": "abstain"}
+GOOD = {
+    "id": "g1",
+    "question": "What does ERR_4021 mean?",
+    "as": str(USERS / "alice.json"),
+    "as_of": "2026-11-29",
+    "expect": "answer",
+    "relevant": ["error-codes"],
+    "forbidden": [],
+    "answer_contains": ["expired"],
+}
+ABSTAIN = {
+    "id": "a1",
+    "question": "What is the capital of Mongolia?",
+    "as": str(USERS / "bob.json"),
+    "as_of": "2026-11-29",
+    "expect": "abstain",
+}
 
 
 @pytest.fixture(scope="module")
@@ -162,10 +195,33 @@ def cli_evals(sample_root: Path, tmp_path_factory: pytest.TempPathFactory) -> di
     one = _write(d / "one.jsonl", [GOOD])
     bad = {
         "not-json": (_write(d / "not-json.jsonl", [GOOD, '{"id": "broken", "question": ']), 2),
-        "no-question": (_write(d / "no-question.jsonl", [GOOD, GOOD, {k: v for k, v in GOOD.items() if k != "question"}]), 3),
+        "no-question": (
+            _write(d / "no-question.jsonl", [GOOD, GOOD, {k: v for k, v in GOOD.items() if k != "question"}]),
+            3,
+        ),
         "no-principal-file": (_write(d / "no-user.jsonl", [GOOD, {**GOOD, "as": "users/nobody.json"}]), 2),
-        "unknown-tenant": (_write(d / "tenant.jsonl", [GOOD, GOOD, GOOD, {**{k: v for k, v in GOOD.items() if k != "as"}, "principal": {"user": "wile", "tenant": "initech", "groups": []}}]), 4),
-        "misspelt-key": (_write(d / "misspelt.jsonl", [GOOD, {**{k: v for k, v in GOOD.items() if k != "relevant"}, "relevent": ["error-codes"]}]), 2),
+        "unknown-tenant": (
+            _write(
+                d / "tenant.jsonl",
+                [
+                    GOOD,
+                    GOOD,
+                    GOOD,
+                    {
+                        **{k: v for k, v in GOOD.items() if k != "as"},
+                        "principal": {"user": "wile", "tenant": "initech", "groups": []},
+                    },
+                ],
+            ),
+            4,
+        ),
+        "misspelt-key": (
+            _write(
+                d / "misspelt.jsonl",
+                [GOOD, {**{k: v for k, v in GOOD.items() if k != "relevant"}, "relevent": ["error-codes"]}],
+            ),
+            2,
+        ),
         "number-date": (_write(d / "number-date.jsonl", [{**GOOD, "as_of": 0}]), 1),
         "compact-date": (_write(d / "compact-date.jsonl", [GOOD, GOOD, {**GOOD, "as_of": "20261129"}]), 3),
     }
@@ -174,7 +230,20 @@ def cli_evals(sample_root: Path, tmp_path_factory: pytest.TempPathFactory) -> di
         "default": ["eval", QUESTIONS, "--json", "--output", output],
         "k5-recall": ["eval", QUESTIONS, "--json", "-k", "5", "--min-recall", "0.5", "--min-ndcg", "1.0"],
         "mrr": ["eval", QUESTIONS, "--json", "--min-mrr", "1", "--min-recall", "0.5"],
-        "small-ask": ["eval", small, "--ask", "--model", "local", "--json", "--min-citations", "0.5", "--max-p95-ms", "0.001", "--max-cost", "1"],
+        "small-ask": [
+            "eval",
+            small,
+            "--ask",
+            "--model",
+            "local",
+            "--json",
+            "--min-citations",
+            "0.5",
+            "--max-p95-ms",
+            "0.001",
+            "--max-cost",
+            "1",
+        ],
         "small-ask-table": ["eval", small, "--ask", "--model", "local"],
         "one-case-table": ["eval", one, "--min-recall", "0.5"],
         "violation": ["eval", violation, "--json"],
@@ -182,7 +251,7 @@ def cli_evals(sample_root: Path, tmp_path_factory: pytest.TempPathFactory) -> di
     }
     for name, (path, _) in bad.items():
         commands[f"bad:{name}"] = ["eval", path, "--json"]
-    results = dict(zip(commands, cli_many(list(commands.values()), index=sample_root)))
+    results = dict(zip(commands, cli_many(list(commands.values()), index=sample_root), strict=True))
     return {"runs": results, "output": output, "bad": bad}
 
 
@@ -281,7 +350,10 @@ def test_unknown_tenant_names_its_first_line(retriever, tmp_path) -> None:
     from ragcli.errors import InputError
     from ragcli.eval import evaluate, load_cases
 
-    stranger = {**{k: v for k, v in GOOD.items() if k != "as"}, "principal": {"user": "wile", "tenant": "initech", "groups": []}}
+    stranger = {
+        **{k: v for k, v in GOOD.items() if k != "as"},
+        "principal": {"user": "wile", "tenant": "initech", "groups": []},
+    }
     cases = load_cases(_write(tmp_path / "q.jsonl", [GOOD, stranger, GOOD, stranger]))
     with pytest.raises(InputError, match=r"^line 2: unknown tenant 'initech'"):
         evaluate(cases, retriever)
@@ -297,7 +369,15 @@ def test_answer_contains_is_matched_without_markup_and_gated(tmp_path) -> None:
     assert case.answer_contains == ("`retry_backoff_ms`", "at least 500")
 
     def result(answer: str | None) -> CaseResult:
-        return CaseResult(case, ["error-codes@1#x"], 1.0, retrieval_scores(case.relevant, ["error-codes@1#x"], 10), [], disposition="answered" if answer else "abstained", answer_text=answer)
+        return CaseResult(
+            case,
+            ["error-codes@1#x"],
+            1.0,
+            retrieval_scores(case.relevant, ["error-codes@1#x"], 10),
+            [],
+            disposition="answered" if answer else "abstained",
+            answer_text=answer,
+        )
 
     right, wrong, abstained = result("Set retry_backoff_ms to 500. [1]"), result("Set it to 400. [1]"), result(None)
     assert (right.answer_ok, wrong.answer_ok, abstained.answer_ok) == (True, False, False)
@@ -340,11 +420,21 @@ def test_eval_ask_reason_accuracy_agrees_with_the_failures_listed(ask_eval) -> N
     that reason is listed once, as a "reason" failure or (when it answered) a "disposition" one.
     """
     _, data = _ask_result(ask_eval)
-    lines = {n: json.loads(raw) for n, raw in enumerate(QUESTIONS.read_text(encoding="utf-8").splitlines(), start=1) if raw.strip()}
+    lines = {
+        n: json.loads(raw)
+        for n, raw in enumerate(QUESTIONS.read_text(encoding="utf-8").splitlines(), start=1)
+        if raw.strip()
+    }
     labelled = {n for n, case in lines.items() if case.get("reason")}
-    assert labelled and all(lines[n].get("expect") == "abstain" for n in labelled), "a reason label on a case that expects an answer: count its reason failures too"
+    assert labelled and all(lines[n].get("expect") == "abstain" for n in labelled), (
+        "a reason label on a case that expects an answer: count its reason failures too"
+    )
     missed = {f["line"] for f in data["failures"] if f["line"] in labelled and f["kind"] in ("reason", "disposition")}
-    assert data["reason_accuracy"] == round(1 - len(missed) / len(labelled), 4), (data["reason_accuracy"], sorted(missed), len(labelled))
+    assert data["reason_accuracy"] == round(1 - len(missed) / len(labelled), 4), (
+        data["reason_accuracy"],
+        sorted(missed),
+        len(labelled),
+    )
 
 
 # --------------------------------------------------------------------------- gates, per-case rows, outcomes
@@ -375,7 +465,24 @@ def test_gates_are_validated_before_anything_runs(capsys, tmp_path, args: list[s
     assert proc.stdout == ""
 
 
-CASE_KEYS = {"id", "line", "expect", "disposition", "reason", "retrieved", "hits", "recall", "rr", "ndcg", "answer_ok", "citations_ok", "search_ms", "ask_ms", "violations", "conflict"}
+CASE_KEYS = {
+    "id",
+    "line",
+    "expect",
+    "disposition",
+    "reason",
+    "retrieved",
+    "hits",
+    "recall",
+    "rr",
+    "ndcg",
+    "answer_ok",
+    "citations_ok",
+    "search_ms",
+    "ask_ms",
+    "violations",
+    "conflict",
+}
 
 
 def test_json_has_one_row_per_case(cli_evals) -> None:
@@ -388,7 +495,12 @@ def test_json_has_one_row_per_case(cli_evals) -> None:
     assert first["retrieved"] and first["hits"] and all(h in first["retrieved"] for h in first["hits"])
     assert all(h.startswith("error-codes@") for h in first["hits"])
     assert first["recall"] == 1.0 and 0 < first["rr"] <= 1 and 0 < first["ndcg"] <= 1
-    assert first["search_ms"] > 0 and first["ask_ms"] is None and first["disposition"] is None and first["answer_ok"] is None
+    assert (
+        first["search_ms"] > 0
+        and first["ask_ms"] is None
+        and first["disposition"] is None
+        and first["answer_ok"] is None
+    )
     # A case without relevant labels has no retrieval scores, not zeros.
     unlabelled = [r for r in rows if not r["hits"] and r["recall"] is None]
     assert unlabelled and all(r["rr"] is None and r["ndcg"] is None for r in unlabelled)
@@ -400,10 +512,16 @@ def test_new_gates_citations_latency_and_cost(cli_evals) -> None:
     data = json_of(proc)
     gates = data["gates"]
     assert gates["min_citations"] == {"threshold": 0.5, "value": 1.0, "passed": True}
-    assert gates["max_p95_ms"]["passed"] is False and gates["max_p95_ms"]["value"] >= data["latency_ms"]["search"]["p95"]
+    assert (
+        gates["max_p95_ms"]["passed"] is False and gates["max_p95_ms"]["value"] >= data["latency_ms"]["search"]["p95"]
+    )
     assert gates["max_cost"] == {"threshold": 1.0, "value": 0.0, "passed": True}
     rows = {r["id"]: r for r in data["cases"]}
-    assert rows["g1"]["disposition"] == "answered" and rows["g1"]["answer_ok"] is True and rows["g1"]["citations_ok"] is True
+    assert (
+        rows["g1"]["disposition"] == "answered"
+        and rows["g1"]["answer_ok"] is True
+        and rows["g1"]["citations_ok"] is True
+    )
     assert rows["a1"]["disposition"] == "abstained" and rows["a1"]["reason"] and rows["a1"]["citations_ok"] is None
     assert rows["g1"]["ask_ms"] > 0
     assert data["outcomes"] == {"answered_right": 1, "answered_wrong": 0, "abstained_right": 1, "abstained_wrong": 0}

@@ -32,9 +32,13 @@ def _tokens(*pieces: str, size: int = 60) -> st.SearchStrategy[str]:
 # Any code point, lone surrogates included: a "\ud800" escape in JSON or YAML decodes to one.
 any_text = st.text(st.characters(exclude_categories=()), max_size=12)
 json_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=12) | any_text
-json_values = st.recursive(json_scalars, lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=8), c, max_size=3), max_leaves=12)
+json_values = st.recursive(
+    json_scalars, lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=8), c, max_size=3), max_leaves=12
+)
 yaml_values = st.recursive(
-    json_scalars | st.dates() | st.datetimes(), lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=8), c, max_size=3), max_leaves=8
+    json_scalars | st.dates() | st.datetimes(),
+    lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=8), c, max_size=3),
+    max_leaves=8,
 )
 
 
@@ -48,10 +52,43 @@ def _only_ragcli_errors(call, *args, **kwargs):  # type: ignore[no-untyped-def]
 # --------------------------------------------------------------------------- documents
 
 YAML_PIECES = (
-    "---\n", "id: ", "acl: ", "version: ", "title: ", "effective_from: ", "superseded_on: ", "source_url: ",
-    "[", "]", "{", "}", ": ", "- ", "&a ", "*a", "!!python/object:os.system ", "!!binary ", "? ", "|\n", ">\n",
-    "2026-02-30", "2026-01-01", "2026-01-01 10:00:00", "1e999", "0x1F", "~", "null", "yes", "\t", "\n", "'", '"', "#",
-    '"\\ud800"', '"\\udc80x"', '"\\x00"',
+    "---\n",
+    "id: ",
+    "acl: ",
+    "version: ",
+    "title: ",
+    "effective_from: ",
+    "superseded_on: ",
+    "source_url: ",
+    "[",
+    "]",
+    "{",
+    "}",
+    ": ",
+    "- ",
+    "&a ",
+    "*a",
+    "!!python/object:os.system ",
+    "!!binary ",
+    "? ",
+    "|\n",
+    ">\n",
+    "2026-02-30",
+    "2026-01-01",
+    "2026-01-01 10:00:00",
+    "1e999",
+    "0x1F",
+    "~",
+    "null",
+    "yes",
+    "\t",
+    "\n",
+    "'",
+    '"',
+    "#",
+    '"\\ud800"',
+    '"\\udc80x"',
+    '"\\x00"',
 )
 
 
@@ -73,7 +110,12 @@ def test_front_matter_and_metadata(text: str) -> None:
 
 
 @FUZZ
-@given(st.dictionaries(st.sampled_from(["id", "title", "version", "acl", "effective_from", "superseded_on", "source_url", "other"]), yaml_values))
+@given(
+    st.dictionaries(
+        st.sampled_from(["id", "title", "version", "acl", "effective_from", "superseded_on", "source_url", "other"]),
+        yaml_values,
+    )
+)
 @example({"acl": "hr"})
 @example({"effective_from": dt.date(2026, 5, 1), "superseded_on": dt.date(2026, 1, 1)})
 @example({"id": True})
@@ -84,7 +126,9 @@ def test_validate_metadata_on_arbitrary_values(data: dict[str, object]) -> None:
     meta = _only_ragcli_errors(validate_metadata, data, "fuzz")
     if meta is not None:
         # What passes validation is what the rest of the code relies on.
-        assert meta.acl is None or (isinstance(meta.acl, list) and all(isinstance(a, str) and a.strip() for a in meta.acl))
+        assert meta.acl is None or (
+            isinstance(meta.acl, list) and all(isinstance(a, str) and a.strip() for a in meta.acl)
+        )
         for text in (meta.id, meta.title, meta.version, meta.source_url, *(meta.acl or ())):
             # Encodable: the chunker, tokenizer and index can take it (raises on a lone surrogate).
             # Compared with bytes, not truth: an empty title is valid and encodes to b"".
@@ -96,9 +140,35 @@ def test_validate_metadata_on_arbitrary_values(data: dict[str, object]) -> None:
 
 
 MARKDOWN_PIECES = (
-    "# ", "## ", "###### ", "\n", "\n\n", "- ", "* ", "1. ", "> ", "```\n", "~~~\n", "    code\n", "| a | b |\n", "|---|---|\n",
-    "| 1 | 2 |\n", "<div>", "</div>", "---\n", "***\n", "[link](x)", "Sentence one. ", "Except when not. ", "ERR_4021 ",
-    "\f", "\t", "word " * 30, "x" * 300, "!" * 50, "漢字" * 20,
+    "# ",
+    "## ",
+    "###### ",
+    "\n",
+    "\n\n",
+    "- ",
+    "* ",
+    "1. ",
+    "> ",
+    "```\n",
+    "~~~\n",
+    "    code\n",
+    "| a | b |\n",
+    "|---|---|\n",
+    "| 1 | 2 |\n",
+    "<div>",
+    "</div>",
+    "---\n",
+    "***\n",
+    "[link](x)",
+    "Sentence one. ",
+    "Except when not. ",
+    "ERR_4021 ",
+    "\f",
+    "\t",
+    "word " * 30,
+    "x" * 300,
+    "!" * 50,
+    "漢字" * 20,
 )
 
 
@@ -112,8 +182,17 @@ def test_chunk_document_on_arbitrary_text(text: str, fmt: str, title: str) -> No
     from ragcli.ingestion.loaders import Document
 
     doc = Document(
-        doc_id="fuzz-doc", title=title.strip() or "Fuzz", version="1", acl=("everyone",), effective_from=None, superseded_on=None,
-        source="fuzz.md", source_url=None, text=text, format=fmt, fingerprint="f",  # type: ignore[arg-type]
+        doc_id="fuzz-doc",
+        title=title.strip() or "Fuzz",
+        version="1",
+        acl=("everyone",),
+        effective_from=None,
+        superseded_on=None,
+        source="fuzz.md",
+        source_url=None,
+        text=text,
+        format=fmt,
+        fingerprint="f",  # type: ignore[arg-type]
     )
     passages = _only_ragcli_errors(chunk_document, doc, "fuzzco", shared_embedder().count_tokens)
     if passages is not None:
@@ -124,9 +203,46 @@ def test_chunk_document_on_arbitrary_text(text: str, fmt: str, title: str) -> No
 
 
 HTML_PIECES = (
-    "<html>", "<head>", "<title>", "</title>", "<script>", "</script>", "<style>", "</style>", "<h1>", "</h1>", "<h7>", "<p>",
-    "<table>", "<tr>", "<td>", "<th>", "</table>", "<ul>", "<li>", "<pre>", "</pre>", "<!--", "-->", "<![CDATA[", "]]>", "<!",
-    "<?", "&amp;", "&#0;", "&#x110000;", "&#99999999;", "&bogus;", "<svg>", "<a href='", "'>", "</", ">", "<", "\x00", "text",
+    "<html>",
+    "<head>",
+    "<title>",
+    "</title>",
+    "<script>",
+    "</script>",
+    "<style>",
+    "</style>",
+    "<h1>",
+    "</h1>",
+    "<h7>",
+    "<p>",
+    "<table>",
+    "<tr>",
+    "<td>",
+    "<th>",
+    "</table>",
+    "<ul>",
+    "<li>",
+    "<pre>",
+    "</pre>",
+    "<!--",
+    "-->",
+    "<![CDATA[",
+    "]]>",
+    "<!",
+    "<?",
+    "&amp;",
+    "&#0;",
+    "&#x110000;",
+    "&#99999999;",
+    "&bogus;",
+    "<svg>",
+    "<a href='",
+    "'>",
+    "</",
+    ">",
+    "<",
+    "\x00",
+    "text",
 )
 
 
@@ -142,7 +258,12 @@ def test_html_to_markdown_on_arbitrary_text(html: str) -> None:
     if result is not None:
         title, text = result
         assert isinstance(title, str) and isinstance(text, str)
-        if "<script>" in html and "zzsecret" in html and html.index("<script>") < html.index("zzsecret") and "</script>" not in html:
+        if (
+            "<script>" in html
+            and "zzsecret" in html
+            and html.index("<script>") < html.index("zzsecret")
+            and "</script>" not in html
+        ):
             assert "zzsecret" not in text
 
 
@@ -158,7 +279,9 @@ principal_shaped = st.fixed_dictionaries(
     {"user": names | st.sampled_from(["  kim  ", "", "   ", "k" * 257]), "tenant": good_tenants | bad_tenants},
     optional={"groups": st.lists(names | st.sampled_from(["", "  ", "g" * 257]), max_size=5), "admin": json_values},
 )
-valid_principals = st.fixed_dictionaries({"user": names, "tenant": good_tenants}, optional={"groups": st.lists(names, max_size=5)})
+valid_principals = st.fixed_dictionaries(
+    {"user": names, "tenant": good_tenants}, optional={"groups": st.lists(names, max_size=5)}
+)
 principal_objects = st.one_of(
     valid_principals,
     principal_shaped,
@@ -183,7 +306,9 @@ def _accepts_some(name: str, prop, minimum: int, **fixtures) -> None:  # type: i
     """Run the Hypothesis property ``prop`` and check that at least ``minimum`` inputs were accepted."""
     ACCEPTED[name] = 0
     prop(**fixtures)
-    assert ACCEPTED[name] >= minimum, f"{name}: only {ACCEPTED[name]} accepted inputs; the checks on an accepted value hardly ran"
+    assert ACCEPTED[name] >= minimum, (
+        f"{name}: only {ACCEPTED[name]} accepted inputs; the checks on an accepted value hardly ran"
+    )
 
 
 @FUZZ
@@ -218,9 +343,30 @@ def test_parse_principal_on_arbitrary_objects() -> None:
 
 
 CASE_PIECES = (
-    '{"question": "', '", ', '"as": "', '"principal": ', '{"user": "u", "tenant": "acme"}', '"as_of": "', '2026-01-01',
-    '"expect": "answer"', '"reason": "nope"', '"relevant": ["a"]', '"forbidden": 3', '"id": 1e999', "}", "{", "[", "]",
-    "users.json", "../", "/etc/passwd", "\\u0000", "\\ud800", "null", ",", ":",
+    '{"question": "',
+    '", ',
+    '"as": "',
+    '"principal": ',
+    '{"user": "u", "tenant": "acme"}',
+    '"as_of": "',
+    "2026-01-01",
+    '"expect": "answer"',
+    '"reason": "nope"',
+    '"relevant": ["a"]',
+    '"forbidden": 3',
+    '"id": 1e999',
+    "}",
+    "{",
+    "[",
+    "]",
+    "users.json",
+    "../",
+    "/etc/passwd",
+    "\\u0000",
+    "\\ud800",
+    "null",
+    ",",
+    ":",
 )
 
 
@@ -238,7 +384,11 @@ valid_case_objects = st.fixed_dictionaries(
     },
 ).flatmap(
     lambda case: st.sampled_from(
-        [{**case, "as": "users.json"}, {**case, "principal": {"user": "u", "tenant": "acme"}}, {**case, "principal": {"user": "v", "tenant": "acme", "groups": ["g"]}}]
+        [
+            {**case, "as": "users.json"},
+            {**case, "principal": {"user": "u", "tenant": "acme"}},
+            {**case, "principal": {"user": "v", "tenant": "acme", "groups": ["g"]}},
+        ]
     )
 )
 valid_case_lines = valid_case_objects.map(json.dumps)
@@ -259,7 +409,9 @@ case_lines = st.one_of(valid_case_lines, broken_case_lines, _tokens(*CASE_PIECES
 
 
 @FUZZ
-@given(lines=st.one_of(st.lists(valid_case_lines, min_size=1, max_size=4), st.lists(case_lines, min_size=1, max_size=4)))
+@given(
+    lines=st.one_of(st.lists(valid_case_lines, min_size=1, max_size=4), st.lists(case_lines, min_size=1, max_size=4))
+)
 @example(lines=['{"question": "q", "as": "a\\u0000b"}'])
 @example(lines=['{"question": "q", "as": ""}'])
 @example(lines=['{"question": "q", "principal": {"user": "u", "tenant": "acme", "groups": "g"}}'])
@@ -267,8 +419,17 @@ case_lines = st.one_of(valid_case_lines, broken_case_lines, _tokens(*CASE_PIECES
 @example(lines=['{"question": "q", "as": "\\ud800.json"}'])
 @example(lines=["[" * 50_000 + "]" * 50_000])
 @example(lines=['{"question": "q", "principal": ' + "[" * 50_000 + "]" * 50_000 + "}"])
-@example(lines=['{"id": "v1", "question": "What does ERR_4021 mean?", "as": "users.json", "as_of": "2026-11-29", "expect": "answer", "relevant": ["error-codes"]}'])  # valid
-@example(lines=['{"question": "q", "principal": {"user": "u", "tenant": "acme"}, "expect": "abstain", "reason": "no_visible_evidence"}', '{"question": "r", "as": "users.json"}'])  # valid
+@example(
+    lines=[
+        '{"id": "v1", "question": "What does ERR_4021 mean?", "as": "users.json", "as_of": "2026-11-29", "expect": "answer", "relevant": ["error-codes"]}'
+    ]
+)  # valid
+@example(
+    lines=[
+        '{"question": "q", "principal": {"user": "u", "tenant": "acme"}, "expect": "abstain", "reason": "no_visible_evidence"}',
+        '{"question": "r", "as": "users.json"}',
+    ]
+)  # valid
 def _eval_case_property(tmp_path_factory, lines: list[str]) -> None:  # type: ignore[no-untyped-def]
     from ragcli.eval import load_cases
     from ragcli.eval.cases import parse_case
@@ -294,12 +455,18 @@ def _eval_case_property(tmp_path_factory, lines: list[str]) -> None:  # type: ig
 def _check_case(case, data: dict, lineno: int, today: dt.date) -> None:  # type: ignore[no-untyped-def]
     """An accepted case holds what its line said: nothing dropped, swapped or defaulted wrongly."""
     principal = data.get("principal") or {"user": "u", "tenant": "acme"}
-    assert (case.principal.user, case.principal.tenant, case.principal.groups) == (principal["user"], "acme", tuple(principal.get("groups", ())))
+    assert (case.principal.user, case.principal.tenant, case.principal.groups) == (
+        principal["user"],
+        "acme",
+        tuple(principal.get("groups", ())),
+    )
     assert case.question == data["question"] and case.question
     assert case.id == (str(data["id"]) if "id" in data else f"line{lineno}") and case.line == lineno
     assert case.scope.as_of == (dt.date.fromisoformat(data["as_of"]) if "as_of" in data else today)
     assert (case.expect, case.reason) == (data.get("expect"), data.get("reason"))
-    assert (case.relevant, case.forbidden, case.answer_contains) == tuple(tuple(data.get(k, ())) for k in ("relevant", "forbidden", "answer_contains"))
+    assert (case.relevant, case.forbidden, case.answer_contains) == tuple(
+        tuple(data.get(k, ())) for k in ("relevant", "forbidden", "answer_contains")
+    )
 
 
 def test_eval_case_lines(tmp_path_factory) -> None:  # type: ignore[no-untyped-def]
@@ -321,8 +488,39 @@ def test_load_cases_on_arbitrary_bytes(tmp_path_factory, raw: bytes) -> None:  #
 # --------------------------------------------------------------------------- queries
 
 QUERY_PIECES = (
-    "tenant:", "acl:", "AND ", "OR ", "NOT ", '"', "(", ")", "[", "]", "{", "}", "*", "?", "~", "^2", "\\", "/", ":", "+", "-",
-    "ERR_4021", "v2.3.1", "ORB-7731", "retry_backoff_ms", "a" * 60, "x" * 90, "\x00", "\u200b", "\ud800", "ﬁ", "İ", "ß",
+    "tenant:",
+    "acl:",
+    "AND ",
+    "OR ",
+    "NOT ",
+    '"',
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+    "*",
+    "?",
+    "~",
+    "^2",
+    "\\",
+    "/",
+    ":",
+    "+",
+    "-",
+    "ERR_4021",
+    "v2.3.1",
+    "ORB-7731",
+    "retry_backoff_ms",
+    "a" * 60,
+    "x" * 90,
+    "\x00",
+    "\u200b",
+    "\ud800",
+    "ﬁ",
+    "İ",
+    "ß",
 )
 
 
@@ -335,7 +533,11 @@ def bm25_schema(tmp_path_factory):  # type: ignore[no-untyped-def]
 
 
 @FUZZ
-@given(text=st.one_of(st.text(max_size=200), st.text(st.characters(exclude_categories=()), max_size=60), _tokens(*QUERY_PIECES)))
+@given(
+    text=st.one_of(
+        st.text(max_size=200), st.text(st.characters(exclude_categories=()), max_size=60), _tokens(*QUERY_PIECES)
+    )
+)
 @example(text="x" * 100_000)
 @example(text="\ud800\udc00\udfff")
 def test_build_text_query_and_clean_query(bm25_schema, text: str) -> None:  # type: ignore[no-untyped-def]
@@ -366,12 +568,22 @@ valid_records = st.fixed_dictionaries(
         "effective_from": st.dates(dt.date(2000, 1, 1), dt.date(2100, 1, 1)).map(dt.date.isoformat),
         "metadata": json_values,  # a BEIR line's own keys are ignored
     },
-).flatmap(lambda rec: doc_ids.flatmap(lambda i: st.sampled_from([{**rec, "id": i}, {**rec, "_id": i}, {**rec, "id": i, "_id": "other"}])))
-jsonl_soup = st.lists(st.sampled_from(["{", "[", '"a":', "1", ",", "]", "}", '"\\ud800"', '"text"', ":", " "]), max_size=40).map("".join)
+).flatmap(
+    lambda rec: doc_ids.flatmap(
+        lambda i: st.sampled_from([{**rec, "id": i}, {**rec, "_id": i}, {**rec, "id": i, "_id": "other"}])
+    )
+)
+jsonl_soup = st.lists(
+    st.sampled_from(["{", "[", '"a":', "1", ",", "]", "}", '"\\ud800"', '"text"', ":", " "]), max_size=40
+).map("".join)
 
 
 @FEW
-@given(line=st.one_of(valid_records.map(lambda r: json.dumps(r, ensure_ascii=False)), valid_records.map(json.dumps), jsonl_soup))
+@given(
+    line=st.one_of(
+        valid_records.map(lambda r: json.dumps(r, ensure_ascii=False)), valid_records.map(json.dumps), jsonl_soup
+    )
+)
 @example(line="[" * 60_000 + "]" * 60_000)
 @example(line='{"id": "x", "text": "\\ud800 lone"}')
 @example(line='{"id": "x", "text": "ok", "title": "\\udc00"}')
@@ -381,7 +593,9 @@ jsonl_soup = st.lists(st.sampled_from(["{", "[", '"a":', "1", ",", "]", "}", '"\
 def _jsonl_property(line: str) -> None:
     from ragcli.ingestion.loaders import jsonl_document
 
-    doc = _only_ragcli_errors(jsonl_document, line, source="fuzz.jsonl:1", relative="fuzz.jsonl", default_acl=("everyone",), salt="")
+    doc = _only_ragcli_errors(
+        jsonl_document, line, source="fuzz.jsonl:1", relative="fuzz.jsonl", default_acl=("everyone",), salt=""
+    )
     if doc is not None:
         ACCEPTED["jsonl"] += 1
         record = json.loads(line)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from support.cli import assert_one_error_line, cli, invoke
 
 import ragcli

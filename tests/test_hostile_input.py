@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
 from support.cli import assert_one_error_line, cli, cli_many, search_json, stderr_lines
 from support.corpus import all_passages, passage_ids, write_markdown, write_user
 from support.fixtures import shared_embedder
@@ -72,7 +71,9 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Base:
     work_index = tmp / "work-index"
     ingest(work, TENANT, index=work_index, default_acl=["everyone"], embedder=shared_embedder())
     assert _texts(work_index) == _texts(index)
-    return Base(folder, index, ids, _texts(index), write_user(tmp / "kim.json", "kim", TENANT), outside, work, work_index)
+    return Base(
+        folder, index, ids, _texts(index), write_user(tmp / "kim.json", "kim", TENANT), outside, work, work_index
+    )
 
 
 def _texts(index: Path) -> dict[str, str]:
@@ -110,18 +111,34 @@ HOSTILE_FILES: dict[str, tuple[str, bytes, str]] = {
     "acl_empty_entry": ("aclempty.md", b"---\nacl: ['']\n---\n\nQuokka text.\n", "acl"),
     "date_not_a_date": ("date.md", b"---\neffective_from: next tuesday\n---\n\nQuokka text.\n", "effective_from"),
     "date_impossible": ("feb30.md", b"---\neffective_from: 2026-02-30\n---\n\nQuokka text.\n", "yaml"),
-    "dates_reversed": ("reversed.md", b"---\neffective_from: 2026-05-01\nsuperseded_on: 2026-01-01\n---\n\nQuokka.\n", "superseded_on"),
+    "dates_reversed": (
+        "reversed.md",
+        b"---\neffective_from: 2026-05-01\nsuperseded_on: 2026-01-01\n---\n\nQuokka.\n",
+        "superseded_on",
+    ),
     "id_with_separator": ("badid.md", b"---\nid: 'a b@c'\n---\n\nQuokka text.\n", "id"),
     "pdf_garbage": ("report.pdf", _garbage(2000), "pdf"),
     "pdf_header_then_garbage": ("scan.pdf", b"%PDF-1.7\n1 0 obj\n<< /Type /Catalog" + _garbage(500, 3), "pdf"),
-    "jsonl_line_not_json": ("corpus.jsonl", b'{"id": "ok-line", "text": "A fine line about the zebra."}\n{not json quokka\n', "json"),
+    "jsonl_line_not_json": (
+        "corpus.jsonl",
+        b'{"id": "ok-line", "text": "A fine line about the zebra."}\n{not json quokka\n',
+        "json",
+    ),
     "jsonl_acl_string": ("acl.jsonl", b'{"id": "q", "text": "Quokka", "acl": "hr"}\n', "acl"),
     "broken_sidecar": ("notes.txt", b"Quokka notes in plain text.\n", "yaml"),
     "no_text_after_front_matter": ("hollow.md", b"---\nid: hollow\n---\n\n   \n", "no text"),
     "jsonl_lone_surrogate": ("surrogate.jsonl", b'{"id": "q", "text": "Quokka \\ud800 text"}\n', "surrogate"),
-    "jsonl_nested_too_deep": ("deep.jsonl", b'{"id": "q", "text": "quokka", "x": ' + b"[" * 50_000 + b"]" * 50_000 + b"}\n", "nested"),
+    "jsonl_nested_too_deep": (
+        "deep.jsonl",
+        b'{"id": "q", "text": "quokka", "x": ' + b"[" * 50_000 + b"]" * 50_000 + b"}\n",
+        "nested",
+    ),
     "yaml_lone_surrogate": ("surrogate.md", b'---\ntitle: "Quokka \\ud800"\n---\n\nQuokka text.\n', "surrogate"),
-    "id_taken_by_an_indexed_document": ("aaa-clone.md", b"---\nid: good-zebra\nversion: '1'\n---\n\nQuokka impostor text.\n", "already used"),
+    "id_taken_by_an_indexed_document": (
+        "aaa-clone.md",
+        b"---\nid: good-zebra\nversion: '1'\n---\n\nQuokka impostor text.\n",
+        "already used",
+    ),
 }
 
 
@@ -161,7 +178,9 @@ def test_file_over_the_size_limit_is_rejected(base: Base, tmp_path: Path) -> Non
     folder, index = _copy(base, tmp_path)
     big = folder / "huge.md"
     big.write_text("quokka " * 200_000, encoding="utf-8")  # 1.4 MB
-    report = ingest(folder, TENANT, index=index, default_acl=["everyone"], embedder=shared_embedder(), max_file_bytes=1024 * 1024)
+    report = ingest(
+        folder, TENANT, index=index, default_acl=["everyone"], embedder=shared_embedder(), max_file_bytes=1024 * 1024
+    )
     assert [(r.path, "limit" in r.reason) for r in report.documents.rejected] == [(str(big), True)]
     assert _texts(index) == base.texts
 
@@ -218,7 +237,10 @@ def test_script_and_style_text_of_html_is_never_searchable(base: Base, tmp_path:
             assert retriever.search(Scope.of(kim), word, config=SearchConfig(mode="bm25")).ids == [], word
         hybrid = retriever.search(Scope.of(kim, AS_OF), "steal cookies quokkascript")
         assert all("quokka" not in r.passage.text.lower() for r in hybrid.results)
-        assert [r.passage.doc_id for r in retriever.search(Scope.of(kim), "ocelot", config=SearchConfig(mode="bm25")).results] == ["page"]
+        assert [
+            r.passage.doc_id
+            for r in retriever.search(Scope.of(kim), "ocelot", config=SearchConfig(mode="bm25")).results
+        ] == ["page"]
     finally:
         retriever.close()
 
@@ -233,9 +255,24 @@ def test_cli_reports_rejected_files_grouped_by_reason(base: Base, tmp_path: Path
     odd.write_bytes(b"\xff not utf-8")
     os.mkfifo(folder / "pipe.md")  # reading it would block forever
     (folder / "dangling.md").symlink_to(folder / "gone.md")
-    expected |= {str(folder / n) for n in ("huge.md", "walrus.md", "shortcut.md", "pipe.md", "dangling.md")} | {str(odd)}
+    expected |= {str(folder / n) for n in ("huge.md", "walrus.md", "shortcut.md", "pipe.md", "dangling.md")} | {
+        str(odd)
+    }
 
-    proc = cli("ingest", folder, "--tenant", TENANT, "--index", index, "--acl", "everyone", "--max-file-size", "1", "--json", timeout=120)
+    proc = cli(
+        "ingest",
+        folder,
+        "--tenant",
+        TENANT,
+        "--index",
+        index,
+        "--acl",
+        "everyone",
+        "--max-file-size",
+        "1",
+        "--json",
+        timeout=120,
+    )
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr
     lines = stderr_lines(proc)
@@ -246,7 +283,9 @@ def test_cli_reports_rejected_files_grouped_by_reason(base: Base, tmp_path: Path
     assert paths == expected
     # One line per distinct reason (identical ones grouped with a count), then one summary line.
     assert len(lines) == len({r["reason"] for r in reported}) + 1, lines
-    assert lines[-1].startswith(f"error: rejected {len(paths)} of ") and lines[-1].endswith("the rest was indexed"), lines[-1]
+    assert lines[-1].startswith(f"error: rejected {len(paths)} of ") and lines[-1].endswith("the rest was indexed"), (
+        lines[-1]
+    )
     assert not any(line.startswith("error: forged") for line in lines)
     texts = _texts(index)
     for pid, text in base.texts.items():  # walrus.md broke: its indexed version stays
@@ -260,7 +299,21 @@ def test_cli_reports_rejected_files_grouped_by_reason(base: Base, tmp_path: Path
 # Every bad value is checked in-process (cheap); a representative set also
 # through real CLI processes, where the only extra is the one-line error.
 
-BAD_TENANTS = ["a/b", "..", "../escape", "/tmp/abs", "Acme", "has space", "x" * 65, "", "-dash", ".hidden", "tab\tname", "émoji", "a\x00b"]
+BAD_TENANTS = [
+    "a/b",
+    "..",
+    "../escape",
+    "/tmp/abs",
+    "Acme",
+    "has space",
+    "x" * 65,
+    "",
+    "-dash",
+    ".hidden",
+    "tab\tname",
+    "émoji",
+    "a\x00b",
+]
 CLI_BAD_TENANTS = ["../escape", "/tmp/abs", "Has Space", "x" * 65]
 
 
@@ -287,7 +340,7 @@ def test_bad_tenant_names_are_refused_everywhere(base: Base, tmp_path: Path) -> 
     assert validate_tenant("x" * 64) == "x" * 64  # the longest valid name is accepted
 
     commands = []
-    for i, name in enumerate(CLI_BAD_TENANTS):
+    for name in CLI_BAD_TENANTS:
         commands.append(["ingest", base.folder, "--tenant", name, "--acl", "everyone", "--index", index])
     for i, name in enumerate(CLI_BAD_TENANTS[:2]):
         user = write_user(tmp_path / f"user{i}.json", "kim", name)
@@ -343,7 +396,7 @@ def test_malformed_user_files_are_refused(base: Base, tmp_path: Path) -> None:
     unknown = write_user(tmp_path / "unknown.json", "kim", "nosuchtenant")
     commands = [["search", "zebra", "--as", paths[name], "--index", base.index] for name in CLI_USER_FILES]
     commands.append(["search", "zebra", "--as", unknown, "--index", base.index])
-    for name, proc in zip([*CLI_USER_FILES, "unknown_tenant"], cli_many(commands, parallel=4)):
+    for name, proc in zip([*CLI_USER_FILES, "unknown_tenant"], cli_many(commands, parallel=4), strict=True):
         line = assert_one_error_line(proc)
         assert proc.stdout == "", (name, proc.stdout)
         assert len(line) < 600, (name, line)  # a 10 kB value is not echoed back whole
@@ -365,11 +418,15 @@ BAD_EVAL_LINES = {
     "unknown_principal_file": json.dumps({"question": "zebra", "as": "nobody.json"}),
     "principal_file_is_dir": json.dumps({"question": "zebra", "as": "."}),
     "principal_path_with_nul": json.dumps({"question": "zebra", "as": "kim\u0000.json"}),
-    "both_as_and_principal": json.dumps({"question": "zebra", "as": "kim.json", "principal": {"user": "k", "tenant": TENANT}}),
+    "both_as_and_principal": json.dumps(
+        {"question": "zebra", "as": "kim.json", "principal": {"user": "k", "tenant": TENANT}}
+    ),
     "neither_as_nor_principal": json.dumps({"question": "zebra"}),
     "inline_principal_bad_tenant": json.dumps({"question": "zebra", "principal": {"user": "k", "tenant": "../x"}}),
     "nested_too_deep": "[" * 50_000 + "]" * 50_000,
-    "inline_principal_groups_string": json.dumps({"question": "zebra", "principal": {"user": "k", "tenant": TENANT, "groups": "hr"}}),
+    "inline_principal_groups_string": json.dumps(
+        {"question": "zebra", "principal": {"user": "k", "tenant": TENANT, "groups": "hr"}}
+    ),
 }
 CLI_EVAL_LINES = ["not_json", "question_missing", "unknown_principal_file"]
 GOOD_EVAL_LINE = json.dumps({"id": "ok", "question": "zebra crossing", "as": "kim.json", "relevant": ["good-zebra"]})
@@ -383,7 +440,9 @@ def test_malformed_eval_files_name_the_bad_line(base: Base, tmp_path: Path) -> N
     paths = {}
     for name, line in BAD_EVAL_LINES.items():
         paths[name] = tmp_path / f"{name}.jsonl"
-        paths[name].write_text(f"{GOOD_EVAL_LINE}\n\n{line}\n{GOOD_EVAL_LINE}\n", encoding="utf-8")  # bad case on line 3
+        paths[name].write_text(
+            f"{GOOD_EVAL_LINE}\n\n{line}\n{GOOD_EVAL_LINE}\n", encoding="utf-8"
+        )  # bad case on line 3
         with pytest.raises(InputError) as raised:
             load_cases(paths[name])
         assert f"{name}.jsonl:3" in str(raised.value), (name, str(raised.value))
@@ -401,7 +460,7 @@ def test_malformed_eval_files_name_the_bad_line(base: Base, tmp_path: Path) -> N
     commands = [["eval", paths[name], "--index", base.index] for name in CLI_EVAL_LINES]
     commands.append(["eval", tmp_path / "nope.jsonl", "--index", base.index])
     results = cli_many(commands, parallel=4)
-    for name, proc in zip(CLI_EVAL_LINES, results):
+    for name, proc in zip(CLI_EVAL_LINES, results[:-1], strict=True):
         line = assert_one_error_line(proc)
         assert f"{name}.jsonl:3" in line, (name, line)
     assert_one_error_line(results[-1], "nope.jsonl")
@@ -412,10 +471,21 @@ def test_malformed_eval_files_name_the_bad_line(base: Base, tmp_path: Path) -> N
 
 def test_malformed_queries_through_the_cli(base: Base) -> None:
     def search(query: str, *extra: object) -> list[object]:
-        return ["search", query, "--as", base.user_file, "--index", base.index, "--json", "--as-of", AS_OF.isoformat(), *extra]
+        return [
+            "search",
+            query,
+            "--as",
+            base.user_file,
+            "--index",
+            base.index,
+            "--json",
+            "--as-of",
+            AS_OF.isoformat(),
+            *extra,
+        ]
 
     long_query = " ".join(["zebra crossing"] * 800)[:10_000]
-    syntax = 'tenant:other AND zebra OR (walrus) "pelican" +must -not field:value^9 wild* fuzz~2 [a TO z] {x} \\ ! && || \'1\'=\'1\' --'
+    syntax = "tenant:other AND zebra OR (walrus) \"pelican\" +must -not field:value^9 wild* fuzz~2 [a TO z] {x} \\ ! && || '1'='1' --"
     control = "zebra\x1b[31m crossing\x1b[0m\x07\x7f\u200b\u202e walrus\r\n"
     undecodable = b"zebra caf\xe9 \xff\xfe crossing"  # not UTF-8: arrives as lone surrogates in argv
     empty, long_result, syntax_result, control_result, raw_search, raw_ask = cli_many(
@@ -496,23 +566,48 @@ def test_query_syntax_cannot_reach_another_tenant(base: Base, tmp_path: Path) ->
     index = tmp_path / "index"
     shutil.copytree(base.index, index)
     other = tmp_path / "other"
-    write_markdown(other / "secret.md", {"id": "other-secret", "acl": ["everyone"]}, "Zebra quokka merger plans of the other tenant.\n")
+    write_markdown(
+        other / "secret.md",
+        {"id": "other-secret", "acl": ["everyone"]},
+        "Zebra quokka merger plans of the other tenant.\n",
+    )
     ingest(other, "otherco", index=index, embedder=shared_embedder())
-    queries = ["tenant:otherco quokka", "quokka merger", 'tenant:"otherco" OR acl:everyone quokka', "../otherco quokka zebra", "otherco"]
+    queries = [
+        "tenant:otherco quokka",
+        "quokka merger",
+        'tenant:"otherco" OR acl:everyone quokka',
+        "../otherco quokka zebra",
+        "otherco",
+    ]
     kim = load_principal(base.user_file)
     retriever = Retriever(index, embedder=shared_embedder())
     try:
         for query in queries:
             for mode in ("hybrid", "bm25", "dense"):
                 response = retriever.search(Scope.of(kim, AS_OF), query, config=SearchConfig(mode=mode))  # type: ignore[arg-type]
-                assert all(r.passage.tenant == TENANT and not r.passage.doc_id.startswith("other") for r in response.results)
+                assert all(
+                    r.passage.tenant == TENANT and not r.passage.doc_id.startswith("other") for r in response.results
+                )
     finally:
         retriever.close()
     results = cli_many(
-        [["search", "tenant:otherco quokka merger zebra", "--as", base.user_file, "--index", index, "--json", "--mode", m] for m in ("bm25", "hybrid")],
+        [
+            [
+                "search",
+                "tenant:otherco quokka merger zebra",
+                "--as",
+                base.user_file,
+                "--index",
+                index,
+                "--json",
+                "--mode",
+                m,
+            ]
+            for m in ("bm25", "hybrid")
+        ],
         parallel=2,
     )
-    for mode, proc in zip(("bm25", "hybrid"), results):
+    for mode, proc in zip(("bm25", "hybrid"), results, strict=True):
         data = search_json(proc)
         assert data["tenant"] == TENANT
         assert all("quokka" not in r["text"].lower() for r in data["results"]), data

@@ -14,13 +14,13 @@ import pytest
 from support.cli import assert_one_error_line, clean_env, cli, cli_args
 from support.corpus import all_passages, make_pdf, markdown, status_of, write
 
-from ragcli.errors import InputError
 from ragcli import ingest
-from ragcli.principal import Principal, Scope
-from ragcli.search import Retriever, SearchConfig
+from ragcli.errors import InputError
 from ragcli.index import TenantIndex
 from ragcli.index.layout import CURRENT
 from ragcli.index.writer import write_lock
+from ragcli.principal import Principal, Scope
+from ragcli.search import Retriever, SearchConfig
 
 TODAY = dt.date(2026, 11, 29)
 
@@ -81,7 +81,9 @@ def mixed_folder(tmp_path: Path) -> Path:
         "<style>.zzhiddenstyle{}</style></body></html>",
     )
     write(root / "page.meta.yaml", "acl: [everyone]\n")
-    write(root / "report.pdf", make_pdf(["Board report about the vexillum project", "Page two lists the wombat budget"]))
+    write(
+        root / "report.pdf", make_pdf(["Board report about the vexillum project", "Page two lists the wombat budget"])
+    )
     write(root / "report.meta.yaml", "acl: [execs]\n")
     write(
         root / "corpus.jsonl",
@@ -95,7 +97,12 @@ def test_round_trip_from_files_to_stored_passages(tmp_path, mixed_folder, embedd
     index = tmp_path / "index"
     report = ingest(mixed_folder, "t", index=index, embedder=embedder, default_acl=["everyone"])
     assert report.documents.rejected == []
-    assert (report.documents.added, report.documents.updated, report.documents.unchanged, report.documents.deleted) == (6, 0, 0, 0)
+    assert (report.documents.added, report.documents.updated, report.documents.unchanged, report.documents.deleted) == (
+        6,
+        0,
+        0,
+        0,
+    )
     assert report.published and report.passages == report.embedded > 0
 
     snap = snapshot(index)
@@ -143,8 +150,17 @@ def test_passage_ids_are_stable_across_runs(tmp_path, mixed_folder, embedder):
 
 
 def _three_docs(root: Path) -> None:
-    write(root / "a.md", markdown({"acl": ["everyone"]}, "# Alpha\n\n## One\n\nAlpha one text.\n\n## Two\n\nAlpha two text.\n\n## Three\n\nAlpha three text.\n"))
-    write(root / "b.md", markdown({"acl": ["everyone"], "version": "v1"}, "# Bravo\n\nBravo says the old thing about ferns.\n"))
+    write(
+        root / "a.md",
+        markdown(
+            {"acl": ["everyone"]},
+            "# Alpha\n\n## One\n\nAlpha one text.\n\n## Two\n\nAlpha two text.\n\n## Three\n\nAlpha three text.\n",
+        ),
+    )
+    write(
+        root / "b.md",
+        markdown({"acl": ["everyone"], "version": "v1"}, "# Bravo\n\nBravo says the old thing about ferns.\n"),
+    )
     write(root / "c.md", markdown({"acl": ["everyone"]}, "# Charlie\n\nCharlie text stays the same.\n"))
 
 
@@ -155,7 +171,13 @@ def test_unchanged_folder_embeds_nothing_and_keeps_the_generation(tmp_path, embe
     assert first.embedded == first.passages == 5
     current = (index / "t" / CURRENT).read_text()
     again = ingest(root, "t", index=index, embedder=embedder)
-    assert (again.embedded, again.documents.added, again.documents.updated, again.documents.deleted, again.documents.unchanged) == (0, 0, 0, 0, 3)
+    assert (
+        again.embedded,
+        again.documents.added,
+        again.documents.updated,
+        again.documents.deleted,
+        again.documents.unchanged,
+    ) == (0, 0, 0, 0, 3)
     assert not again.published and again.generation == first.generation
     assert (index / "t" / CURRENT).read_text() == current
 
@@ -167,24 +189,44 @@ def test_changed_document_replaces_all_its_passages(tmp_path, embedder):
     before, before_vec = snapshot(index), vectors(index)
     old_a = {pid for pid, v in before.items() if v[2] == "a"}
 
-    write(root / "a.md", markdown({"acl": ["everyone"]}, "# Alpha\n\n## One\n\nAlpha one text.\n\n## Two\n\nAlpha two REWRITTEN text.\n\n## Three\n\nAlpha three text.\n"))
-    write(root / "b.md", markdown({"acl": ["everyone"], "version": "v1"}, "# Bravo\n\nBravo now says something new about mosses.\n"))
+    write(
+        root / "a.md",
+        markdown(
+            {"acl": ["everyone"]},
+            "# Alpha\n\n## One\n\nAlpha one text.\n\n## Two\n\nAlpha two REWRITTEN text.\n\n## Three\n\nAlpha three text.\n",
+        ),
+    )
+    write(
+        root / "b.md",
+        markdown({"acl": ["everyone"], "version": "v1"}, "# Bravo\n\nBravo now says something new about mosses.\n"),
+    )
     report = ingest(root, "t", index=index, embedder=embedder)
-    assert (report.documents.updated, report.documents.unchanged, report.documents.added, report.documents.deleted) == (2, 1, 0, 0)
+    assert (report.documents.updated, report.documents.unchanged, report.documents.added, report.documents.deleted) == (
+        2,
+        1,
+        0,
+        0,
+    )
     # Only the two changed passage texts are embedded; the rest reuse their vectors.
     assert report.embedded == 2
 
     after, after_vec = snapshot(index), vectors(index)
     new_a = {pid for pid, v in after.items() if v[2] == "a"}
     assert len(new_a) == 3 and not (new_a & old_a)  # new content hash: every passage id is new
-    assert {v[0] for pid, v in after.items() if v[2] == "a"} == {"Alpha one text.", "Alpha two REWRITTEN text.", "Alpha three text."}
+    assert {v[0] for pid, v in after.items() if v[2] == "a"} == {
+        "Alpha one text.",
+        "Alpha two REWRITTEN text.",
+        "Alpha three text.",
+    }
     # An explicit version keeps the ids; the text is the new one, the old one is gone.
     assert [v[0] for pid, v in after.items() if v[2] == "b"] == ["Bravo now says something new about mosses."]
     assert bm25_ids(index, who(), "ferns", embedder) == []
     assert [i.split("@")[0] for i in bm25_ids(index, who(), "mosses", embedder)] == ["b"]
     # The untouched document is byte-for-byte the same, vectors included.
     charlie = [pid for pid, v in after.items() if v[2] == "c"]
-    assert charlie and all(before[pid] == after[pid] and np.array_equal(before_vec[pid], after_vec[pid]) for pid in charlie)
+    assert charlie and all(
+        before[pid] == after[pid] and np.array_equal(before_vec[pid], after_vec[pid]) for pid in charlie
+    )
 
 
 def test_acl_only_change_reuses_vectors_and_takes_effect(tmp_path, embedder):
@@ -336,7 +378,12 @@ def test_bad_arguments_are_input_errors(tmp_path, embedder):
 
 def _generated_corpus(root: Path, tag: str, n: int = 300) -> None:
     for i in range(n):
-        write(root / f"d{i:03d}.md", markdown({"acl": ["everyone"]}, f"# Doc {i}\n\nGeneration {tag} note {i}: the {tag}word value is {i * 7}.\n"))
+        write(
+            root / f"d{i:03d}.md",
+            markdown(
+                {"acl": ["everyone"]}, f"# Doc {i}\n\nGeneration {tag} note {i}: the {tag}word value is {i * 7}.\n"
+            ),
+        )
 
 
 def _wait_for(predicate, proc: subprocess.Popen, limit: float = 120) -> bool:
@@ -361,7 +408,7 @@ def test_sigkill_mid_ingest_leaves_the_previous_generation(tmp_path, embedder):
     current1 = (tenant_dir / CURRENT).read_text()
     _generated_corpus(corpus, "beta")  # every document changes: the next ingest must embed all 300
 
-    lock_says_child = lambda pid: (lambda: (tenant_dir / "lock").read_bytes().strip() == f"pid {pid}".encode())  # noqa: E731
+    lock_says_child = lambda pid: lambda: (tenant_dir / "lock").read_bytes().strip() == f"pid {pid}".encode()  # noqa: E731
     triggers = {
         "embedding": lambda pid: lock_says_child(pid)(),  # inside the writer, then a moment later
         "writing": lambda pid: any(tenant_dir.glob(".build-*")),  # the new generation is being written
@@ -370,10 +417,13 @@ def test_sigkill_mid_ingest_leaves_the_previous_generation(tmp_path, embedder):
     for name, trigger in triggers.items():
         proc = subprocess.Popen(
             cli_args("ingest", corpus, "--tenant", "t", "--index", index, "--json"),
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=clean_env(None), cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=clean_env(None),
+            cwd=tmp_path,
         )
         try:
-            fired = _wait_for(lambda: trigger(proc.pid), proc)
+            fired = _wait_for(lambda trigger=trigger, proc=proc: trigger(proc.pid), proc)
             if fired and name == "embedding":
                 time.sleep(0.5)
                 # A reader is not blocked by the writer and sees the published generation.
@@ -396,7 +446,14 @@ def test_sigkill_mid_ingest_leaves_the_previous_generation(tmp_path, embedder):
     assert "embedding" in killed_at  # at least the mid-run kill really happened mid-run
 
     # The lock died with the process: a new ingest runs, cleans up and publishes everything.
-    done = subprocess.run(cli_args("ingest", corpus, "--tenant", "t", "--index", index, "--json"), capture_output=True, text=True, env=clean_env(None), cwd=tmp_path, timeout=300)
+    done = subprocess.run(
+        cli_args("ingest", corpus, "--tenant", "t", "--index", index, "--json"),
+        capture_output=True,
+        text=True,
+        env=clean_env(None),
+        cwd=tmp_path,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     final = snapshot(index)
     assert len(final) == 300 and all("betaword" in text for text, _, _ in final.values())

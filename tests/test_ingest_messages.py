@@ -67,7 +67,9 @@ def test_different_reasons_get_a_line_each_then_a_summary(tmp_path, capsys) -> N
     assert proc.returncode == 2
     lines = stderr_lines(proc)
     assert len(lines) == 3, lines
-    assert lines[0].startswith("error: rejected 3 files: no ACL") and "note00.md, note01.md, note02.md)" in lines[0], lines
+    assert lines[0].startswith("error: rejected 3 files: no ACL") and "note00.md, note01.md, note02.md)" in lines[0], (
+        lines
+    )
     assert lines[1].startswith("error: rejected 2 files: not valid UTF-8") and "bad1.md, bad2.md" in lines[1], lines
     assert lines[2] == "error: rejected 5 of 6 files (2 reasons); the rest was indexed", lines
     assert len(json_of(proc)["documents"]["rejected"]) == 5  # --json still lists every one
@@ -117,7 +119,10 @@ def test_embedding_progress_is_counted_in_model_tokens(tmp_path, embedder) -> No
     short = "Short note."
     long = " ".join(["The archive team rotates the backup drives every spring and audits them."] * 12)
     for i in range(20):
-        write(docs / f"d{i:02d}.md", markdown({"acl": ["everyone"]}, f"# Doc {i}\n\n{short if i % 2 else long} Number {i}.\n"))
+        write(
+            docs / f"d{i:02d}.md",
+            markdown({"acl": ["everyone"]}, f"# Doc {i}\n\n{short if i % 2 else long} Number {i}.\n"),
+        )
     recorder = Recorder()
     assert issubclass(Recorder, object) and hasattr(Progress, "embedding")
     report = ingest(docs, "t", index=index, embedder=embedder, progress=recorder)  # type: ignore[arg-type]

@@ -127,7 +127,9 @@ def test_an_answer_reads_on_to_the_fix_its_paragraph_leads_to(local_model):
 
 
 def test_a_paragraph_that_introduces_nothing_adds_nothing(local_model):
-    p = passage("Annual plans are refundable within 30 days of the purchase date. Monthly plans are not refundable. Credits expire after a year.\n")
+    p = passage(
+        "Annual plans are refundable within 30 days of the purchase date. Monthly plans are not refundable. Credits expire after a year.\n"
+    )
     assessment = local_model.assess("How long do I have to get a refund on an annual plan?", (p,))
     statements = [c.statement for c in assessment.claims]
     assert statements[0] == "Annual plans are refundable within 30 days of the purchase date."

@@ -18,8 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from support.cli import assert_one_error_line, cli, cli_args, cli_many, clean_env, json_of, search_json
+from support.cli import assert_one_error_line, clean_env, cli, cli_args, cli_many, json_of, search_json
 from support.corpus import all_passages, user, visible_to, write_markdown
 from support.paths import DAY, USERS
 from support.schemas import assert_no_scope_fields
@@ -57,7 +56,11 @@ class McpServer:
         return json.loads(content.text)  # type: ignore[no-any-return]
 
     def log_lines(self) -> list[dict[str, Any]]:
-        return [json.loads(line.removeprefix("ragcli mcp: ")) for line in self.log.read_text(encoding="utf-8").splitlines() if line.startswith("ragcli mcp: {")]
+        return [
+            json.loads(line.removeprefix("ragcli mcp: "))
+            for line in self.log.read_text(encoding="utf-8").splitlines()
+            if line.startswith("ragcli mcp: {")
+        ]
 
 
 @contextmanager
@@ -80,13 +83,17 @@ def mcp_server(user_file: Path, index: Path, log: Path, *extra: object) -> Itera
 @pytest.fixture(scope="module")
 def hana(sample_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpServer]:
     folder = tmp_path_factory.mktemp("mcp-hana")
-    with mcp_server(USERS / "hana.json", sample_root, folder / "stderr.log", "--as-of", AS_OF, "--trace", folder / "trace.jsonl") as server:
+    with mcp_server(
+        USERS / "hana.json", sample_root, folder / "stderr.log", "--as-of", AS_OF, "--trace", folder / "trace.jsonl"
+    ) as server:
         yield server
 
 
 @pytest.fixture(scope="module")
 def bob(sample_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpServer]:
-    with mcp_server(USERS / "bob.json", sample_root, tmp_path_factory.mktemp("mcp-bob") / "stderr.log", "--as-of", AS_OF) as server:
+    with mcp_server(
+        USERS / "bob.json", sample_root, tmp_path_factory.mktemp("mcp-bob") / "stderr.log", "--as-of", AS_OF
+    ) as server:
         yield server
 
 
@@ -95,13 +102,43 @@ def cli_runs(sample_root: Path) -> dict[str, Any]:
     """The CLI's own --json for the same principals, questions and day, run together."""
     commands = {
         "search:hana:pay": ["search", PAY_QUERY, "--as", USERS / "hana.json", "--as-of", AS_OF, "--json"],
-        "search:hana:refund:k3": ["search", REFUND_QUERY, "--as", USERS / "hana.json", "--as-of", AS_OF, "-k", "3", "--json"],
+        "search:hana:refund:k3": [
+            "search",
+            REFUND_QUERY,
+            "--as",
+            USERS / "hana.json",
+            "--as-of",
+            AS_OF,
+            "-k",
+            "3",
+            "--json",
+        ],
         "search:bob:pay": ["search", PAY_QUERY, "--as", USERS / "bob.json", "--as-of", AS_OF, "--json"],
-        "ask:hana:pay": ["ask", PAY_QUESTION, "--as", USERS / "hana.json", "--as-of", AS_OF, "--model", "local", "--json"],
-        "ask:bob:pay": ["ask", PAY_QUESTION, "--as", USERS / "bob.json", "--as-of", AS_OF, "--model", "local", "--json"],
+        "ask:hana:pay": [
+            "ask",
+            PAY_QUESTION,
+            "--as",
+            USERS / "hana.json",
+            "--as-of",
+            AS_OF,
+            "--model",
+            "local",
+            "--json",
+        ],
+        "ask:bob:pay": [
+            "ask",
+            PAY_QUESTION,
+            "--as",
+            USERS / "bob.json",
+            "--as-of",
+            AS_OF,
+            "--model",
+            "local",
+            "--json",
+        ],
     }
     results = cli_many([[*c, "--index", sample_root] for c in commands.values()], index=sample_root)
-    return dict(zip(commands, results))
+    return dict(zip(commands, results, strict=True))
 
 
 def expected_documents(sample_root: Path, name: str) -> list[dict[str, str]]:
@@ -125,8 +162,12 @@ def test_tools_take_no_scope_and_no_extra_arguments(hana: McpServer) -> None:
         assert schema["type"] == "object" and schema["additionalProperties"] is False, (tool.name, schema)
         assert_no_scope_fields(schema["properties"])
         assert tool.output_schema and tool.output_schema["type"] == "object"
-    assert set(tools["search"].input_schema["properties"]) == {"query", "k"} and tools["search"].input_schema["required"] == ["query"]
-    assert set(tools["ask"].input_schema["properties"]) == {"question"} and tools["ask"].input_schema["required"] == ["question"]
+    assert set(tools["search"].input_schema["properties"]) == {"query", "k"} and tools["search"].input_schema[
+        "required"
+    ] == ["query"]
+    assert set(tools["ask"].input_schema["properties"]) == {"question"} and tools["ask"].input_schema["required"] == [
+        "question"
+    ]
     resources = hana.portal.call(hana.session.list_resources).resources
     assert [str(r.uri) for r in resources] == ["ragcli://documents"]
 
@@ -160,14 +201,20 @@ def test_ask_equals_cli_ask_json(hana: McpServer, bob: McpServer, cli_runs: dict
     (line,) = trace.splitlines()
     assert json.loads(line)["request_id"] == answered["request_id"] and answered["claims"][0]["passage_id"] in line
     assert PAY_TEXT not in trace
-    assert abstained["disposition"] == "abstained" and abstained["message"] == ABSTAIN_MESSAGE and abstained["reason"] in REASON_CODES
+    assert (
+        abstained["disposition"] == "abstained"
+        and abstained["message"] == ABSTAIN_MESSAGE
+        and abstained["reason"] in REASON_CODES
+    )
     assert abstained["claims"] == [] and abstained["sources"] == []
 
 
 # --------------------------------------------------------------------------- permissions
 
 
-def test_forbidden_document_stays_invisible(hana: McpServer, bob: McpServer, cli_runs: dict[str, Any], sample_root: Path) -> None:
+def test_forbidden_document_stays_invisible(
+    hana: McpServer, bob: McpServer, cli_runs: dict[str, Any], sample_root: Path
+) -> None:
     hana_docs = {r["doc_id"] for r in hana.search(PAY_QUERY)["results"]}
     bob_search = bob.search(PAY_QUERY)
     assert bob_search == search_json(cli_runs["search:bob:pay"])
@@ -203,9 +250,24 @@ def test_forbidden_document_stays_invisible(hana: McpServer, bob: McpServer, cli
         ("ask", {"question": ""}, "field 'question' must not be empty"),
         ("delete_everything", {}, "unknown tool"),
     ],
-    ids=["tenant", "as_of", "groups", "mode", "query-int", "k-str", "k-0", "query-empty", "query-blank", "query-missing", "question-empty", "tool"],
+    ids=[
+        "tenant",
+        "as_of",
+        "groups",
+        "mode",
+        "query-int",
+        "k-str",
+        "k-0",
+        "query-empty",
+        "query-blank",
+        "query-missing",
+        "question-empty",
+        "tool",
+    ],
 )
-def test_bad_arguments_are_tool_errors_and_the_server_goes_on(bob: McpServer, name: str, arguments: dict[str, Any], needle: str) -> None:
+def test_bad_arguments_are_tool_errors_and_the_server_goes_on(
+    bob: McpServer, name: str, arguments: dict[str, Any], needle: str
+) -> None:
     result = bob.call(name, arguments)
     assert result.is_error, result
     assert result.structured_content is None

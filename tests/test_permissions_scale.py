@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from support.cli import cli, search_json
 from support.corpus import WORDS, passage_ids, write_user
 from support.fixtures import shared_embedder
@@ -106,12 +105,21 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
             doc_id = f"d{copy}-{t:04d}"
             start, end = _random_dates(rng)
             # One title for all: copies of a text have the same passage text (and vector).
-            docs[doc_id] = {"id": doc_id, "title": "Note", "text": text, "acl": _random_acl(rng), "effective_from": start, "superseded_on": end}
+            docs[doc_id] = {
+                "id": doc_id,
+                "title": "Note",
+                "text": text,
+                "acl": _random_acl(rng),
+                "effective_from": start,
+                "superseded_on": end,
+            }
             files["part1.jsonl" if copy == 0 else f"part{min(FILES, 1 + copy)}.jsonl"].append(doc_id)
     c = Corpus(base / "index", folder, docs, texts, files)
     # First the file with one copy of every text (all embedded), then the rest
     # (whose passage texts are already in the index, so their vectors are reused).
-    (folder / "part1.jsonl").write_text("\n".join(json.dumps(docs[i]) for i in files["part1.jsonl"]) + "\n", encoding="utf-8")
+    (folder / "part1.jsonl").write_text(
+        "\n".join(json.dumps(docs[i]) for i in files["part1.jsonl"]) + "\n", encoding="utf-8"
+    )
     first = ingest(folder, TENANT, index=c.root, embedder=shared_embedder())
     assert not first.documents.rejected and first.embedded == DISTINCT_TEXTS
     c.write()
@@ -158,7 +166,9 @@ def test_every_result_is_visible_to_its_principal(corpus: Corpus) -> None:
             restricted += limited
             # The filter had something to do: documents holding the query's words that this principal may not see.
             words = set(query.split())
-            hidden_matches += any(words & set(d["text"].split()) and not _visible(d, user, groups, as_of) for d in corpus.docs.values())
+            hidden_matches += any(
+                words & set(d["text"].split()) and not _visible(d, user, groups, as_of) for d in corpus.docs.values()
+            )
     finally:
         retriever.close()
     assert total >= SEARCHES * 5, total  # plenty came back, so a leak had every chance to show
@@ -172,11 +182,27 @@ def test_cli_search_honours_the_same_rule(corpus: Corpus, tmp_path: Path) -> Non
         user, groups = rng.choice(USERS), rng.sample(GROUPS, 2)
         as_of = DAY0 + dt.timedelta(days=rng.randrange(4 * 365))
         user_file = write_user(tmp_path / f"{user}-{n}.json", user, TENANT, groups)
-        proc = cli("search", rng.choice(corpus.texts), "--as", user_file, "--index", corpus.root, "--json", "--explain",
-                   "--as-of", as_of.isoformat(), "-k", "50", "--mode", mode)
+        proc = cli(
+            "search",
+            rng.choice(corpus.texts),
+            "--as",
+            user_file,
+            "--index",
+            corpus.root,
+            "--json",
+            "--explain",
+            "--as-of",
+            as_of.isoformat(),
+            "-k",
+            "50",
+            "--mode",
+            mode,
+        )
         data = search_json(proc)
         assert data["results"], proc.stderr
-        shown = [r["id"] for r in data["results"]] + [c["id"] for c in data["explain"]["bm25"] + data["explain"]["dense"]]
+        shown = [r["id"] for r in data["results"]] + [
+            c["id"] for c in data["explain"]["bm25"] + data["explain"]["dense"]
+        ]
         for pid in shown:
             assert _visible(corpus.docs[pid.split("@")[0]], user, set(groups), as_of), (user, groups, as_of, pid)
 
@@ -233,7 +259,11 @@ def test_deleting_a_file_removes_its_documents(corpus: Corpus) -> None:
     from ragcli import ingest
 
     gone = corpus.files[f"part{FILES}.jsonl"]
-    everyone_can_see = next(d for d in gone if corpus.docs[d]["acl"] == ["everyone"] and _visible(corpus.docs[d], "x", set(), dt.date(2026, 6, 1)))
+    everyone_can_see = next(
+        d
+        for d in gone
+        if corpus.docs[d]["acl"] == ["everyone"] and _visible(corpus.docs[d], "x", set(), dt.date(2026, 6, 1))
+    )
     reader = _principal("x", [])
     as_of = dt.date(2026, 6, 1)
     query = corpus.docs[everyone_can_see]["text"]
@@ -268,7 +298,11 @@ def test_answers_only_use_and_cite_visible_passages(corpus: Corpus) -> None:
             as_of = DAY0 + dt.timedelta(days=rng.randrange(4 * 365))
             question = rng.choice(corpus.texts) + "?"
             outcome = ask(question, Scope.of(_principal(user, sorted(groups)), as_of), retriever, model)
-            cited = [c.passage.id for c in outcome.claims] + [p.id for p in outcome.sources] if isinstance(outcome, Answered) else []
+            cited = (
+                [c.passage.id for c in outcome.claims] + [p.id for p in outcome.sources]
+                if isinstance(outcome, Answered)
+                else []
+            )
             for pid in [*outcome.evidence_ids, *cited]:
                 assert _visible(corpus.docs[pid.split("@")[0]], user, groups, as_of), (user, groups, as_of, pid)
             answered += outcome.disposition == "answered"
@@ -295,7 +329,11 @@ def test_one_retriever_serves_each_principal_only_its_own_view(tmp_path: Path) -
     ingest(folder, "cacheco", index=root, embedder=shared_embedder())
     from ragcli.search import Retriever, SearchConfig
 
-    a, b, carol = _principal("ann", ["ga"], "cacheco"), _principal("ben", ["gb"], "cacheco"), _principal("carol", [], "cacheco")
+    a, b, carol = (
+        _principal("ann", ["ga"], "cacheco"),
+        _principal("ben", ["gb"], "cacheco"),
+        _principal("carol", [], "cacheco"),
+    )
     retriever = Retriever(root, embedder=shared_embedder())
 
     def view(principal, mode: str) -> set[str]:  # type: ignore[no-untyped-def]

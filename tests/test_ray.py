@@ -15,7 +15,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from support.cli import clean_env, cli
 from support.corpus import current_name
 from support.paths import SAMPLE
@@ -31,7 +30,9 @@ def ray_address():  # type: ignore[no-untyped-def]
     ray = pytest.importorskip("ray")
     import logging
 
-    context = ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
+    context = ray.init(
+        address="local", num_cpus=2, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False
+    )
     yield context.address_info["address"]
     ray.shutdown()
 
@@ -60,7 +61,9 @@ def assert_same_index(ray_root: Path, local_root: Path) -> None:
             assert (ray_gen / name).read_bytes() == (local_gen / name).read_bytes(), name
     ray_manifest = json.loads((ray_gen / "manifest.json").read_text(encoding="utf-8"))
     local_manifest = json.loads((local_gen / "manifest.json").read_text(encoding="utf-8"))
-    assert {k: v for k, v in ray_manifest.items() if k not in TIMING_FIELDS} == {k: v for k, v in local_manifest.items() if k not in TIMING_FIELDS}
+    assert {k: v for k, v in ray_manifest.items() if k not in TIMING_FIELDS} == {
+        k: v for k, v in local_manifest.items() if k not in TIMING_FIELDS
+    }
     # Tantivy names its segment files at random; every other file but the vectors is byte-identical.
     ours = {k: v for k, v in ray_manifest["checksums"].items() if not k.startswith(("tantivy/", "embeddings"))}
     theirs = {k: v for k, v in local_manifest["checksums"].items() if not k.startswith(("tantivy/", "embeddings"))}
@@ -77,10 +80,15 @@ def test_without_ray_the_cli_names_the_install_command(tmp_path):
     code = "import sys; sys.modules['ray'] = None; from ragcli.cli.app import main; sys.exit(main(sys.argv[1:]))"
     proc = subprocess.run(
         [sys.executable, "-c", code, "ingest", str(CORPUS), "--tenant", TENANT, "--ray", "--index", str(tmp_path)],
-        capture_output=True, text=True, env=clean_env(), timeout=120,
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        timeout=120,
     )
     assert proc.returncode == 2, proc.stderr
-    assert proc.stderr.strip().splitlines() == ["error: --ray needs Ray, which is not installed: pip install 'ragcli[ray]'"]
+    assert proc.stderr.strip().splitlines() == [
+        "error: --ray needs Ray, which is not installed: pip install 'ragcli[ray]'"
+    ]
     assert not (tmp_path / TENANT / "CURRENT").exists()
 
 
@@ -88,7 +96,9 @@ def test_an_unreachable_cluster_is_one_error_line(tmp_path):
     pytest.importorskip("ray")
     proc = cli("ingest", CORPUS, "--tenant", TENANT, "--ray-address", "127.0.0.1:1", index=tmp_path, timeout=120)
     assert proc.returncode == 2, proc.stderr
-    assert proc.stderr.startswith("error: cannot reach the Ray cluster at 127.0.0.1:1: ") and proc.stderr.count("\n") == 1, proc.stderr
+    assert (
+        proc.stderr.startswith("error: cannot reach the Ray cluster at 127.0.0.1:1: ") and proc.stderr.count("\n") == 1
+    ), proc.stderr
     assert not (tmp_path / TENANT / "CURRENT").exists()
 
 
@@ -146,7 +156,9 @@ def test_a_worker_killed_mid_ingest_is_retried_and_the_index_is_complete(ray_add
 
 
 def test_cli_joins_a_running_cluster_with_ray_address(ray_address, local_index, tmp_path):  # type: ignore[no-untyped-def]
-    proc = cli("ingest", CORPUS, "--tenant", TENANT, "--ray-address", ray_address, "--json", index=tmp_path, timeout=180)
+    proc = cli(
+        "ingest", CORPUS, "--tenant", TENANT, "--ray-address", ray_address, "--json", index=tmp_path, timeout=180
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     report = json.loads(proc.stdout)
     assert report["embedded"] == report["passages"] > 0
@@ -162,7 +174,9 @@ def test_cli_joins_a_running_cluster_with_ray_address(ray_address, local_index, 
 def test_cli_ray_flag_starts_its_own_local_instance(ray_address, tmp_path):  # type: ignore[no-untyped-def]
     corpus = tmp_path / "docs"
     corpus.mkdir()
-    (corpus / "refunds.md").write_text("---\nacl: [everyone]\n---\n# Refunds\n\nAnnual plans are refunded pro rata within 30 days.\n", encoding="utf-8")
+    (corpus / "refunds.md").write_text(
+        "---\nacl: [everyone]\n---\n# Refunds\n\nAnnual plans are refunded pro rata within 30 days.\n", encoding="utf-8"
+    )
     index = tmp_path / "index"
     proc = cli("ingest", corpus, "--tenant", "solo", "--ray", "--json", index=index, timeout=180)
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -183,7 +197,10 @@ def test_ctrl_c_during_a_ray_ingest_keeps_the_published_index(ray_address, tmp_p
     before = current_name(index, TENANT)
     files_before = sorted(p.name for p in (index / TENANT).iterdir())
     for path in sorted(corpus.glob("*.md"))[:3]:  # three changed files: their passages need new vectors
-        path.write_text(path.read_text(encoding="utf-8") + "\n\nOne more paragraph about parking permits and visitor badges.\n", encoding="utf-8")
+        path.write_text(
+            path.read_text(encoding="utf-8") + "\n\nOne more paragraph about parking permits and visitor badges.\n",
+            encoding="utf-8",
+        )
 
     class CtrlC(Progress):
         def embedded(self, tokens: int) -> None:

@@ -20,7 +20,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from support.cli import assert_one_error_line, clean_env, cli, cli_args, cli_many, cli_popen, result_ids, wait_for
 from support.corpus import audit_counts, build_dirs, current_name, generation_dirs, passage_ids, write_round, write_user
 from support.fixtures import shared_embedder
@@ -43,7 +42,9 @@ def _search_ids(root: Path) -> list[str]:
 
     retriever = Retriever(root, embedder=shared_embedder())
     try:
-        return retriever.search(Scope.of(_principal(), dt.date(2026, 6, 1)), "refund invoice policy backup audit", k=40).ids
+        return retriever.search(
+            Scope.of(_principal(), dt.date(2026, 6, 1)), "refund invoice policy backup audit", k=40
+        ).ids
     finally:
         retriever.close()
 
@@ -86,7 +87,13 @@ def _default_sigint() -> None:
 def _popen_with_default_sigint(*args: object, cwd: Path) -> subprocess.Popen[str]:
     """``cli_popen``, but the child starts with SIGINT's default disposition whatever ours is."""
     return subprocess.Popen(
-        cli_args(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env(None), cwd=str(cwd), preexec_fn=_default_sigint
+        cli_args(*args),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=clean_env(None),
+        cwd=str(cwd),
+        preexec_fn=_default_sigint,
     )
 
 
@@ -194,7 +201,17 @@ def test_sigkill_at_many_moments_never_breaks_the_published_index(tmp_path: Path
             status, search = cli_many(
                 [
                     ["status", "--tenant", TENANT, "--index", root, "--json"],
-                    ["search", "refund invoice policy backup", "--as", user_file, "--index", root, "--json", "-k", "40"],
+                    [
+                        "search",
+                        "refund invoice policy backup",
+                        "--as",
+                        user_file,
+                        "--index",
+                        root,
+                        "--json",
+                        "-k",
+                        "40",
+                    ],
                 ],
                 parallel=2,
             )
@@ -307,7 +324,10 @@ def test_a_bm25_write_failure_is_reported_and_leaves_the_previous_index(tmp_path
     write_round(folder, 1, 6)
     proc = subprocess.run(
         [sys.executable, "-c", _FEW_DESCRIPTORS, *map(str, _ingest_cmd(folder, root))],
-        capture_output=True, text=True, env=clean_env(), timeout=300,
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        timeout=300,
     )
     line = assert_one_error_line(proc, "previous index is unchanged", f"tenant '{TENANT}'")
     assert "BM25 index could not be written" in line

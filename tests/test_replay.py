@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from support.cli import assert_one_error_line, cli, cli_many, invoke, json_of
 from support.corpus import current_name, scope
 from support.paths import DAY, USERS
@@ -24,8 +23,30 @@ def traced(sample_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("replay") / "runs.jsonl"
     procs = cli_many(
         [
-            ["ask", ANSWERED_Q, "--as", USERS / "alice.json", "--as-of", "2026-11-29", "--model", "local", "--trace", path],
-            ["ask", ABSTAINED_Q, "--as", USERS / "bob.json", "--as-of", "2026-11-29", "--model", "local", "--trace", path],
+            [
+                "ask",
+                ANSWERED_Q,
+                "--as",
+                USERS / "alice.json",
+                "--as-of",
+                "2026-11-29",
+                "--model",
+                "local",
+                "--trace",
+                path,
+            ],
+            [
+                "ask",
+                ABSTAINED_Q,
+                "--as",
+                USERS / "bob.json",
+                "--as-of",
+                "2026-11-29",
+                "--model",
+                "local",
+                "--trace",
+                path,
+            ],
         ],
         index=sample_root,
         parallel=1,  # in order: the tests read alice's line first
@@ -89,13 +110,19 @@ def test_replay_runs_as_the_traced_groups(traced: Path, sample_root: Path, tmp_p
 def test_a_ranking_that_changed_is_reported(traced: Path, sample_root: Path, capsys) -> None:
     alice = _lines(traced)[0]
     first = alice["searches"][0]
-    swapped = {**first, "selected": list(reversed(first["selected"])), "bm25": [[i, r, s + 1.0] for i, r, s in first["bm25"]]}
+    swapped = {
+        **first,
+        "selected": list(reversed(first["selected"])),
+        "bm25": [[i, r, s + 1.0] for i, r, s in first["bm25"]],
+    }
     tampered = {**alice, "searches": [swapped, *alice["searches"][1:]]}
     proc = invoke(capsys, "trace", "replay", json.dumps(tampered), "--index", sample_root, "--json")
     assert proc.returncode == 1
     [search] = json_of(proc)["runs"][0]["searches"][:1]
     assert search["match"] is False
-    assert any(d.startswith("selected") for d in search["differences"]) and any(d.startswith("bm25") for d in search["differences"])
+    assert any(d.startswith("selected") for d in search["differences"]) and any(
+        d.startswith("bm25") for d in search["differences"]
+    )
     shown = invoke(capsys, "trace", "replay", json.dumps(tampered), "--index", sample_root)
     assert shown.returncode == 1 and "differs" in shown.stdout
 

@@ -13,9 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.corpus import markdown, user, visible_to, write
 
+from ragcli import ingest
 from ragcli.embedder import Embedder
 from ragcli.errors import InputError
-from ragcli import ingest
 from ragcli.principal import Principal, Scope
 from ragcli.search import Retriever, SearchConfig
 from ragcli.search.fusion import rrf
@@ -37,7 +37,11 @@ class GenDoc:
     end: dt.date | None
 
     def visible(self, tokens: set[str], day: dt.date) -> bool:
-        return bool(self.acl & tokens) and (self.start is None or self.start <= day) and (self.end is None or day < self.end)
+        return (
+            bool(self.acl & tokens)
+            and (self.start is None or self.start <= day)
+            and (self.end is None or day < self.end)
+        )
 
 
 @dataclass
@@ -63,7 +67,12 @@ def prop_index(tmp_path_factory, embedder):
         if end:
             meta["superseded_on"] = end.isoformat()
         topic = rng.choice(["billing", "deployment", "security", "onboarding"])
-        write(base / "docs" / f"{doc_id}.md", markdown(meta, f"# Note {i}\n\nShared marker zanzibar. This note {i} is about {topic} and the quarterly plan.\n"))
+        write(
+            base / "docs" / f"{doc_id}.md",
+            markdown(
+                meta, f"# Note {i}\n\nShared marker zanzibar. This note {i} is about {topic} and the quarterly plan.\n"
+            ),
+        )
         docs[doc_id] = GenDoc(doc_id, frozenset(acl), start, end)
     report = ingest(base / "docs", "props", index=base / "index", embedder=embedder)
     assert report.documents.rejected == [] and report.passages == 60
@@ -84,7 +93,12 @@ def test_every_result_is_visible_to_the_principal_on_the_day(prop_index):
     draws = {"total": 0, "nonempty": 0}
 
     @settings(max_examples=50, **HYP)
-    @given(principal=principals, day=days, mode=st.sampled_from(["hybrid", "bm25", "dense"]), query=st.sampled_from(["zanzibar", "quarterly plan billing", "security note"]))
+    @given(
+        principal=principals,
+        day=days,
+        mode=st.sampled_from(["hybrid", "bm25", "dense"]),
+        query=st.sampled_from(["zanzibar", "quarterly plan billing", "security note"]),
+    )
     def prop(principal, day, mode, query):
         tokens = set(principal.acl_tokens())
         visible = {d.doc_id for d in prop_index.docs.values() if d.visible(tokens, day)}
@@ -114,12 +128,24 @@ def test_a_broad_principal_sees_a_strict_superset_of_a_narrow_one(prop_index):
     broad = Principal(user="u1", tenant="props", groups=("g1", "g2", "g3", "g4"))
     narrow = Principal(user="u9", tenant="props", groups=())
     day = dt.date(2026, 1, 15)
-    broad_ids = set(prop_index.retriever.search(Scope.of(broad, day), "zanzibar", config=SearchConfig(mode="bm25", k=100, candidates=100)).ids)
-    narrow_ids = set(prop_index.retriever.search(Scope.of(narrow, day), "zanzibar", config=SearchConfig(mode="bm25", k=100, candidates=100)).ids)
+    broad_ids = set(
+        prop_index.retriever.search(
+            Scope.of(broad, day), "zanzibar", config=SearchConfig(mode="bm25", k=100, candidates=100)
+        ).ids
+    )
+    narrow_ids = set(
+        prop_index.retriever.search(
+            Scope.of(narrow, day), "zanzibar", config=SearchConfig(mode="bm25", k=100, candidates=100)
+        ).ids
+    )
     assert narrow_ids < broad_ids and len(broad_ids) >= 10
     tokens = lambda who: set(who.acl_tokens())  # noqa: E731
-    assert {i.split("@")[0] for i in broad_ids} == {d.doc_id for d in prop_index.docs.values() if d.visible(tokens(broad), day)}
-    assert {i.split("@")[0] for i in narrow_ids} == {d.doc_id for d in prop_index.docs.values() if d.visible(tokens(narrow), day)}
+    assert {i.split("@")[0] for i in broad_ids} == {
+        d.doc_id for d in prop_index.docs.values() if d.visible(tokens(broad), day)
+    }
+    assert {i.split("@")[0] for i in narrow_ids} == {
+        d.doc_id for d in prop_index.docs.values() if d.visible(tokens(narrow), day)
+    }
 
 
 # --------------------------------------------------------------------------- tenants
@@ -128,7 +154,10 @@ def test_a_broad_principal_sees_a_strict_superset_of_a_narrow_one(prop_index):
 def test_same_named_documents_stay_in_their_tenant(retriever, sample_index):
     acme_root = str((Path(__file__).parents[1] / "sample_corpus" / "acme").resolve())
     globex_root = str((Path(__file__).parents[1] / "sample_corpus" / "globex").resolve())
-    for name, tenant, root, fact, other_fact in (("alice", "acme", acme_root, "600", "300"), ("gina", "globex", globex_root, "300", "600")):
+    for name, tenant, root, fact, other_fact in (
+        ("alice", "acme", acme_root, "600", "300"),
+        ("gina", "globex", globex_root, "300", "600"),
+    ):
         response = retriever.search(Scope.of(user(name), NOW), "Tier 2 rate limit requests per minute")
         assert response.results
         for r in response.results:
@@ -142,7 +171,12 @@ def test_same_named_documents_stay_in_their_tenant(retriever, sample_index):
 
 
 def test_tenant_named_in_the_query_is_just_text(retriever):
-    for query in ("tenant:globex refund window", "tenant:globex", "globex refunds-policy 60 days", "--tenant globex refund"):
+    for query in (
+        "tenant:globex refund window",
+        "tenant:globex",
+        "globex refunds-policy 60 days",
+        "--tenant globex refund",
+    ):
         response = retriever.search(Scope.of(user("alice"), NOW), query)
         assert all(r.passage.tenant == "acme" for r in response.results), query
     response = retriever.search(Scope.of(user("alice"), NOW), "tenant:globex refund window")
@@ -152,7 +186,10 @@ def test_tenant_named_in_the_query_is_just_text(retriever):
 
 def test_restricted_documents_follow_the_sample_acls(retriever):
     def docs(name, query):
-        return {r.passage.doc_id for r in retriever.search(Scope.of(user(name), NOW), query, config=SearchConfig(k=50)).results}
+        return {
+            r.passage.doc_id
+            for r in retriever.search(Scope.of(user(name), NOW), query, config=SearchConfig(k=50)).results
+        }
 
     assert "pay-bands" in docs("hana", "pay bands salary range engineer")
     for name in ("alice", "bob", "carol"):
@@ -242,7 +279,9 @@ def test_identifier_queries_rank_the_exact_passage_first(retriever, query, ident
 def test_paraphrase_is_found_by_dense_where_bm25_misses(retriever):
     query = "how long until I get my money back"
     target = ("refunds-policy", "how-to-request-a-refund")
-    bm25 = retriever.search(Scope.of(user("alice"), NOW), query, config=SearchConfig(mode="bm25", k=100, candidates=100))
+    bm25 = retriever.search(
+        Scope.of(user("alice"), NOW), query, config=SearchConfig(mode="bm25", k=100, candidates=100)
+    )
     assert target not in {(r.passage.doc_id, r.passage.section) for r in bm25.results}
     hybrid = retriever.search(Scope.of(user("alice"), NOW), query, config=SearchConfig(mode="hybrid", k=5))
     hits = [r for r in hybrid.results if (r.passage.doc_id, r.passage.section) == target]
@@ -251,13 +290,21 @@ def test_paraphrase_is_found_by_dense_where_bm25_misses(retriever):
 
 def test_refund_policy_versions_follow_as_of(retriever):
     query = "annual plan refund window days"
-    versions = lambda day: {r.passage.version for r in retriever.search(Scope.of(user("alice"), day), query, config=SearchConfig(k=30)).results if r.passage.doc_id == "refunds-policy"}  # noqa: E731
+
+    def versions(day: dt.date) -> set[str]:
+        found = retriever.search(Scope.of(user("alice"), day), query, config=SearchConfig(k=30)).results
+        return {r.passage.version for r in found if r.passage.doc_id == "refunds-policy"}
+
     assert versions(dt.date(2026, 8, 31)) == {"2025-01"}
     assert versions(dt.date(2026, 9, 1)) == {"2026-09"}  # superseded_on is exclusive, effective_from inclusive
     assert versions(dt.date(2024, 12, 31)) == set()  # before either version existed
-    old = retriever.search(Scope.of(user("alice"), dt.date(2026, 8, 31)), "How many days do I have to refund an annual plan?").results
+    old = retriever.search(
+        Scope.of(user("alice"), dt.date(2026, 8, 31)), "How many days do I have to refund an annual plan?"
+    ).results
     assert "14 days" in old[0].passage.text
-    new = retriever.search(Scope.of(user("alice"), dt.date(2026, 10, 1)), "How many days do I have to refund an annual plan?").results
+    new = retriever.search(
+        Scope.of(user("alice"), dt.date(2026, 10, 1)), "How many days do I have to refund an annual plan?"
+    ).results
     assert "30 days" in new[0].passage.text
 
 
@@ -292,7 +339,12 @@ def test_results_are_ranked_fused_and_deterministic(retriever, sample_root):
 def test_queries_prepared_in_one_batch_rank_exactly_as_queries_embedded_alone(sample_root, embedder):
     """``Retriever.prepare`` (a decomposed question's parts embedded in one model call) must cache each
     part's own vector: the same rankings and scores as a fresh Retriever embedding each query alone."""
-    parts = ["webhook retries delivery", "refund window for annual plans", "  SSO  setup for SCIM  ", "webhook retries delivery"]
+    parts = [
+        "webhook retries delivery",
+        "refund window for annual plans",
+        "  SSO  setup for SCIM  ",
+        "webhook retries delivery",
+    ]
     bob = Scope.of(user("bob"), NOW)
     batched, alone = Retriever(sample_root, embedder=embedder), Retriever(sample_root, embedder=Embedder())
     try:
@@ -330,7 +382,10 @@ def test_unknown_tenant_principal(retriever):
 
 @pytest.mark.parametrize(
     "query",
-    ["Which plan did Napoleon have for the invasion of Russia?", "a banana bread recipe with walnuts, baked for one hour"],
+    [
+        "Which plan did Napoleon have for the invasion of Russia?",
+        "a banana bread recipe with walnuts, baked for one hour",
+    ],
 )
 def test_topic_gate_drops_word_matches_of_off_topic_queries(retriever, query):
     # These share ordinary words ("plan", "hour") with the corpus, so BM25 alone
@@ -357,7 +412,10 @@ KEYWORD_DOCS = {
     "backends.md": "# Backends\n\nProjects may pick the hatchling backend when they need build hooks.\n",
     "scripts.md": "# Scripts\n\nInline script metadata follows PEP 723 and is read before the script runs.\n",
     "isolation.md": "# Isolation\n\nBuild isolation follows PEP 517: each build gets a fresh environment with metadata.\n",
-    **{f"filler{i}.md": f"# Topic {i}\n\nThis page covers the project setup, the environment and the command line, part {i}.\n" for i in range(40)},
+    **{
+        f"filler{i}.md": f"# Topic {i}\n\nThis page covers the project setup, the environment and the command line, part {i}.\n"
+        for i in range(40)
+    },
 }
 
 
@@ -376,7 +434,9 @@ def keyword_index(tmp_path_factory, embedder):
 KW_USER = Principal(user="kim", tenant="kw", groups=())
 
 
-@pytest.mark.parametrize("query, doc", [("hatchling", "backends"), ("--frozen", "sync"), ("frozen", "sync"), ("PEP 723", "scripts")])
+@pytest.mark.parametrize(
+    "query, doc", [("hatchling", "backends"), ("--frozen", "sync"), ("frozen", "sync"), ("PEP 723", "scripts")]
+)
 def test_topic_gate_keeps_specific_keyword_queries(keyword_index, query, doc):
     # An unreachable dense floor stands for "a one-word query the embedding does not place":
     # the word is rare here (or a flag or identifier), so its BM25 match is kept.
@@ -402,12 +462,16 @@ def test_a_word_and_number_unit_ranks_the_passage_that_names_it(keyword_index):
 
 
 def test_explain_names_why_each_candidate_left(keyword_index):
-    response = keyword_index.search(Scope.of(KW_USER, NOW), "project setup environment command line", config=SearchConfig(k=2))
+    response = keyword_index.search(
+        Scope.of(KW_USER, NOW), "project setup environment command line", config=SearchConfig(k=2)
+    )
     statuses = {c.status for c in response.bm25_candidates + response.dense_candidates}
     assert "in_results" in statuses and "cut_at_k" in statuses
     in_results = {c.id for c in response.bm25_candidates + response.dense_candidates if c.status == "in_results"}
     assert in_results == set(response.ids)
-    floored = keyword_index.search(Scope.of(KW_USER, NOW), "project setup", config=SearchConfig(dense_floor=0.99, topic_gate=False))
+    floored = keyword_index.search(
+        Scope.of(KW_USER, NOW), "project setup", config=SearchConfig(dense_floor=0.99, topic_gate=False)
+    )
     assert {c.status for c in floored.dense_candidates} == {"under_floor"}
 
 
@@ -425,7 +489,10 @@ def test_number_units_are_names_with_numbers(text, units):
     assert number_units(text) == units
 
 
-@pytest.mark.parametrize("token, strong", [("err_4021", True), ("pd-1", True), ("pylock.toml", True), ("up-to-date", False), ("frozen", False)])
+@pytest.mark.parametrize(
+    "token, strong",
+    [("err_4021", True), ("pd-1", True), ("pylock.toml", True), ("up-to-date", False), ("frozen", False)],
+)
 def test_strong_identifiers(token, strong):
     from ragcli.text import is_strong_identifier
 
@@ -434,7 +501,9 @@ def test_strong_identifiers(token, strong):
 
 def test_an_identifier_the_corpus_does_not_hold_opens_no_gate(keyword_index):
     # A scientific claim naming PD-1 shares "environment" with these pages; nothing here names PD-1.
-    response = keyword_index.search(Scope.of(KW_USER, NOW), "PD-1 blockade changes the tumour environment", config=SearchConfig(dense_floor=0.99))
+    response = keyword_index.search(
+        Scope.of(KW_USER, NOW), "PD-1 blockade changes the tumour environment", config=SearchConfig(dense_floor=0.99)
+    )
     assert response.results == [] and {c.status for c in response.bm25_candidates} == {"topic_gate"}
 
 

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from support.cli import assert_one_error_line, cli
 from support.corpus import all_passages, markdown, status_of, visible_to, write
 
+from ragcli import ingest
 from ragcli.embedder import VOCAB_PATH, Embedder, ModelSpec
 from ragcli.errors import IndexCorruptError, IndexLockedError, IndexWriteError, InputError, RagcliError
 from ragcli.index import TenantIndex, list_tenants
@@ -25,7 +26,6 @@ from ragcli.index.layout import CURRENT
 from ragcli.index.manifest import FORMAT_VERSION, checksum
 from ragcli.index.rows import RowFile, write_rows
 from ragcli.index.writer import write_lock
-from ragcli import ingest
 from ragcli.ingestion.chunking import CHUNKER_VERSION
 from ragcli.passage import Passage
 from ragcli.principal import Principal, Scope
@@ -37,7 +37,10 @@ DOCS = {
     "open.md": ({"acl": ["everyone"]}, "# Open\n\nOpen text about lighthouses.\n"),
     "g1.md": ({"acl": ["g1"]}, "# Group\n\nGroup one text about submarines.\n"),
     "user.md": ({"acl": ["user:u1"]}, "# Personal\n\nPersonal text about volcanoes.\n"),
-    "dated.md": ({"acl": ["everyone"], "effective_from": "2026-03-01", "superseded_on": "2026-06-01"}, "# Dated\n\nSpring-only text about tulips.\n"),
+    "dated.md": (
+        {"acl": ["everyone"], "effective_from": "2026-03-01", "superseded_on": "2026-06-01"},
+        "# Dated\n\nSpring-only text about tulips.\n",
+    ),
     "future.md": ({"acl": ["g2", "g1"], "effective_from": "2027-01-01"}, "# Future\n\nFuture text about rockets.\n"),
 }
 
@@ -109,7 +112,14 @@ def test_generation_layout_and_manifest(tiny, embedder):
 
 # --------------------------------------------------------------------------- permission filter
 
-DAYS = [dt.date(2026, 2, 28), dt.date(2026, 3, 1), dt.date(2026, 5, 31), dt.date(2026, 6, 1), dt.date(2026, 12, 31), dt.date(2027, 1, 1)]
+DAYS = [
+    dt.date(2026, 2, 28),
+    dt.date(2026, 3, 1),
+    dt.date(2026, 5, 31),
+    dt.date(2026, 6, 1),
+    dt.date(2026, 12, 31),
+    dt.date(2027, 1, 1),
+]
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -171,8 +181,17 @@ def crowded(tmp_path_factory, embedder) -> Path:
     for i in range(CROWD):
         body = f"# Quasar {i}\n\nQuasar quasar quasar. The quasar survey note {i}: quasar light, quasar jets, quasar redshift.\n"
         write(base / "docs" / f"denied-{i:02d}.md", markdown({"id": f"denied-{i:02d}", "acl": ["vault"]}, body))
-    filler = " ".join(f"The harbour log for day {d} records calm weather, two ferries and a late delivery of rope." for d in range(1, 6))
-    write(base / "docs" / "allowed.md", markdown({"id": "allowed", "acl": ["everyone"]}, f"# Harbour log\n\n{filler} On the last night a quasar was named in a radio show.\n"))
+    filler = " ".join(
+        f"The harbour log for day {d} records calm weather, two ferries and a late delivery of rope."
+        for d in range(1, 6)
+    )
+    write(
+        base / "docs" / "allowed.md",
+        markdown(
+            {"id": "allowed", "acl": ["everyone"]},
+            f"# Harbour log\n\n{filler} On the last night a quasar was named in a radio show.\n",
+        ),
+    )
     report = ingest(base / "docs", "t", index=base / "index", embedder=embedder)
     assert report.documents.rejected == [] and report.passages == CROWD + 1
     return base / "index"
@@ -228,15 +247,21 @@ CHEAP_DAMAGE = {
     "acl-missing": lambda gen: (gen / "acl.npy").unlink(),
     "documents-missing": lambda gen: (gen / "documents.json").unlink(),
     "manifest-garbage": lambda gen: (gen / "manifest.json").write_text("{not json"),
-    "manifest-other-tenant": lambda gen: (gen / "manifest.json").write_text((gen / "manifest.json").read_text().replace('"tenant": "t"', '"tenant": "x"')),
-    "manifest-future-format": lambda gen: (gen / "manifest.json").write_text((gen / "manifest.json").read_text().replace(f'"format": {FORMAT_VERSION}', '"format": 99')),
+    "manifest-other-tenant": lambda gen: (gen / "manifest.json").write_text(
+        (gen / "manifest.json").read_text().replace('"tenant": "t"', '"tenant": "x"')
+    ),
+    "manifest-future-format": lambda gen: (gen / "manifest.json").write_text(
+        (gen / "manifest.json").read_text().replace(f'"format": {FORMAT_VERSION}', '"format": 99')
+    ),
     "current-dangling": lambda gen: (gen.parent / CURRENT).write_text("gen-missing\n"),
     "current-escapes": lambda gen: (gen.parent / CURRENT).write_text("../../etc\n"),
 }
 # Same size, different bytes: only a checksum finds them (status, ingest, open(verify=True)).
 SILENT_DAMAGE = {
     "embeddings-bit-flip": lambda gen: _flip_byte(gen / "embeddings.npy"),
-    "tantivy-file-damaged": lambda gen: _flip_byte(sorted(p for p in (gen / "tantivy").iterdir() if p.is_file() and p.stat().st_size > 20)[0], 5),
+    "tantivy-file-damaged": lambda gen: _flip_byte(
+        sorted(p for p in (gen / "tantivy").iterdir() if p.is_file() and p.stat().st_size > 20)[0], 5
+    ),
 }
 DAMAGE = {**CHEAP_DAMAGE, **SILENT_DAMAGE}
 
@@ -340,7 +365,9 @@ class _WritesFail:
 
 
 @pytest.mark.parametrize("fault", ["write", "fsync", "rename"])
-def test_current_is_replaced_atomically_a_failure_before_the_rename_keeps_the_old_generation(tmp_path, embedder, monkeypatch, fault):
+def test_current_is_replaced_atomically_a_failure_before_the_rename_keeps_the_old_generation(
+    tmp_path, embedder, monkeypatch, fault
+):
     """A fault injected while CURRENT's replacement is written, synced or renamed into place.
 
     ``write``: writing the new name fails (disk full); ``fsync``: syncing it fails; ``rename``:
@@ -498,8 +525,19 @@ def test_damaged_model_file_is_refused(tmp_path, other_model):
 )
 def test_passage_row_round_trip(tmp_path_factory, text, acl, start, title, path):
     p = Passage(
-        id="d@v#s", doc_id="d", version="v", section="s", tenant="t", acl=acl, effective_from=start,
-        superseded_on=None, title=title, heading_path=path, source="/x.md", source_url=None, text=text,
+        id="d@v#s",
+        doc_id="d",
+        version="v",
+        section="s",
+        tenant="t",
+        acl=acl,
+        effective_from=start,
+        superseded_on=None,
+        title=title,
+        heading_path=path,
+        source="/x.md",
+        source_url=None,
+        text=text,
     )
     directory = tmp_path_factory.mktemp("rows")
     write_rows(directory, [p, p], ["h1", "h2"])
@@ -532,7 +570,9 @@ def test_a_format_1_index_is_read_and_its_vectors_reused(tiny_copy, tiny):
 def test_neighbours_stay_inside_one_document_version_and_its_scope(tmp_path, embedder):
     docs = tmp_path / "docs"
     for doc, acl in (("alpha", ["g1"]), ("beta", ["g2"])):
-        body = "".join(f"## Part {n}\n\nThe {doc} document, part {n}, says something of its own.\n\n" for n in (1, 2, 3))
+        body = "".join(
+            f"## Part {n}\n\nThe {doc} document, part {n}, says something of its own.\n\n" for n in (1, 2, 3)
+        )
         write(docs / f"{doc}.md", markdown({"id": doc, "title": doc.title(), "acl": acl}, f"# {doc.title()}\n\n{body}"))
     ingest(docs, "t", index=tmp_path / "index", embedder=embedder)
     with TenantIndex.open(tmp_path / "index", "t") as ix:

@@ -13,8 +13,7 @@ import termios
 from pathlib import Path
 
 import pytest
-
-from support.cli import cli, cli_args, clean_env, json_of
+from support.cli import clean_env, cli, cli_args, json_of
 from support.corpus import markdown, write, write_user
 from support.paths import USERS
 
@@ -50,7 +49,18 @@ def in_terminal(*args: object, columns: int = 80, cwd: Path | None = None, index
 
 
 def test_search_in_a_pipe_prints_plain_untruncated_rows(sample_index) -> None:
-    args = ("search", "refund window for annual plans", "--as", ALICE, "--index", sample_index.root, "--as-of", NOW, "-k", "4")
+    args = (
+        "search",
+        "refund window for annual plans",
+        "--as",
+        ALICE,
+        "--index",
+        sample_index.root,
+        "--as-of",
+        NOW,
+        "-k",
+        "4",
+    )
     table, as_json = cli(*args), cli(*args, "--json")
     assert table.returncode == 0, table.stderr
     lines = table.stdout.splitlines()
@@ -58,7 +68,7 @@ def test_search_in_a_pipe_prints_plain_untruncated_rows(sample_index) -> None:
     rows = [line.split("\t") for line in lines[1:]]
     results = json_of(as_json)["results"]
     assert len(rows) == len(results) == 4
-    for row, r in zip(rows, results):
+    for row, r in zip(rows, results, strict=True):
         assert len(row) == 5
         assert row[0] == str(r["rank"]) and row[1] == r["id"] and row[4] == r["source"]
         assert row[2] == " › ".join([r["title"], *r["heading_path"][1:]]) or r["title"] in row[2]
@@ -74,8 +84,8 @@ def test_status_in_a_pipe_prints_plain_untruncated_rows(sample_index) -> None:
     assert header[:3] == ["tenant", "docs", "passages"] and "last ingest" in header
     tenants = json_of(as_json)["tenants"]
     assert len(lines) == 1 + len(tenants)
-    for line, t in zip(lines[1:], tenants):
-        row = dict(zip(header, line.split("\t")))
+    for line, t in zip(lines[1:], tenants, strict=True):
+        row = dict(zip(header, line.split("\t"), strict=True))
         assert row["tenant"] == t["tenant"] and row["last ingest"] == t["last_ingest"]
         assert t["model"]["id"] in row["model"] and t["model"]["sha256"] in row["model"]
     assert not BOX & set(table.stdout) and "…" not in table.stdout
@@ -98,17 +108,30 @@ def test_search_fits_an_80_column_terminal_with_whole_ids_and_relative_sources(t
     docs = tmp_path / "work" / "docs"
     for i in range(3):
         body = f"# Backups\n\n## Rotation schedule {i}\n\nThe archive team rotates the backup drives every spring; drive set {i} goes offsite.\n"
-        write(docs / "operations" / f"backup-rotation-procedure-{i}.md", markdown({"id": f"backup-rotation-procedure-{i}", "acl": ["everyone"]}, body))
+        write(
+            docs / "operations" / f"backup-rotation-procedure-{i}.md",
+            markdown({"id": f"backup-rotation-procedure-{i}", "acl": ["everyone"]}, body),
+        )
     ingest(docs, "t", index=tmp_path / "index", embedder=embedder)
     user = write_user(tmp_path / "u.json", "u", "t")
-    shown = in_terminal("search", "backup drives rotation", "--as", user, "--index", tmp_path / "index", cwd=tmp_path / "work")
-    ids = [r["id"] for r in json_of(cli("search", "backup drives rotation", "--as", user, "--index", tmp_path / "index", "--json"))["results"]]
+    shown = in_terminal(
+        "search", "backup drives rotation", "--as", user, "--index", tmp_path / "index", cwd=tmp_path / "work"
+    )
+    ids = [
+        r["id"]
+        for r in json_of(
+            cli("search", "backup drives rotation", "--as", user, "--index", tmp_path / "index", "--json")
+        )["results"]
+    ]
     assert len(ids) == 3
     for pid in ids:
         assert pid in shown, (pid, shown)
     assert all(len(line) <= 80 for line in shown.splitlines()), shown
     assert str(docs) not in shown  # sources relative to where the user stands
-    assert "docs/operations/backup-rotation-procedure-" in shown.replace("\n", "").replace(" ", "") or "operations/backup" in shown
+    assert (
+        "docs/operations/backup-rotation-procedure-" in shown.replace("\n", "").replace(" ", "")
+        or "operations/backup" in shown
+    )
 
 
 def test_status_fits_an_80_column_terminal(sample_index) -> None:
@@ -131,7 +154,12 @@ def test_snippet_highlights_whole_words_with_stemmed_matches() -> None:
     out = snippet("Run syncing now; async tasks wait; then sync again and resynchronise.", "sync")
     assert _highlighted(out) == ["syncing", "sync"]
     out = snippet("Plans are refundable. A refund takes five days; refunded plans close.", "refund plans")
-    assert _highlighted(out) == ["Plans", "refundable", "refund", "refunded", "plans"] or _highlighted(out) == ["Plans", "refund", "refunded", "plans"]
+    assert _highlighted(out) == ["Plans", "refundable", "refund", "refunded", "plans"] or _highlighted(out) == [
+        "Plans",
+        "refund",
+        "refunded",
+        "plans",
+    ]
 
 
 def test_snippet_is_centred_on_the_first_matched_word() -> None:

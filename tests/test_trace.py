@@ -8,7 +8,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from support.anthropic_mock import ScriptedAPI, answer_call, search_call
 from support.cli import cli_many, json_of
 from support.corpus import long_sentences, scope, strings_in, user, visible_to
@@ -20,9 +19,27 @@ from ragcli.answer.trace import append_trace
 from ragcli.errors import InputError
 
 TRACE_KEYS = {
-    "request_id", "time", "user", "tenant", "groups", "as_of", "model", "prompt_version",
-    "searches", "decisions", "checks", "disposition", "reason", "usage", "latency_ms",
-    "generation", "embedding_model", "chunker_version", "search_config", "conflicts", "verification",
+    "request_id",
+    "time",
+    "user",
+    "tenant",
+    "groups",
+    "as_of",
+    "model",
+    "prompt_version",
+    "searches",
+    "decisions",
+    "checks",
+    "disposition",
+    "reason",
+    "usage",
+    "latency_ms",
+    "generation",
+    "embedding_model",
+    "chunker_version",
+    "search_config",
+    "conflicts",
+    "verification",
 }
 SEARCH_KEYS = {"query", "generation", "bm25", "dense", "selected", "new", "ms"}
 ANSWERED_Q = "What does ERR_4021 mean?"
@@ -45,8 +62,32 @@ def cli_trace(sample_root: Path, tmp_path_factory: pytest.TempPathFactory) -> tu
     path = tmp_path_factory.mktemp("trace") / "runs.jsonl"
     procs = cli_many(
         [
-            ["ask", ANSWERED_Q, "--as", USERS / "alice.json", "--as-of", "2026-11-29", "--model", "local", "--trace", path, "--json"],
-            ["ask", ABSTAINED_Q, "--as", USERS / "bob.json", "--as-of", "2026-11-29", "--model", "local", "--trace", path, "--json"],
+            [
+                "ask",
+                ANSWERED_Q,
+                "--as",
+                USERS / "alice.json",
+                "--as-of",
+                "2026-11-29",
+                "--model",
+                "local",
+                "--trace",
+                path,
+                "--json",
+            ],
+            [
+                "ask",
+                ABSTAINED_Q,
+                "--as",
+                USERS / "bob.json",
+                "--as-of",
+                "2026-11-29",
+                "--model",
+                "local",
+                "--trace",
+                path,
+                "--json",
+            ],
         ],
         index=sample_root,
     )
@@ -67,7 +108,12 @@ def test_one_json_line_per_run(cli_trace) -> None:
         assert line["as_of"] == "2026-11-29" and line["tenant"] == "acme"
         assert set(line["latency_ms"]) == {"search", "model", "checks", "total"}
         assert all(isinstance(v, (int, float)) and v >= 0 for v in line["latency_ms"].values())
-        assert line["usage"] == {"input_tokens": 0, "output_tokens": 0, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+        assert line["usage"] == {
+            "input_tokens": 0,
+            "output_tokens": 0,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+        }
         dt.datetime.fromisoformat(line["time"])
 
 
@@ -75,7 +121,12 @@ def test_trace_of_an_answered_run(cli_trace, sample_passages) -> None:
     path, (answered, _) = cli_trace
     request_id = json_of(answered)["request_id"]
     line = next(json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if request_id in x)
-    assert (line["user"], line["groups"], line["disposition"], line["reason"]) == ("alice", ["support"], "answered", None)
+    assert (line["user"], line["groups"], line["disposition"], line["reason"]) == (
+        "alice",
+        ["support"],
+        "answered",
+        None,
+    )
 
     assert len(line["searches"]) == 1
     search = line["searches"][0]
@@ -91,12 +142,22 @@ def test_trace_of_an_answered_run(cli_trace, sample_passages) -> None:
     assert all(visible_to(acme[i], user("alice"), DAY) for i in ids)
 
     [decision] = line["decisions"]
-    assert decision["turn"] == 1 and decision["kind"] == "claims" and decision["tool"] == "submit_answer" and decision["valid"] is True
+    assert (
+        decision["turn"] == 1
+        and decision["kind"] == "claims"
+        and decision["tool"] == "submit_answer"
+        and decision["valid"] is True
+    )
     assert decision["offered"] == ["search", "submit_answer"]
     cited = json_of(answered)["claims"]
     assert decision["cited"] == [c["passage_id"] for c in cited]
     assert len(line["checks"]) == 4 * len(cited)
-    assert {c["check"] for c in line["checks"]} == {"retrieved", "quote_length", "quote_in_passage", "numbers_in_passage"}
+    assert {c["check"] for c in line["checks"]} == {
+        "retrieved",
+        "quote_length",
+        "quote_in_passage",
+        "numbers_in_passage",
+    }
     assert all(c["passed"] for c in line["checks"])
     assert set(line["checks"][0]) == {"claim", "passage_id", "check", "passed"}
 
@@ -153,4 +214,3 @@ def test_trace_file_that_cannot_be_written_is_an_input_error(retriever, local_mo
     outcome = ask("What is the capital of Mongolia?", scope("bob", DAY), retriever, local_model)
     with pytest.raises(InputError, match=re.escape(str(tmp_path))):
         append_trace(tmp_path, outcome.trace)  # a directory
-

@@ -50,7 +50,22 @@ class CheckResult:
     detail: str = ""
 
 
-_QUOTES = str.maketrans({"‘": "'", "’": "'", "‚": "'", "‛": "'", "′": "'", "“": '"', "”": '"', "„": '"', "‟": '"', "″": '"', "«": '"', "»": '"'})
+_QUOTES = str.maketrans(
+    {
+        "‘": "'",
+        "’": "'",
+        "‚": "'",
+        "‛": "'",
+        "′": "'",
+        "“": '"',
+        "”": '"',
+        "„": '"',
+        "‟": '"',
+        "″": '"',
+        "«": '"',
+        "»": '"',
+    }
+)
 _DASHES = re.compile(r"[\u2010-\u2015\u2212\uFE58\uFE63\uFF0D]")
 # Markdown emphasis and table/list punctuation do not change what a sentence says.
 _MARKUP = re.compile(r"[*_`|]+")
@@ -126,7 +141,9 @@ def _number_supported(number: Number, passage_numbers: Sequence[Number]) -> bool
 def check_claim(index: int, claim: ClaimLike, retrieved: Mapping[str, PassageLike]) -> list[CheckResult]:
     """Run the four checks on one claim; later checks are skipped (failed) when the passage is unknown."""
     passage = retrieved.get(claim.passage_id)
-    results = [CheckResult(index, "retrieved", passage is not None, "" if passage else "passage was not retrieved in this run")]
+    results = [
+        CheckResult(index, "retrieved", passage is not None, "" if passage else "passage was not retrieved in this run")
+    ]
     words = quote_words(claim.quote)
     results.append(CheckResult(index, "quote_length", words >= MIN_QUOTE_WORDS, f"{words} words"))
     if passage is None:
@@ -134,11 +151,21 @@ def check_claim(index: int, claim: ClaimLike, retrieved: Mapping[str, PassageLik
         results.append(CheckResult(index, "numbers_in_passage", False, "no passage to look in"))
         return results
     quote_ok = bool(normalize(claim.quote)) and normalize(claim.quote) in normalize(passage.text)
-    results.append(CheckResult(index, "quote_in_passage", quote_ok, "" if quote_ok else "quote not found in the passage"))
+    results.append(
+        CheckResult(index, "quote_in_passage", quote_ok, "" if quote_ok else "quote not found in the passage")
+    )
     passage_numbers = numbers_in(passage.text)
-    missing = [f"{n.value:f}{'%' if n.percent else ''}" for n in numbers_in(claim.statement) if not _number_supported(n, passage_numbers)]
+    missing = [
+        f"{n.value:f}{'%' if n.percent else ''}"
+        for n in numbers_in(claim.statement)
+        if not _number_supported(n, passage_numbers)
+    ]
     missing += sorted(coded_tokens(claim.statement) - coded_tokens(passage.text))
-    results.append(CheckResult(index, "numbers_in_passage", not missing, "" if not missing else "not in the passage: " + ", ".join(missing)))
+    results.append(
+        CheckResult(
+            index, "numbers_in_passage", not missing, "" if not missing else "not in the passage: " + ", ".join(missing)
+        )
+    )
     return results
 
 

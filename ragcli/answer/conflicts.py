@@ -126,10 +126,26 @@ class Fact:
 
 _RELATIONS = (
     ("every", re.compile(r"\b(?:every|each)\s*$", re.IGNORECASE)),
-    ("le", re.compile(r"\b(?:within|at most|up to|no more than|not more than|under|below|less than|smaller than|fewer than|maximum of|max(?:imum)?)\s*$", re.IGNORECASE)),
-    ("ge", re.compile(r"\b(?:at least|more than|over|above|larger than|greater than|longer than|minimum of|min(?:imum)?)\s*$", re.IGNORECASE)),
+    (
+        "le",
+        re.compile(
+            r"\b(?:within|at most|up to|no more than|not more than|under|below|less than|smaller than|fewer than|maximum of|max(?:imum)?)\s*$",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "ge",
+        re.compile(
+            r"\b(?:at least|more than|over|above|larger than|greater than|longer than|minimum of|min(?:imum)?)\s*$",
+            re.IGNORECASE,
+        ),
+    ),
 )
-_RELATION_WORDS = frozenset(query_terms("every each within most up under below less smaller fewer maximum max least more over above larger greater longer minimum min than"))
+_RELATION_WORDS = frozenset(
+    query_terms(
+        "every each within most up under below less smaller fewer maximum max least more over above larger greater longer minimum min than"
+    )
+)
 
 
 def _relation(before: str) -> str:
@@ -153,7 +169,13 @@ def quantities(text: str) -> list[_Quantity]:
         try:
             relation = _relation(text[: m.start()])
             if m.group("cur"):
-                found.append(_Quantity(f"money_{_CURRENCY[m.group('cur')]}/{relation}", Decimal(m.group("amount").replace(",", "")), m.group(0).strip()))
+                found.append(
+                    _Quantity(
+                        f"money_{_CURRENCY[m.group('cur')]}/{relation}",
+                        Decimal(m.group("amount").replace(",", "")),
+                        m.group(0).strip(),
+                    )
+                )
                 continue
             value = Decimal(m.group("num").replace(",", ""))
         except InvalidOperation:
@@ -181,7 +203,9 @@ def _subject(text: str) -> frozenset[str]:
     return frozenset(t for t in query_terms(stripped) if not any(c.isdigit() for c in t) and t not in _RELATION_WORDS)
 
 
-def _facts_of(passage: Passage, span: str, statement: str, subject_text: str, qualifier_text: str, quantity_text: str) -> list[Fact]:
+def _facts_of(
+    passage: Passage, span: str, statement: str, subject_text: str, qualifier_text: str, quantity_text: str
+) -> list[Fact]:
     found = quantities(quantity_text)
     if not found or quote_words(span) < 4:
         return []
@@ -239,7 +263,7 @@ def facts(passage: Passage) -> list[Fact]:
                 row = lines[i].strip()
                 cells = table_cells(row)
                 label = cells[0] if cells else ""
-                statement = "; ".join(f"{h}: {c}" if h else c for h, c in zip(header, cells) if c) + "."
+                statement = "; ".join(f"{h}: {c}" if h else c for h, c in zip(header, cells, strict=False) if c) + "."
                 statement = " ".join(_INLINE_MARKUP.sub("", statement).split())
                 for column, cell in enumerate(cells[1:], start=1):
                     head = header[column] if column < len(header) else ""
@@ -273,7 +297,12 @@ def same_subject(a: Fact, b: Fact) -> bool:
 
 def disagree(a: Fact, b: Fact) -> bool:
     """Two facts conflict: different documents, same dimension, disjoint values, same subject."""
-    return a.doc_id != b.doc_id and same_measure(a.dimension, b.dimension) and not (a.values & b.values) and same_subject(a, b)
+    return (
+        a.doc_id != b.doc_id
+        and same_measure(a.dimension, b.dimension)
+        and not (a.values & b.values)
+        and same_subject(a, b)
+    )
 
 
 def same_measure(a: str, b: str) -> bool:
@@ -323,7 +352,12 @@ def find_conflicts(claims: Sequence[ClaimLike], evidence: Mapping[str, Passage])
                 continue
             groups.add(group)
             seen.add(key)
-            out.append(Conflict(dimension=fact.dimension, sides=tuple(ConflictSide(f.passage_id, f.shown, f.span, f.statement) for f in sides)))
+            out.append(
+                Conflict(
+                    dimension=fact.dimension,
+                    sides=tuple(ConflictSide(f.passage_id, f.shown, f.span, f.statement) for f in sides),
+                )
+            )
     return out
 
 

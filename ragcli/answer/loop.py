@@ -81,7 +81,11 @@ GAP_EMPTY_NOTE = "The gap-filling search found no new passages; no more searches
 
 def parts_note(ran: tuple[str, ...], counts: list[int], skipped: int) -> str:
     """What code tells the model after a decomposed search: how many new passages each part found."""
-    lines = [f"Searched {len(ran)} parts: " + "; ".join(f"{q!r} found {n} new" for q, n in zip(ran, counts)) + "."]
+    lines = [
+        f"Searched {len(ran)} parts: "
+        + "; ".join(f"{q!r} found {n} new" for q, n in zip(ran, counts, strict=True))
+        + "."
+    ]
     if skipped:
         lines.append(f"{skipped} more parts were not searched: the search budget is spent.")
     return "\n".join(lines)
@@ -149,7 +153,9 @@ class _Run:
             if r.passage.id not in self.evidence:
                 new.append(r.passage)
                 self.evidence[r.passage.id] = r.passage
-                self.found[r.passage.id] = Found(r.rank, len(response.results), r.dense.score if r.dense else None, r.bm25.rank if r.bm25 else None)
+                self.found[r.passage.id] = Found(
+                    r.rank, len(response.results), r.dense.score if r.dense else None, r.bm25.rank if r.bm25 else None
+                )
         if self.model.expands_neighbours:
             new += self._neighbours(response)
         cut = {c.id for c in (*response.bm25_candidates, *response.dense_candidates) if c.status == "cut_at_k"}
@@ -206,7 +212,15 @@ class _Run:
         )
 
 
-def ask(question: str, scope: Scope, retriever: Retriever, model: AnswerModel, *, limits: Limits | None = None, verifier: Verifier | None = None) -> Outcome:
+def ask(
+    question: str,
+    scope: Scope,
+    retriever: Retriever,
+    model: AnswerModel,
+    *,
+    limits: Limits | None = None,
+    verifier: Verifier | None = None,
+) -> Outcome:
     """Answer ``question`` from what ``scope`` may see, or abstain with a reason.
 
     With ``verifier`` (``--verify``), claims that passed every check and the conflict rule go to a second
@@ -235,21 +249,35 @@ def ask(question: str, scope: Scope, retriever: Retriever, model: AnswerModel, *
         tools: set[ToolName] = {"submit_answer"}
         if search_open and run.searches < limits.max_searches and not asked_about:
             tools.add("search")
-            if limits.plan and turn_number == 1 and not retrying_empty and limits.max_searches - run.searches >= MIN_PARTS:
+            if (
+                limits.plan
+                and turn_number == 1
+                and not retrying_empty
+                and limits.max_searches - run.searches >= MIN_PARTS
+            ):
                 tools.add("search_parts")
         if grade_open and not retrying_empty and not asked_about:
             tools.add("grade_evidence")
         t = time.perf_counter()
         turn = Turn(
-            question, tuple(run.evidence.values()), tuple(new), frozenset(tools), note,
-            found=dict(run.found), omitted=0 if asked_about or note_only else run.omitted, conflicts=asked_about, note_only=note_only,
+            question,
+            tuple(run.evidence.values()),
+            tuple(new),
+            frozenset(tools),
+            note,
+            found=dict(run.found),
+            omitted=0 if asked_about or note_only else run.omitted,
+            conflicts=asked_about,
+            note_only=note_only,
         )
         note_only = False
         reply = conversation.decide(turn)
         run.trace.add_model_time((time.perf_counter() - t) * 1000)
         run.usage.add(reply.usage)
         decision = reply.decision
-        run.trace.add_decision(turn_number, decision, offered=sorted(tools), request_id=reply.request_id, verdict=reply.verdict)
+        run.trace.add_decision(
+            turn_number, decision, offered=sorted(tools), request_id=reply.request_id, verdict=reply.verdict
+        )
         if retrying_empty and not isinstance(decision, SearchDecision):
             # The one rewrite turn was not used to search: nothing visible to answer from.
             return run.abstain("no_visible_evidence")
@@ -337,8 +365,10 @@ def _verified(run: _Run, verifier: Verifier, question: str, claims: tuple[Claim,
     reply = verifier.verify(question, claims, {c.passage_id: run.evidence[c.passage_id] for c in claims})
     run.trace.add_model_time((time.perf_counter() - t) * 1000)
     run.usage.add(reply.usage)
-    run.trace.add_verification(verifier.name, [c.passage_id for c in claims], reply.supported, reply.error, reply.request_id)
+    run.trace.add_verification(
+        verifier.name, [c.passage_id for c in claims], reply.supported, reply.error, reply.request_id
+    )
     if reply.supported is None:
         return ()
     run.verified = reply.supported
-    return tuple(c for c, ok in zip(claims, reply.supported) if ok)
+    return tuple(c for c, ok in zip(claims, reply.supported, strict=True) if ok)

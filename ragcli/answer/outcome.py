@@ -7,7 +7,7 @@ for every reason, so a forbidden document and a missing one look identical.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Union
+from typing import Literal
 
 from pydantic import BaseModel
 
@@ -16,7 +16,14 @@ from .citations import CheckResult
 from .protocol import Conflict, Usage
 from .trace import Trace
 
-ReasonCode = Literal["no_visible_evidence", "citation_check_failed", "model_abstained", "invalid_decision", "budget_exhausted", "conflicting_evidence"]
+ReasonCode = Literal[
+    "no_visible_evidence",
+    "citation_check_failed",
+    "model_abstained",
+    "invalid_decision",
+    "budget_exhausted",
+    "conflicting_evidence",
+]
 REASON_CODES: tuple[ReasonCode, ...] = (
     "no_visible_evidence",
     "citation_check_failed",
@@ -106,7 +113,7 @@ class Abstained(_Run):
         return AnswerJson.of(self)
 
 
-Outcome = Union[Answered, Abstained]
+Outcome = Answered | Abstained
 
 
 # --------------------------------------------------------------------------- the --json contract
@@ -161,8 +168,15 @@ class AnswerJson(BaseModel):
         number = {p.id: i for i, p in enumerate(sources, start=1)}
         conflicts = (
             [
-                ConflictJson(note=note, sides=[ConflictSideJson(n=number[s.passage_id], passage_id=s.passage_id, value=s.value) for s in c.sides if s.passage_id in number])
-                for c, note in zip(outcome.conflicts, outcome.conflict_notes)
+                ConflictJson(
+                    note=note,
+                    sides=[
+                        ConflictSideJson(n=number[s.passage_id], passage_id=s.passage_id, value=s.value)
+                        for s in c.sides
+                        if s.passage_id in number
+                    ],
+                )
+                for c, note in zip(outcome.conflicts, outcome.conflict_notes, strict=True)
             ]
             if answered
             else []
@@ -170,8 +184,14 @@ class AnswerJson(BaseModel):
         return cls(
             disposition=outcome.disposition,
             answer=outcome.answer if answered else None,
-            claims=[ClaimJson(statement=c.statement, passage_id=c.passage.id, quote=c.quote, source=c.passage.shown_source) for c in claims],
-            sources=[SourceJson(n=i, passage_id=p.id, title=p.heading_label, source=p.shown_source) for i, p in enumerate(sources, start=1)],
+            claims=[
+                ClaimJson(statement=c.statement, passage_id=c.passage.id, quote=c.quote, source=c.passage.shown_source)
+                for c in claims
+            ],
+            sources=[
+                SourceJson(n=i, passage_id=p.id, title=p.heading_label, source=p.shown_source)
+                for i, p in enumerate(sources, start=1)
+            ],
             conflicts=conflicts,
             reason=None if answered else outcome.reason,
             message=None if answered else outcome.message,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, Union
+from typing import Literal, Protocol
 
 from ..passage import Passage
 
@@ -71,7 +71,7 @@ class InvalidDecision:
     tool: str | None = None
 
 
-Decision = Union[SearchDecision, ClaimsDecision, AbstainDecision, SearchPartsDecision, GradeDecision, InvalidDecision]
+Decision = SearchDecision | ClaimsDecision | AbstainDecision | SearchPartsDecision | GradeDecision | InvalidDecision
 
 
 @dataclass(frozen=True)

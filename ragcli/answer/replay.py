@@ -61,7 +61,11 @@ def read_traces(arg: str) -> list[Trace]:
             lines, name = Path(arg).read_text(encoding="utf-8").splitlines(), arg
         except (OSError, UnicodeDecodeError, ValueError) as exc:
             raise InputError(f"cannot read trace file {arg}: {getattr(exc, 'strerror', None) or exc}") from None
-    traces = [_parse(raw, f"{name}:{n}" if name != "the trace line" else name) for n, raw in enumerate(lines, start=1) if raw.strip()]
+    traces = [
+        _parse(raw, f"{name}:{n}" if name != "the trace line" else name)
+        for n, raw in enumerate(lines, start=1)
+        if raw.strip()
+    ]
     if not traces:
         raise InputError(f"{name} holds no trace lines")
     return traces
@@ -74,7 +78,9 @@ def _parse(raw: str, where: str) -> Trace:
     except ValidationError as exc:
         raise InputError(f"not a trace line: {plain_validation_message(exc, where=where)}") from None
     if trace.generation is None or trace.search_config is None:
-        raise InputError(f"{where}: this trace was written before traces recorded the index generation; it cannot be replayed")
+        raise InputError(
+            f"{where}: this trace was written before traces recorded the index generation; it cannot be replayed"
+        )
     return trace
 
 
@@ -131,11 +137,13 @@ def _config(trace: Trace) -> SearchConfig:
         raise InputError(f"run {trace.request_id}: search_config: {exc.message}") from None
 
 
-def _ranking_differences(name: str, traced: list[tuple[str, int, float]], now: list[tuple[str, int, float]]) -> list[str]:
+def _ranking_differences(
+    name: str, traced: list[tuple[str, int, float]], now: list[tuple[str, int, float]]
+) -> list[str]:
     out = []
     if len(traced) != len(now):
         out.append(f"{name}: traced {len(traced)} kept candidates, now {len(now)}")
-    for (tid, trank, tscore), (nid, nrank, nscore) in zip(traced, now):
+    for (tid, trank, tscore), (nid, nrank, nscore) in zip(traced, now, strict=False):
         if (tid, trank) != (nid, nrank):
             out.append(f"{name} rank {trank}: traced {tid}, now {nid}")
         elif abs(tscore - nscore) > SCORE_TOLERANCE * max(1.0, abs(tscore)):
@@ -147,7 +155,7 @@ def _ranking_differences(name: str, traced: list[tuple[str, int, float]], now: l
 def _selected_differences(traced: TraceSearch, now: list[str]) -> list[str]:
     if traced.selected == now:
         return []
-    for rank, (t, n) in enumerate(zip(traced.selected, now), start=1):
+    for rank, (t, n) in enumerate(zip(traced.selected, now, strict=False), start=1):
         if t != n:
             return [f"selected rank {rank}: traced {t}, now {n}"]
     return [f"selected: traced {len(traced.selected)} results, now {len(now)}"]

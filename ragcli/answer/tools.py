@@ -15,7 +15,17 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 from ..errors import InputError, plain_validation_message
 from ..search.query import clean_query
 from .citations import MIN_QUOTE_WORDS
-from .protocol import AbstainDecision, Claim, ClaimsDecision, Decision, GradeDecision, InvalidDecision, SearchDecision, SearchPartsDecision, ToolName
+from .protocol import (
+    AbstainDecision,
+    Claim,
+    ClaimsDecision,
+    Decision,
+    GradeDecision,
+    InvalidDecision,
+    SearchDecision,
+    SearchPartsDecision,
+    ToolName,
+)
 
 MAX_QUERY_CHARS = 500
 MAX_TEXT_CHARS = 4000
@@ -30,21 +40,27 @@ class SearchInput(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    query: Annotated[str, StringConstraints(min_length=1, max_length=MAX_QUERY_CHARS)] = Field(description="Plain words to search for.")
+    query: Annotated[str, StringConstraints(min_length=1, max_length=MAX_QUERY_CHARS)] = Field(
+        description="Plain words to search for."
+    )
 
 
 class ClaimInput(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
     statement: Text = Field(description="One sentence of the answer.")
-    passage_id: Annotated[str, StringConstraints(min_length=1, max_length=500)] = Field(description="ID of the evidence passage that supports it.")
+    passage_id: Annotated[str, StringConstraints(min_length=1, max_length=500)] = Field(
+        description="ID of the evidence passage that supports it."
+    )
     quote: Text = Field(description=f"Exact words copied from that passage, at least {MIN_QUOTE_WORDS} words.")
 
 
 class AbstainInput(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    reason: Annotated[str, StringConstraints(max_length=2000)] = Field(description="Why the evidence does not answer the question.")
+    reason: Annotated[str, StringConstraints(max_length=2000)] = Field(
+        description="Why the evidence does not answer the question."
+    )
 
 
 class SubmitAnswerInput(BaseModel):
@@ -74,7 +90,9 @@ class SearchPartsInput(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    queries: list[Query] = Field(min_length=MIN_PARTS, max_length=MAX_PARTS, description="One query of plain words per part of the question.")
+    queries: list[Query] = Field(
+        min_length=MIN_PARTS, max_length=MAX_PARTS, description="One query of plain words per part of the question."
+    )
 
 
 class GradeEvidenceInput(BaseModel):
@@ -85,7 +103,9 @@ class GradeEvidenceInput(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    verdict: Literal["sufficient", "irrelevant", "conflicting", "missing"] = Field(description="Your judgement of the evidence so far.")
+    verdict: Literal["sufficient", "irrelevant", "conflicting", "missing"] = Field(
+        description="Your judgement of the evidence so far."
+    )
     gap: Annotated[str, StringConstraints(min_length=1, max_length=MAX_QUERY_CHARS)] | None = Field(
         default=None, description="For missing: plain words for what is missing, to search for."
     )
@@ -97,11 +117,15 @@ INPUTS: dict[ToolName, type[BaseModel]] = {
     "search_parts": SearchPartsInput,
     "grade_evidence": GradeEvidenceInput,
 }
+
+
 class VerdictInput(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
     claim: int = Field(ge=1, le=MAX_CLAIMS, description="The claim's number.")
-    supported: bool = Field(description="True when the quote, read in its passage, supports the statement and the statement answers the question.")
+    supported: bool = Field(
+        description="True when the quote, read in its passage, supports the statement and the statement answers the question."
+    )
 
 
 class VerdictsInput(BaseModel):

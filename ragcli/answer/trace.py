@@ -23,7 +23,17 @@ from ..errors import InputError
 from ..principal import Scope
 from ..search.response import SearchResponse
 from .citations import CheckResult
-from .protocol import AbstainDecision, ClaimsDecision, Conflict, Decision, GradeDecision, InvalidDecision, SearchDecision, SearchPartsDecision, Usage
+from .protocol import (
+    AbstainDecision,
+    ClaimsDecision,
+    Conflict,
+    Decision,
+    GradeDecision,
+    InvalidDecision,
+    SearchDecision,
+    SearchPartsDecision,
+    Usage,
+)
 
 if TYPE_CHECKING:
     from ..index import TenantIndex
@@ -140,7 +150,7 @@ class Trace(BaseModel):
     def start(cls, request_id: str, scope: Scope, model: str, prompt_version: str) -> Trace:
         return cls(
             request_id=request_id,
-            time=dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds"),
+            time=dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds"),
             user=scope.principal.user,
             tenant=scope.tenant,
             groups=sorted(scope.principal.groups),
@@ -174,8 +184,22 @@ class Trace(BaseModel):
         )
         self.latency_ms.search += ms
 
-    def add_decision(self, turn: int, decision: Decision, offered: list[str], request_id: str | None = None, verdict: str | None = None) -> None:
-        entry = TraceDecision(turn=turn, offered=offered, tool=decision.tool, valid=not isinstance(decision, InvalidDecision), request_id=request_id, verdict=verdict)
+    def add_decision(
+        self,
+        turn: int,
+        decision: Decision,
+        offered: list[str],
+        request_id: str | None = None,
+        verdict: str | None = None,
+    ) -> None:
+        entry = TraceDecision(
+            turn=turn,
+            offered=offered,
+            tool=decision.tool,
+            valid=not isinstance(decision, InvalidDecision),
+            request_id=request_id,
+            verdict=verdict,
+        )
         if isinstance(decision, InvalidDecision):
             entry.error = decision.error
         elif isinstance(decision, SearchDecision):
@@ -195,17 +219,35 @@ class Trace(BaseModel):
         self.latency_ms.model += ms
 
     def add_checks(self, results: list[CheckResult], cited: list[str], ms: float) -> None:
-        self.checks += [TraceCheck(claim=r.claim, passage_id=cited[r.claim], check=r.check, passed=r.passed) for r in results]
+        self.checks += [
+            TraceCheck(claim=r.claim, passage_id=cited[r.claim], check=r.check, passed=r.passed) for r in results
+        ]
         self.latency_ms.checks += ms
 
-    def add_conflicts(self, conflicts: list[Conflict], verdict: Literal["cited_all_sides", "asked_to_cite_all_sides", "unresolved"]) -> None:
-        self.conflicts += [TraceConflict(passage_ids=list(c.passage_ids), dimension=c.dimension, verdict=verdict) for c in conflicts]
+    def add_conflicts(
+        self, conflicts: list[Conflict], verdict: Literal["cited_all_sides", "asked_to_cite_all_sides", "unresolved"]
+    ) -> None:
+        self.conflicts += [
+            TraceConflict(passage_ids=list(c.passage_ids), dimension=c.dimension, verdict=verdict) for c in conflicts
+        ]
 
-    def add_verification(self, verifier: str, cited: list[str], supported: tuple[bool, ...] | None, error: str | None, request_id: str | None) -> None:
-        verdicts = [TraceVerdict(claim=i, passage_id=pid, supported=ok) for i, (pid, ok) in enumerate(zip(cited, supported or ()))]
+    def add_verification(
+        self,
+        verifier: str,
+        cited: list[str],
+        supported: tuple[bool, ...] | None,
+        error: str | None,
+        request_id: str | None,
+    ) -> None:
+        verdicts = [
+            TraceVerdict(claim=i, passage_id=pid, supported=ok)
+            for i, (pid, ok) in enumerate(zip(cited, supported or (), strict=False))
+        ]
         self.verification = TraceVerification(verifier=verifier, verdicts=verdicts, error=error, request_id=request_id)
 
-    def finish(self, disposition: Literal["answered", "abstained"], reason: str | None, usage: Usage, total_ms: float) -> None:
+    def finish(
+        self, disposition: Literal["answered", "abstained"], reason: str | None, usage: Usage, total_ms: float
+    ) -> None:
         self.disposition = disposition
         self.reason = reason
         self.usage = usage

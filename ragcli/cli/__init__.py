@@ -1,9 +1,9 @@
 """The CLI layer: Typer commands over the library (thin: parse, call, print).
 
-    app       the Typer app, exit codes, errors as one ``error:`` line
-    options   options every command shares; the CLI's scope resolution
-    console   Rich consoles and the one JSON printer
-    ingest, status, search, ask, evaluate   one module per command, with its tables
+app       the Typer app, exit codes, errors as one ``error:`` line
+options   options every command shares; the CLI's scope resolution
+console   Rich consoles and the one JSON printer
+ingest, status, search, ask, evaluate   one module per command, with its tables
 """
 
 from .app import app, main, run

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -17,19 +17,48 @@ EPILOG = "Example: ragcli ask 'how long do we have to refund an annual plan?' --
 
 
 def ask(
-    question: Annotated[str, typer.Argument(metavar="QUESTION", help="The question, in plain words.", show_default=False)],
+    question: Annotated[
+        str, typer.Argument(metavar="QUESTION", help="The question, in plain words.", show_default=False)
+    ],
     as_file: AsOpt,
     as_of: AsOfOpt = None,
     model: ModelOpt = None,
-    max_searches: Annotated[int, typer.Option("--max-searches", metavar="N", help="Searches the model may run, the first included.", min=1, max=10)] = 3,
+    max_searches: Annotated[
+        int,
+        typer.Option(
+            "--max-searches", metavar="N", help="Searches the model may run, the first included.", min=1, max=10
+        ),
+    ] = 3,
     max_turns: Annotated[int, typer.Option("--max-turns", metavar="N", help="Model calls at most.", min=1, max=20)] = 6,
-    max_tokens: Annotated[int, typer.Option("--max-tokens", metavar="N", help="Total model tokens at most (input + output + cache).", min=1000)] = 200_000,
-    timeout: Annotated[float, typer.Option("--timeout", metavar="SECONDS", help="Wall-clock seconds at most for the whole answer.", min=1)] = 120.0,
-    retry_on_empty: Annotated[bool, typer.Option("--retry-on-empty/--no-retry-on-empty", help="Let an LLM model (anthropic, openai) rewrite a query whose first search found nothing (one extra call).")] = True,
+    max_tokens: Annotated[
+        int,
+        typer.Option(
+            "--max-tokens", metavar="N", help="Total model tokens at most (input + output + cache).", min=1000
+        ),
+    ] = 200_000,
+    timeout: Annotated[
+        float,
+        typer.Option("--timeout", metavar="SECONDS", help="Wall-clock seconds at most for the whole answer.", min=1),
+    ] = 120.0,
+    retry_on_empty: Annotated[
+        bool,
+        typer.Option(
+            "--retry-on-empty/--no-retry-on-empty",
+            help="Let an LLM model (anthropic, openai) rewrite a query whose first search found nothing (one extra call).",
+        ),
+    ] = True,
     plan: PlanOpt = False,
     verify: VerifyOpt = False,
     verify_model: VerifyModelOpt = None,
-    trace: Annotated[Optional[Path], typer.Option("--trace", metavar="FILE", help="Append one JSON line about this run (passage IDs only, never text).", show_default=False)] = None,
+    trace: Annotated[
+        Path | None,
+        typer.Option(
+            "--trace",
+            metavar="FILE",
+            help="Append one JSON line about this run (passage IDs only, never text).",
+            show_default=False,
+        ),
+    ] = None,
     index: IndexOpt = DEFAULT_INDEX,
     as_json: JsonOpt = False,
 ) -> None:
@@ -49,7 +78,14 @@ def ask(
     scope = resolve_scope(as_file, as_of)
     retriever = Retriever(Path(index))
     backend = resolve_model(model, embedder=retriever.embedder)
-    limits = Limits(max_searches=max_searches, max_turns=max_turns, max_tokens=max_tokens, timeout_s=timeout, retry_on_empty=retry_on_empty, plan=plan)
+    limits = Limits(
+        max_searches=max_searches,
+        max_turns=max_turns,
+        max_tokens=max_tokens,
+        timeout_s=timeout,
+        retry_on_empty=retry_on_empty,
+        plan=plan,
+    )
     verifier = verifier_for(backend, verify=verify, verify_model=verify_model, model=model)
     outcome = run_ask(question, scope, retriever, backend, limits=limits, verifier=verifier)
     if trace is not None:
@@ -77,4 +113,6 @@ def _print(outcome: Outcome) -> None:
     else:
         console().print(escape(outcome.message))
         console().print(f"[dim]reason: {outcome.reason}[/dim]")
-    console().print(f"[dim]model: {escape(outcome.model)} · searches: {outcome.searches} · request {outcome.request_id}[/dim]")
+    console().print(
+        f"[dim]model: {escape(outcome.model)} · searches: {outcome.searches} · request {outcome.request_id}[/dim]"
+    )

@@ -6,7 +6,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -24,24 +24,88 @@ RateOpt = dict(metavar="X", min=0.0, max=1.0, show_default=False)
 
 
 def eval_command(
-    questions: Annotated[Path, typer.Argument(metavar="QUESTIONS.jsonl", help="Question file (JSONL): id, question, as|principal, as_of, expect, reason, relevant, forbidden, answer_contains.", show_default=False)],
-    k: Annotated[int, typer.Option("-k", metavar="N", help="Cut-off for recall@k, precision@k and nDCG@k.", min=1, max=1000)] = 10,
-    with_ask: Annotated[bool, typer.Option("--ask", help="Also run the answer loop per case: disposition, reasons, citations, cost.", show_default=False)] = False,
+    questions: Annotated[
+        Path,
+        typer.Argument(
+            metavar="QUESTIONS.jsonl",
+            help="Question file (JSONL): id, question, as|principal, as_of, expect, reason, relevant, forbidden, answer_contains.",
+            show_default=False,
+        ),
+    ],
+    k: Annotated[
+        int, typer.Option("-k", metavar="N", help="Cut-off for recall@k, precision@k and nDCG@k.", min=1, max=1000)
+    ] = 10,
+    with_ask: Annotated[
+        bool,
+        typer.Option(
+            "--ask",
+            help="Also run the answer loop per case: disposition, reasons, citations, cost.",
+            show_default=False,
+        ),
+    ] = False,
     model: ModelOpt = None,
-    max_searches: Annotated[int, typer.Option("--max-searches", metavar="N", help="Searches per case with --ask.", min=1, max=10)] = 3,
+    max_searches: Annotated[
+        int, typer.Option("--max-searches", metavar="N", help="Searches per case with --ask.", min=1, max=10)
+    ] = 3,
     plan: PlanOpt = False,
     verify: VerifyOpt = False,
     verify_model: VerifyModelOpt = None,
-    min_recall: Annotated[Optional[float], typer.Option("--min-recall", help="Gate: mean recall@k at least this (0 to 1).", **RateOpt)] = None,  # type: ignore[arg-type]
-    min_mrr: Annotated[Optional[float], typer.Option("--min-mrr", help="Gate: MRR at least this (0 to 1).", **RateOpt)] = None,  # type: ignore[arg-type]
-    min_ndcg: Annotated[Optional[float], typer.Option("--min-ndcg", help="Gate: mean nDCG@k at least this (0 to 1).", **RateOpt)] = None,  # type: ignore[arg-type]
-    min_disposition: Annotated[Optional[float], typer.Option("--min-disposition", help="Gate (needs --ask): disposition accuracy at least this.", **RateOpt)] = None,  # type: ignore[arg-type]
-    min_answer: Annotated[Optional[float], typer.Option("--min-answer", help="Gate (needs --ask): answer accuracy (answer_contains found) at least this.", **RateOpt)] = None,  # type: ignore[arg-type]
-    min_citations: Annotated[Optional[float], typer.Option("--min-citations", help="Gate (needs --ask): share of submitted answers whose citations all passed the checks.", **RateOpt)] = None,  # type: ignore[arg-type]
-    max_p95_ms: Annotated[Optional[float], typer.Option("--max-p95-ms", metavar="MS", help="Gate: search latency p95 (with --ask also the answer's) at most this many milliseconds.", min=0.0, show_default=False)] = None,
-    max_cost: Annotated[Optional[float], typer.Option("--max-cost", metavar="USD", help="Gate (needs --ask): total model cost of the run at most this.", min=0.0, show_default=False)] = None,
-    max_violations: Annotated[int, typer.Option("--max-violations", metavar="N", help="Gate: permission violations at most this.", min=0)] = 0,
-    output_file: Annotated[Optional[Path], typer.Option("--output", "-o", metavar="FILE", help="Also write the JSON report to this file.", show_default=False)] = None,
+    min_recall: Annotated[
+        float | None, typer.Option("--min-recall", help="Gate: mean recall@k at least this (0 to 1).", **RateOpt)
+    ] = None,  # type: ignore[arg-type]
+    min_mrr: Annotated[
+        float | None, typer.Option("--min-mrr", help="Gate: MRR at least this (0 to 1).", **RateOpt)
+    ] = None,  # type: ignore[arg-type]
+    min_ndcg: Annotated[
+        float | None, typer.Option("--min-ndcg", help="Gate: mean nDCG@k at least this (0 to 1).", **RateOpt)
+    ] = None,  # type: ignore[arg-type]
+    min_disposition: Annotated[
+        float | None,
+        typer.Option("--min-disposition", help="Gate (needs --ask): disposition accuracy at least this.", **RateOpt),
+    ] = None,  # type: ignore[arg-type]
+    min_answer: Annotated[
+        float | None,
+        typer.Option(
+            "--min-answer", help="Gate (needs --ask): answer accuracy (answer_contains found) at least this.", **RateOpt
+        ),
+    ] = None,  # type: ignore[arg-type]
+    min_citations: Annotated[
+        float | None,
+        typer.Option(
+            "--min-citations",
+            help="Gate (needs --ask): share of submitted answers whose citations all passed the checks.",
+            **RateOpt,
+        ),
+    ] = None,  # type: ignore[arg-type]
+    max_p95_ms: Annotated[
+        float | None,
+        typer.Option(
+            "--max-p95-ms",
+            metavar="MS",
+            help="Gate: search latency p95 (with --ask also the answer's) at most this many milliseconds.",
+            min=0.0,
+            show_default=False,
+        ),
+    ] = None,
+    max_cost: Annotated[
+        float | None,
+        typer.Option(
+            "--max-cost",
+            metavar="USD",
+            help="Gate (needs --ask): total model cost of the run at most this.",
+            min=0.0,
+            show_default=False,
+        ),
+    ] = None,
+    max_violations: Annotated[
+        int, typer.Option("--max-violations", metavar="N", help="Gate: permission violations at most this.", min=0)
+    ] = 0,
+    output_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--output", "-o", metavar="FILE", help="Also write the JSON report to this file.", show_default=False
+        ),
+    ] = None,
     index: IndexOpt = DEFAULT_INDEX,
     as_json: JsonOpt = False,
 ) -> None:
@@ -73,9 +137,20 @@ def eval_command(
     cases = load_cases(questions)
     retriever = Retriever(Path(index))
     backend = resolve_model(model, embedder=retriever.embedder) if with_ask else None
-    verifier = verifier_for(backend, verify=verify, verify_model=verify_model, model=model) if backend is not None else None
+    verifier = (
+        verifier_for(backend, verify=verify, verify_model=verify_model, model=model) if backend is not None else None
+    )
     with _progress(len(cases), enabled=not as_json) as tick:
-        report = evaluate(cases, retriever, k=k, model=backend, limits=Limits(max_searches=max_searches, plan=plan), gates=gates, progress=tick, verifier=verifier)
+        report = evaluate(
+            cases,
+            retriever,
+            k=k,
+            model=backend,
+            limits=Limits(max_searches=max_searches, plan=plan),
+            gates=gates,
+            progress=tick,
+            verifier=verifier,
+        )
     data = report.to_wire()
     if output_file is not None:
         try:
@@ -109,15 +184,33 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
-OUTCOME_LABELS = {"answered_right": "answered right", "answered_wrong": "answered wrong", "abstained_right": "abstained right", "abstained_wrong": "abstained wrong"}
+OUTCOME_LABELS = {
+    "answered_right": "answered right",
+    "answered_wrong": "answered wrong",
+    "abstained_right": "abstained right",
+    "abstained_wrong": "abstained wrong",
+}
 
 
 def _sections(data: EvalJson) -> list[tuple[str, list[str], list[list[str]]]]:
     """The report as titled tables of plain cells: summary, outcomes (with --ask), gates, failing checks."""
     summary = [[name, _fmt(value)] for name, value in data.retrieval.items()]
     summary.append(["permission violations", _fmt(data.permission_violations)])
-    for key in ("disposition_accuracy", "reason_accuracy", "answer_accuracy", "citation_pass_rate", "searches_per_case", "tokens_per_case", "cost_usd_per_case", "cost_usd",
-                "conflicts_flagged", "verifier_rejections", "verifier_failures", "verifier_stopped_wrong", "verifier_lost_right"):
+    for key in (
+        "disposition_accuracy",
+        "reason_accuracy",
+        "answer_accuracy",
+        "citation_pass_rate",
+        "searches_per_case",
+        "tokens_per_case",
+        "cost_usd_per_case",
+        "cost_usd",
+        "conflicts_flagged",
+        "verifier_rejections",
+        "verifier_failures",
+        "verifier_stopped_wrong",
+        "verifier_lost_right",
+    ):
         if getattr(data, key) is not None:
             summary.append([key.replace("_", " "), _fmt(getattr(data, key))])
     for stage, pcts in data.latency_ms.items():
@@ -125,13 +218,18 @@ def _sections(data: EvalJson) -> list[tuple[str, list[str], list[list[str]]]]:
     sections = [(f"eval: {plural(data.case_count, 'case')}, k = {data.k}", ["metric", "value"], summary)]
     if data.outcomes is not None:
         labelled = sum(data.outcomes.values())
-        rows = [[OUTCOME_LABELS[name], str(n), f"{n / labelled:.0%}" if labelled else "-"] for name, n in data.outcomes.items()]
+        rows = [
+            [OUTCOME_LABELS[name], str(n), f"{n / labelled:.0%}" if labelled else "-"]
+            for name, n in data.outcomes.items()
+        ]
         sections.append((f"outcomes of {plural(labelled, 'labelled case')}", ["outcome", "cases", "share"], rows))
     gates = [[name, _fmt(g.threshold), _fmt(g.value), "pass" if g.passed else "FAIL"] for name, g in data.gates.items()]
     sections.append(("gates", ["gate", "threshold", "value", "result"], gates))
     if data.failures:
         failures = [[f.id, f.kind, f.question[:80], _fmt(f.expected), _fmt(f.got)] for f in data.failures[:50]]
-        sections.append((plural(len(data.failures), "failing check"), ["case", "kind", "question", "expected", "got"], failures))
+        sections.append(
+            (plural(len(data.failures), "failing check"), ["case", "kind", "question", "expected", "got"], failures)
+        )
     return sections
 
 
@@ -147,7 +245,9 @@ def _tables(data: EvalJson) -> None:
     for title, header, rows in _sections(data):
         table = Table(title=escape(title), title_justify="left", show_lines=header[0] == "case")
         for col in header:
-            table.add_column(col, overflow="fold", justify="right" if col in ("value", "cases", "share", "threshold") else "left")
+            table.add_column(
+                col, overflow="fold", justify="right" if col in ("value", "cases", "share", "threshold") else "left"
+            )
         for row in rows:
             cells = [escape(c) for c in row]
             if header[-1] == "result":

@@ -6,7 +6,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -21,19 +21,37 @@ RAY_INSTALL = "pip install 'ragcli[ray]'"
 
 
 def ingest(
-    path: Annotated[Path, typer.Argument(metavar="PATH", help="Folder (or one file) to ingest: .md .markdown .txt .html .pdf .jsonl.", show_default=False)],
+    path: Annotated[
+        Path,
+        typer.Argument(
+            metavar="PATH",
+            help="Folder (or one file) to ingest: .md .markdown .txt .html .pdf .jsonl.",
+            show_default=False,
+        ),
+    ],
     tenant: TenantOpt,
     acl: AclOpt = None,
-    max_file_size: Annotated[int, typer.Option("--max-file-size", metavar="MiB", help="Reject files larger than this many MiB.", min=1)] = 64,
+    max_file_size: Annotated[
+        int, typer.Option("--max-file-size", metavar="MiB", help="Reject files larger than this many MiB.", min=1)
+    ] = 64,
     index: IndexOpt = DEFAULT_INDEX,
     as_json: JsonOpt = False,
     ray: Annotated[
         bool,
-        typer.Option("--ray", help=f"Embed new passages on Ray: a local Ray instance with this machine's CPUs, or the cluster of --ray-address. Needs {RAY_INSTALL}.", show_default=False),
+        typer.Option(
+            "--ray",
+            help=f"Embed new passages on Ray: a local Ray instance with this machine's CPUs, or the cluster of --ray-address. Needs {RAY_INSTALL}.",
+            show_default=False,
+        ),
     ] = False,
     ray_address: Annotated[
-        Optional[str],
-        typer.Option("--ray-address", metavar="ADDRESS", help="Embed on a running Ray cluster: auto (the one this machine joined with ray start) or HEAD:6379; implies --ray.", show_default=False),
+        str | None,
+        typer.Option(
+            "--ray-address",
+            metavar="ADDRESS",
+            help="Embed on a running Ray cluster: auto (the one this machine joined with ray start) or HEAD:6379; implies --ray.",
+            show_default=False,
+        ),
     ] = None,
 ) -> None:
     """Index documents for a tenant: cut them into passages, embed them, publish atomically.
@@ -45,9 +63,18 @@ def ingest(
     """
     from ..ingestion import ingest as run_ingest
 
-    with _embedding(ray or ray_address is not None, ray_address) as embedding, _progress(enabled=not as_json) as progress:
+    with (
+        _embedding(ray or ray_address is not None, ray_address) as embedding,
+        _progress(enabled=not as_json) as progress,
+    ):
         report = run_ingest(
-            path, tenant, index=index, default_acl=acl or (), max_file_bytes=max_file_size * 1024 * 1024, progress=progress, embedding=embedding
+            path,
+            tenant,
+            index=index,
+            default_acl=acl or (),
+            max_file_bytes=max_file_size * 1024 * 1024,
+            progress=progress,
+            embedding=embedding,
         )
     if as_json:
         emit_json(report)
@@ -56,7 +83,11 @@ def ingest(
         report_skipped(report)
     report_rejections(report, path)
     if report.generation is None:
-        why = "every file was rejected" if report.documents.rejected else f"no file of a supported type under {printable(str(path))}"
+        why = (
+            "every file was rejected"
+            if report.documents.rejected
+            else f"no file of a supported type under {printable(str(path))}"
+        )
         _stderr(f"error: nothing was indexed for tenant '{tenant}': {why}; no index was created")
     if report.documents.rejected or report.generation is None:
         raise typer.Exit(2)
@@ -91,10 +122,14 @@ def report_rejections(report: IngestReport, root: Path, write: Callable[[str], N
         if len(paths) == 1:
             write(f"error: rejected {paths[0]}: {printable(reason)}")
             continue
-        named = ", ".join(paths[:SHOWN_PATHS]) + (f" and {len(paths) - SHOWN_PATHS} more" if len(paths) > SHOWN_PATHS else "")
+        named = ", ".join(paths[:SHOWN_PATHS]) + (
+            f" and {len(paths) - SHOWN_PATHS} more" if len(paths) > SHOWN_PATHS else ""
+        )
         write(f"error: rejected {len(paths)}{of_total} files: {printable(reason)} ({named})")
     if len(groups) > 1:
-        write(f"error: rejected {files} of {max(report.files, files)} files ({len(groups)} reasons); the rest was indexed")
+        write(
+            f"error: rejected {files} of {max(report.files, files)} files ({len(groups)} reasons); the rest was indexed"
+        )
 
 
 def _file_of(path: str) -> str:
@@ -175,7 +210,21 @@ def _progress(enabled: bool) -> Iterator[Any]:
 def _summary(report: IngestReport) -> None:
     docs = report.documents
     header = ("added", "updated", "unchanged", "deleted", "rejected", "passages", "embedded", "seconds")
-    row = [*(str(n) for n in (docs.added, docs.updated, docs.unchanged, docs.deleted, len(docs.rejected), report.passages, report.embedded)), f"{report.seconds:.1f}"]
+    row = [
+        *(
+            str(n)
+            for n in (
+                docs.added,
+                docs.updated,
+                docs.unchanged,
+                docs.deleted,
+                len(docs.rejected),
+                report.passages,
+                report.embedded,
+            )
+        ),
+        f"{report.seconds:.1f}",
+    ]
     kept = report.generation is not None and not report.published
     if plain_output():
         tsv(header, [row])

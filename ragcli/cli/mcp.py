@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -12,8 +12,13 @@ from .options import DEFAULT_INDEX, AsOpt, IndexOpt, ModelOpt
 EPILOG = "Example: claude mcp add ragcli -- ragcli mcp --as /path/to/user.json --index /path/to/.ragcli"
 
 SessionAsOfOpt = Annotated[
-    Optional[str],
-    typer.Option("--as-of", metavar="YYYY-MM-DD", help="Date for document validity, fixed for the session. Default: the day of each call.", show_default=False),
+    str | None,
+    typer.Option(
+        "--as-of",
+        metavar="YYYY-MM-DD",
+        help="Date for document validity, fixed for the session. Default: the day of each call.",
+        show_default=False,
+    ),
 ]
 
 
@@ -21,7 +26,15 @@ def mcp(
     as_file: AsOpt,
     as_of: SessionAsOfOpt = None,
     model: ModelOpt = None,
-    trace: Annotated[Optional[Path], typer.Option("--trace", metavar="FILE", help="Append one JSON line per ask (passage IDs only, never text).", show_default=False)] = None,
+    trace: Annotated[
+        Path | None,
+        typer.Option(
+            "--trace",
+            metavar="FILE",
+            help="Append one JSON line per ask (passage IDs only, never text).",
+            show_default=False,
+        ),
+    ] = None,
     index: IndexOpt = DEFAULT_INDEX,
 ) -> None:
     """Serve search and ask to an MCP client over stdio, as the user of --as.
@@ -37,7 +50,9 @@ def mcp(
     scope = resolve_scope(as_file, as_of)
     configure_logging()
     # The index and the models are opened before the SDK loads, so a bad index or model fails at once (exit 2).
-    service = Service.open(scope.principal, index, as_of=scope.as_of if as_of is not None else None, model=model, trace=trace)
+    service = Service.open(
+        scope.principal, index, as_of=scope.as_of if as_of is not None else None, model=model, trace=trace
+    )
     from ..mcp.server import serve  # the SDK takes a second or two to import; only this command needs it
 
     serve(service)

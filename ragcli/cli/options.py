@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -14,29 +14,47 @@ if TYPE_CHECKING:
 
 IndexOpt = Annotated[
     Path,
-    typer.Option("--index", metavar="DIR", envvar=INDEX_ENV, help="Index directory (one subfolder per tenant).", show_envvar=True),
+    typer.Option(
+        "--index", metavar="DIR", envvar=INDEX_ENV, help="Index directory (one subfolder per tenant).", show_envvar=True
+    ),
 ]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout (for scripts).", show_default=False)]
+JsonOpt = Annotated[
+    bool, typer.Option("--json", help="Print one JSON object on stdout (for scripts).", show_default=False)
+]
 AsOpt = Annotated[
     Path,
-    typer.Option("--as", metavar="USER.json", help='User file: {"user", "tenant", "groups"}. The only source of tenant and groups.', show_default=False),
+    typer.Option(
+        "--as",
+        metavar="USER.json",
+        help='User file: {"user", "tenant", "groups"}. The only source of tenant and groups.',
+        show_default=False,
+    ),
 ]
 TenantOpt = Annotated[
     str,
-    typer.Option("--tenant", "-t", metavar="TENANT", help="Tenant to ingest into (a-z, 0-9, '_', '-').", show_default=False),
+    typer.Option(
+        "--tenant", "-t", metavar="TENANT", help="Tenant to ingest into (a-z, 0-9, '_', '-').", show_default=False
+    ),
 ]
 AclOpt = Annotated[
-    Optional[list[str]],
-    typer.Option("--acl", metavar="GROUP", help="ACL group for documents that name none (repeatable). 'everyone' = all users of the tenant.", show_default=False),
+    list[str] | None,
+    typer.Option(
+        "--acl",
+        metavar="GROUP",
+        help="ACL group for documents that name none (repeatable). 'everyone' = all users of the tenant.",
+        show_default=False,
+    ),
 ]
 AsOfOpt = Annotated[
-    Optional[str],
-    typer.Option("--as-of", metavar="YYYY-MM-DD", help="Date for document validity. Default: today.", show_default=False),
+    str | None,
+    typer.Option(
+        "--as-of", metavar="YYYY-MM-DD", help="Date for document validity. Default: today.", show_default=False
+    ),
 ]
 
 # How answers are made: ask, eval --ask and the MCP server's ask tool take the same options.
 ModelOpt = Annotated[
-    Optional[str],
+    str | None,
     typer.Option(
         "--model",
         "-m",
@@ -63,7 +81,7 @@ VerifyOpt = Annotated[
     ),
 ]
 VerifyModelOpt = Annotated[
-    Optional[str],
+    str | None,
     typer.Option(
         "--verify-model",
         metavar="MODEL",

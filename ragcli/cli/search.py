@@ -32,23 +32,46 @@ STATUS_LABELS = {
 
 
 def search(
-    query: Annotated[str, typer.Argument(metavar="QUERY", help="What to look for. Plain text: query syntax is not interpreted.", show_default=False)],
+    query: Annotated[
+        str,
+        typer.Argument(
+            metavar="QUERY", help="What to look for. Plain text: query syntax is not interpreted.", show_default=False
+        ),
+    ],
     as_file: AsOpt,
     as_of: AsOfOpt = None,
     k: Annotated[int, typer.Option("-k", metavar="N", help="How many results.", min=1, max=1000)] = TOP_K,
-    mode: Annotated[str, typer.Option("--mode", metavar="[" + "|".join(MODES) + "]", help="Rankers to use.")] = "hybrid",
-    candidates: Annotated[int, typer.Option("--candidates", metavar="N", help="Candidates per ranker before fusion.", min=1, max=10000)] = CANDIDATES,
-    bm25_floor: Annotated[float, typer.Option("--bm25-floor", metavar="SCORE", help="Drop BM25 hits at or under this score.")] = BM25_FLOOR,
-    dense_floor: Annotated[float, typer.Option("--dense-floor", metavar="COSINE", help="Drop dense hits under this cosine.")] = DENSE_FLOOR,
+    mode: Annotated[
+        str, typer.Option("--mode", metavar="[" + "|".join(MODES) + "]", help="Rankers to use.")
+    ] = "hybrid",
+    candidates: Annotated[
+        int, typer.Option("--candidates", metavar="N", help="Candidates per ranker before fusion.", min=1, max=10000)
+    ] = CANDIDATES,
+    bm25_floor: Annotated[
+        float, typer.Option("--bm25-floor", metavar="SCORE", help="Drop BM25 hits at or under this score.")
+    ] = BM25_FLOOR,
+    dense_floor: Annotated[
+        float, typer.Option("--dense-floor", metavar="COSINE", help="Drop dense hits under this cosine.")
+    ] = DENSE_FLOOR,
     bm25_only_min_terms: Annotated[
         int,
-        typer.Option("--bm25-only-min-terms", metavar="N", help="Hybrid mode: a word match not close in meaning must share this many of a longer query's words (1 keeps all).", min=1),
+        typer.Option(
+            "--bm25-only-min-terms",
+            metavar="N",
+            help="Hybrid mode: a word match not close in meaning must share this many of a longer query's words (1 keeps all).",
+            min=1,
+        ),
     ] = BM25_ONLY_MIN_TERMS,
     topic_gate: Annotated[
         bool,
-        typer.Option("--topic-gate/--no-topic-gate", help="Hybrid mode: when no passage is close in meaning and the query names nothing specific (identifier, flag, rare word), drop BM25's word matches as off-topic."),
+        typer.Option(
+            "--topic-gate/--no-topic-gate",
+            help="Hybrid mode: when no passage is close in meaning and the query names nothing specific (identifier, flag, rare word), drop BM25's word matches as off-topic.",
+        ),
     ] = True,
-    explain: Annotated[bool, typer.Option("--explain", help="Show each ranker's candidates, the floors and the fusion.")] = False,
+    explain: Annotated[
+        bool, typer.Option("--explain", help="Show each ranker's candidates, the floors and the fusion.")
+    ] = False,
     index: IndexOpt = DEFAULT_INDEX,
     as_json: JsonOpt = False,
 ) -> None:
@@ -162,12 +185,19 @@ def _table(response: SearchResponse, *, explain: bool = False) -> None:
     if plain_output():
         if response.results:
             err_console().print(escape(title), highlight=False)
-            rows = [[r.rank, r.id, r.passage.heading_label, snippet(r.passage.text, response.query), r.passage.shown_source] for r in response.results]
+            rows = [
+                [r.rank, r.id, r.passage.heading_label, snippet(r.passage.text, response.query), r.passage.shown_source]
+                for r in response.results
+            ]
             tsv(["rank", "passage", "title › section", "snippet", "source"], rows)
         else:
-            err_console().print(f"no results for {escape(p.user)} in tenant {escape(p.tenant)} as of {response.as_of}", highlight=False)
+            err_console().print(
+                f"no results for {escape(p.user)} in tenant {escape(p.tenant)} as of {response.as_of}", highlight=False
+            )
     elif not response.results:
-        console().print(f"no results for [bold]{escape(p.user)}[/bold] in tenant [bold]{escape(p.tenant)}[/bold] as of {response.as_of}")
+        console().print(
+            f"no results for [bold]{escape(p.user)}[/bold] in tenant [bold]{escape(p.tenant)}[/bold] as of {response.as_of}"
+        )
     else:
         console().print(_rich_table(response, escape(title)))
     if explain:
@@ -207,7 +237,16 @@ def _explain(response: SearchResponse) -> None:
     for name, cands in (("BM25", response.bm25_candidates), ("dense", response.dense_candidates)):
         rows = [[str(c.rank), c.id, f"{c.score:.4f}", c.status.replace("_", " ")] for c in cands[:20]]
         sections.append((f"{name} candidates", ["rank", "passage", "score", "outcome"], rows))
-    fused = [[str(r.rank), r.id, f"{r.score:.5f}", str(r.bm25.rank) if r.bm25 else "-", str(r.dense.rank) if r.dense else "-"] for r in response.results]
+    fused = [
+        [
+            str(r.rank),
+            r.id,
+            f"{r.score:.5f}",
+            str(r.bm25.rank) if r.bm25 else "-",
+            str(r.dense.rank) if r.dense else "-",
+        ]
+        for r in response.results
+    ]
     sections.append(("fusion", ["rank", "passage", "rrf", "bm25 rank", "dense rank"], fused))
     if plain_output():
         import sys
@@ -224,7 +263,11 @@ def _explain(response: SearchResponse) -> None:
     for title, header, rows in sections:
         table = Table(title=title, title_justify="left")
         for col in header:
-            table.add_column(col, overflow="fold" if col == "passage" else "ellipsis", justify="left" if col in ("passage", "outcome") else "right")
+            table.add_column(
+                col,
+                overflow="fold" if col == "passage" else "ellipsis",
+                justify="left" if col in ("passage", "outcome") else "right",
+            )
         for row in rows:
             cells = [escape(c) for c in row]
             if header[-1] == "outcome":

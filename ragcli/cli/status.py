@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -17,10 +17,17 @@ EPILOG = "Example: ragcli status --tenant acme --json"
 
 
 def status(
-    tenant: Annotated[Optional[str], typer.Option("--tenant", "-t", metavar="TENANT", help="Only this tenant.", show_default=False)] = None,
+    tenant: Annotated[
+        str | None, typer.Option("--tenant", "-t", metavar="TENANT", help="Only this tenant.", show_default=False)
+    ] = None,
     index: IndexOpt = DEFAULT_INDEX,
     as_json: JsonOpt = False,
-    prune: Annotated[bool, typer.Option("--prune", help="First remove old generations no reader holds open (deleted text stays on disk until then).")] = False,
+    prune: Annotated[
+        bool,
+        typer.Option(
+            "--prune", help="First remove old generations no reader holds open (deleted text stays on disk until then)."
+        ),
+    ] = False,
 ) -> None:
     """Show each tenant's index: documents, passages, model, chunker, size, last ingest, and integrity counts.
 
@@ -35,7 +42,9 @@ def status(
     report = audit_index(index, tenant, model_id=embedder.model_id, model_sha256=embedder.sha256)
     report.pruned = pruned
     for p in [] if as_json else pruned or []:
-        sys.stderr.write(f"pruned {p.tenant}: {len(p.removed)} old generation(s) removed, {len(p.in_use)} still open by a reader\n")
+        sys.stderr.write(
+            f"pruned {p.tenant}: {len(p.removed)} old generation(s) removed, {len(p.in_use)} still open by a reader\n"
+        )
     if as_json:
         emit_json(report)
     else:
@@ -61,7 +70,17 @@ def _table(audits: list[Audit]) -> None:
 
     if plain_output():
         rows = [
-            [a.tenant, a.documents, a.passages, f"{a.model.id} {a.model.sha256}", f"v{a.chunker_version}", human_bytes(a.disk_bytes), a.last_ingest, a.orphan_vectors, a.stale_entries]
+            [
+                a.tenant,
+                a.documents,
+                a.passages,
+                f"{a.model.id} {a.model.sha256}",
+                f"v{a.chunker_version}",
+                human_bytes(a.disk_bytes),
+                a.last_ingest,
+                a.orphan_vectors,
+                a.stale_entries,
+            ]
             for a in audits
         ]
         tsv(STATUS_COLUMNS, rows)
@@ -84,10 +103,14 @@ def _table(audits: list[Audit]) -> None:
             _flag(a.orphan_vectors),
             _flag(a.stale_entries),
         )
-        builds.setdefault(f"model {a.model.id} (sha256 {a.model.sha256[:8]}), chunker v{a.chunker_version}", []).append(a.tenant)
+        builds.setdefault(f"model {a.model.id} (sha256 {a.model.sha256[:8]}), chunker v{a.chunker_version}", []).append(
+            a.tenant
+        )
     console().print(table)
     for build, tenants in builds.items():
-        console().print(escape(build) + ("" if len(builds) == 1 else f": {escape(', '.join(tenants))}"), highlight=False)
+        console().print(
+            escape(build) + ("" if len(builds) == 1 else f": {escape(', '.join(tenants))}"), highlight=False
+        )
 
 
 def _flag(n: int) -> str:

@@ -22,7 +22,11 @@ app = typer.Typer(help="Replay what `ragcli ask --trace` recorded.", no_args_is_
 def replay(
     trace: Annotated[
         str,
-        typer.Argument(metavar="TRACE_LINE_OR_FILE", help="One trace line (JSON), or a file of them (every run in it is replayed).", show_default=False),
+        typer.Argument(
+            metavar="TRACE_LINE_OR_FILE",
+            help="One trace line (JSON), or a file of them (every run in it is replayed).",
+            show_default=False,
+        ),
     ],
     index: IndexOpt = DEFAULT_INDEX,
     as_json: JsonOpt = False,
@@ -52,7 +56,9 @@ def _print(report: ReplayReport) -> None:
     from rich.markup import escape
 
     for run in report.runs:
-        console().print(f"run {escape(run.request_id)} · {escape(run.tenant)} as {escape(run.user)} on {run.as_of} · generation {escape(run.generation)}")
+        console().print(
+            f"run {escape(run.request_id)} · {escape(run.tenant)} as {escape(run.user)} on {run.as_of} · generation {escape(run.generation)}"
+        )
         for i, s in enumerate(run.searches, start=1):
             verdict = "[green]match[/green]" if s.match else "[bold red]differs[/bold red]"
             console().print(f"  search {i}: {verdict}  {escape(printable(s.query))}")

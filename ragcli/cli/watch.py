@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -20,8 +20,19 @@ def watch(
     path: Annotated[Path, typer.Argument(metavar="PATH", help="Folder to watch and ingest.", show_default=False)],
     tenant: TenantOpt,
     acl: AclOpt = None,
-    debounce: Annotated[int, typer.Option("--debounce", metavar="MS", help="Wait this long after the last change before ingesting.", min=10, max=60_000)] = 500,
-    max_file_size: Annotated[int, typer.Option("--max-file-size", metavar="MiB", help="Reject files larger than this many MiB.", min=1)] = 64,
+    debounce: Annotated[
+        int,
+        typer.Option(
+            "--debounce",
+            metavar="MS",
+            help="Wait this long after the last change before ingesting.",
+            min=10,
+            max=60_000,
+        ),
+    ] = 500,
+    max_file_size: Annotated[
+        int, typer.Option("--max-file-size", metavar="MiB", help="Reject files larger than this many MiB.", min=1)
+    ] = 64,
     index: IndexOpt = DEFAULT_INDEX,
 ) -> None:
     """Ingest PATH now, then again after every change (Ctrl-C stops; exit 130).

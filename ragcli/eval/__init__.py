@@ -1,9 +1,9 @@
 """The eval layer: a labelled question file in, metrics and CI gates out.
 
-    cases    the question file, validated line by line before anything runs
-    metrics  label matching, recall / precision / MRR / nDCG, percentiles
-    run      ``evaluate()``: one search per case, and the answer loop with ``--ask``
-    report   aggregation, gates, failures and the ``--json`` report
+cases    the question file, validated line by line before anything runs
+metrics  label matching, recall / precision / MRR / nDCG, percentiles
+run      ``evaluate()``: one search per case, and the answer loop with ``--ask``
+report   aggregation, gates, failures and the ``--json`` report
 """
 
 from .cases import Case, load_cases

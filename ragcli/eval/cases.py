@@ -86,7 +86,9 @@ def load_cases(path: str | Path, *, today: dt.date | None = None) -> list[Case]:
     return cases
 
 
-def parse_case(raw: str, *, path: Path, lineno: int, principals: dict[Path, Principal] | None = None, today: dt.date | None = None) -> Case:
+def parse_case(
+    raw: str, *, path: Path, lineno: int, principals: dict[Path, Principal] | None = None, today: dt.date | None = None
+) -> Case:
     """Line ``lineno`` of the question file ``path``; every error message starts with ``FILE:LINE``."""
     where = f"{path}:{lineno}"
     data = json_object(raw, where=where)

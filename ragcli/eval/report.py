@@ -53,7 +53,12 @@ class CaseResult:
     def verifier_effect(self) -> Literal["stopped_wrong", "lost_right"] | None:
         """What the verifier changed for an answerable case with ``answer_contains``: a wrong answer it kept
         from the user (dropped or abstained), or a right one it lost; None when it changed nothing that counts."""
-        if not self.verified or self.submitted_answer is None or not self.case.answer_contains or self.case.expect != "answer":
+        if (
+            not self.verified
+            or self.submitted_answer is None
+            or not self.case.answer_contains
+            or self.case.expect != "answer"
+        ):
             return None
         before = any(normalize(n) in normalize(self.submitted_answer) for n in self.case.answer_contains)
         after = self.answer_ok is True
@@ -278,29 +283,49 @@ class EvalReport:
         out: dict[str, GateResult] = {}
         for name, threshold, value in checks:
             if threshold is not None:
-                out[name] = GateResult(threshold=threshold, value=_round(value), passed=value is not None and value >= threshold)
+                out[name] = GateResult(
+                    threshold=threshold, value=_round(value), passed=value is not None and value >= threshold
+                )
         if gates.max_p95_ms is not None:
             worst = max(p.p95 for p in self.latency().values())
             out["max_p95_ms"] = GateResult(threshold=gates.max_p95_ms, value=worst, passed=worst <= gates.max_p95_ms)
         if gates.max_cost is not None:
             cost = self.cost_usd()
-            out["max_cost"] = GateResult(threshold=gates.max_cost, value=_round(cost, 6), passed=cost is not None and cost <= gates.max_cost)
-        out["max_violations"] = GateResult(threshold=gates.max_violations, value=self.violations, passed=self.violations <= gates.max_violations)
+            out["max_cost"] = GateResult(
+                threshold=gates.max_cost, value=_round(cost, 6), passed=cost is not None and cost <= gates.max_cost
+            )
+        out["max_violations"] = GateResult(
+            threshold=gates.max_violations, value=self.violations, passed=self.violations <= gates.max_violations
+        )
         return out
 
     def failures(self) -> list[Failure]:
         out = []
         for r in self.results:
+
             def failure(kind: FailureKind, expected: Any, got: Any, r: CaseResult = r) -> Failure:
-                return Failure(id=r.case.id, line=r.case.line, question=r.case.question[:200], kind=kind, expected=expected, got=got)
+                return Failure(
+                    id=r.case.id,
+                    line=r.case.line,
+                    question=r.case.question[:200],
+                    kind=kind,
+                    expected=expected,
+                    got=got,
+                )
 
             if r.violations:
                 out.append(failure("permission_violation", "none of " + ", ".join(r.case.forbidden), r.violations))
             if r.scores is not None and r.scores.recall < 1.0:
-                missing = [lab for lab, rank in label_ranks(r.case.relevant, r.ranked_ids[: self.k]).items() if rank is None]
+                missing = [
+                    lab for lab, rank in label_ranks(r.case.relevant, r.ranked_ids[: self.k]).items() if rank is None
+                ]
                 out.append(failure("missed_relevant", missing, r.ranked_ids[:3]))
             if r.disposition_ok is False:
-                out.append(failure("disposition", r.case.expect, f"{r.disposition} ({r.reason})" if r.reason else r.disposition))
+                out.append(
+                    failure(
+                        "disposition", r.case.expect, f"{r.disposition} ({r.reason})" if r.reason else r.disposition
+                    )
+                )
             elif r.reason_ok is False:
                 out.append(failure("reason", r.case.reason, r.reason))
             elif r.answer_ok is False:

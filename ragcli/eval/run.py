@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 
-from ..answer import AnswerModel, Answered, Limits, ask
+from ..answer import Answered, AnswerModel, Limits, ask
 from ..answer.protocol import Verifier
 from ..errors import InputError
 from ..search import Retriever
@@ -73,7 +73,14 @@ def _violations(case: Case, ids: Sequence[str]) -> list[str]:
     return [pid for pid in dict.fromkeys(ids) if any(label_matches(lab, pid) for lab in case.forbidden)]
 
 
-def _run_case(case: Case, retriever: Retriever, k: int, model: AnswerModel | None, limits: Limits | None, verifier: Verifier | None = None) -> CaseResult:
+def _run_case(
+    case: Case,
+    retriever: Retriever,
+    k: int,
+    model: AnswerModel | None,
+    limits: Limits | None,
+    verifier: Verifier | None = None,
+) -> CaseResult:
     t = time.perf_counter()
     response = retriever.search(case.scope, case.question, k=k)
     search_ms = (time.perf_counter() - t) * 1000
@@ -98,11 +105,15 @@ def _run_case(case: Case, retriever: Retriever, k: int, model: AnswerModel | Non
         result.cost_usd = model.cost_usd(outcome.usage)
         answered = isinstance(outcome, Answered)
         result.answer_text = outcome.answer if answered else None
-        result.conflict = bool(outcome.conflicts) if isinstance(outcome, Answered) else outcome.reason == "conflicting_evidence"
+        result.conflict = (
+            bool(outcome.conflicts) if isinstance(outcome, Answered) else outcome.reason == "conflicting_evidence"
+        )
         if verifier is not None:
             result.verified = outcome.trace.verification is not None
             result.verifier_rejected = sum(1 for ok in outcome.verified or () if not ok)
-            result.verifier_failed = outcome.trace.verification is not None and outcome.trace.verification.error is not None
+            result.verifier_failed = (
+                outcome.trace.verification is not None and outcome.trace.verification.error is not None
+            )
             result.submitted_answer = outcome.submitted_answer
         cited = [c.passage.id for c in outcome.claims] if answered else []
         result.violations = list(dict.fromkeys(result.violations + _violations(case, [*outcome.evidence_ids, *cited])))

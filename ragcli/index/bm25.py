@@ -106,7 +106,9 @@ def permission_query(schema: tantivy.Schema, acl_tokens: frozenset[str], day: in
     acl = tantivy.Query.term_set_query(schema, "acl", sorted(acl_tokens))
     starts = tantivy.Query.range_query(schema, "valid_from", tantivy.FieldType.Integer, None, day)
     ends = tantivy.Query.range_query(schema, "valid_until", tantivy.FieldType.Integer, day, None, include_lower=False)
-    return tantivy.Query.boolean_query([(tantivy.Occur.Must, acl), (tantivy.Occur.Must, starts), (tantivy.Occur.Must, ends)])
+    return tantivy.Query.boolean_query(
+        [(tantivy.Occur.Must, acl), (tantivy.Occur.Must, starts), (tantivy.Occur.Must, ends)]
+    )
 
 
 def filtered_count(index: tantivy.Index, field: str, term: str, permission: tantivy.Query) -> int:
@@ -114,12 +116,17 @@ def filtered_count(index: tantivy.Index, field: str, term: str, permission: tant
     import tantivy
 
     query = tantivy.Query.boolean_query(
-        [(tantivy.Occur.Must, tantivy.Query.term_query(index.schema, field, term)), (tantivy.Occur.Must, tantivy.Query.const_score_query(permission, 0.0))]
+        [
+            (tantivy.Occur.Must, tantivy.Query.term_query(index.schema, field, term)),
+            (tantivy.Occur.Must, tantivy.Query.const_score_query(permission, 0.0)),
+        ]
     )
     return int(index.searcher().search(query, limit=1, count=True).count)
 
 
-def filtered_search(index: tantivy.Index, scoring: tantivy.Query, permission: tantivy.Query, limit: int) -> list[tuple[int, float]]:
+def filtered_search(
+    index: tantivy.Index, scoring: tantivy.Query, permission: tantivy.Query, limit: int
+) -> list[tuple[int, float]]:
     """(row, score) of the best ``limit`` rows that match ``scoring`` and pass ``permission``.
 
     The permission clause is a Must with a constant score of 0: it filters

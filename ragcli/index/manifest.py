@@ -92,7 +92,9 @@ def read_manifest(generation: Path, tenant: str) -> Manifest:
         except ValidationError:
             raise IndexCorruptError.damaged(tenant, f"{MANIFEST} is not a valid manifest") from None
     if manifest.format not in READABLE_FORMATS:
-        raise IndexCorruptError(f"index of tenant '{tenant}' has format {manifest.format}, this ragcli reads {FORMAT_VERSION}; re-ingest")
+        raise IndexCorruptError(
+            f"index of tenant '{tenant}' has format {manifest.format}, this ragcli reads {FORMAT_VERSION}; re-ingest"
+        )
     if manifest.tenant != tenant:
         raise IndexCorruptError.damaged(tenant, f"manifest names tenant '{manifest.tenant}'")
     return manifest
@@ -128,7 +130,9 @@ def read_documents(generation: Path, manifest: Manifest) -> list[DocumentEntry]:
     except ValidationError:
         raise IndexCorruptError.damaged(manifest.tenant, f"{DOCUMENTS} is not valid") from None
     if len(documents) != manifest.documents:
-        raise IndexCorruptError.damaged(manifest.tenant, f"{DOCUMENTS} lists {len(documents)} documents, the manifest says {manifest.documents}")
+        raise IndexCorruptError.damaged(
+            manifest.tenant, f"{DOCUMENTS} lists {len(documents)} documents, the manifest says {manifest.documents}"
+        )
     return documents
 
 

@@ -28,7 +28,6 @@ from .bm25 import open_bm25
 from .layout import ACL, BM25_DIRECTORY, EMBEDDINGS, OFFSETS, VALID_FROM, VALID_UNTIL
 from .manifest import Manifest, check_sizes, read_manifest, verify_checksums
 from .rows import RowFile
-
 from .view import View
 
 if TYPE_CHECKING:
@@ -108,7 +107,9 @@ class TenantIndex:
             raise IndexCorruptError.damaged(self.tenant, f"unreadable array ({exc})") from None
         n = m.passages
         groups = len(m.groups)
-        self.acl: np.ndarray = np.unpackbits(acl_packed, axis=1, count=groups).astype(bool) if n else np.zeros((0, groups), bool)
+        self.acl: np.ndarray = (
+            np.unpackbits(acl_packed, axis=1, count=groups).astype(bool) if n else np.zeros((0, groups), bool)
+        )
         shapes_ok = (
             self.embeddings.shape == (n, m.model.dim)
             and self.embeddings.dtype == np.float32

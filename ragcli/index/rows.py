@@ -21,7 +21,6 @@ if TYPE_CHECKING:
     import numpy as np
 
 
-
 _ID_PREFIX = '{"id": '
 """Every record is written with ``id`` first (see ``_record``), so an ID can be read without the rest."""
 _DECODER = json.JSONDecoder()
@@ -70,7 +69,7 @@ def write_rows(directory: Path, passages: Sequence[Passage], text_hashes: Sequen
 
     offsets = np.zeros(len(passages) + 1, dtype=np.int64)
     with (directory / PASSAGES).open("wb") as fh:
-        for row, (p, h) in enumerate(zip(passages, text_hashes)):
+        for row, (p, h) in enumerate(zip(passages, text_hashes, strict=True)):
             data = (json.dumps(_record(p, h), ensure_ascii=False) + "\n").encode("utf-8")
             fh.write(data)
             offsets[row + 1] = offsets[row] + len(data)

@@ -68,7 +68,9 @@ def write_lock(root: Path, tenant: str) -> Iterator[WriteLock]:
         except OSError as exc:
             if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
                 holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "another process"
-                raise IndexLockedError(f"tenant '{tenant}' is being ingested by {holder}; wait for it to finish and run again") from None
+                raise IndexLockedError(
+                    f"tenant '{tenant}' is being ingested by {holder}; wait for it to finish and run again"
+                ) from None
             raise
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"pid {os.getpid()}".encode(), 0)
@@ -118,7 +120,7 @@ def write_generation(lock: WriteLock, gen: NewGeneration) -> str:
             format=FORMAT_VERSION,
             tenant=lock.tenant,
             generation=name,
-            created=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            created=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             chunker_version=gen.chunker_version,
             model=gen.model,
             passages=len(gen.passages),

@@ -36,7 +36,9 @@ INTRODUCED_KINDS = ("code", "list", "table")
 TokenCounter = Callable[[Sequence[str]], list[int]]
 """Counts model tokens (without special tokens) for each text."""
 
-_EXCEPTION_START = re.compile(r"^(except|unless|however|but|exception|this does not apply|note:|only if)\b", re.IGNORECASE)
+_EXCEPTION_START = re.compile(
+    r"^(except|unless|however|but|exception|this does not apply|note:|only if)\b", re.IGNORECASE
+)
 
 
 # --------------------------------------------------------------------------- sizing
@@ -76,7 +78,11 @@ class _Sizer:
     def _split_code(self, text: str) -> list[str]:
         """Code by lines; a fenced block's parts are each fenced again, so every part still reads as code."""
         lines = text.split("\n")
-        fenced = len(lines) > 2 and lines[0].lstrip().startswith(("```", "~~~")) and lines[-1].strip() in ("```", "~~~", lines[0].strip()[:3])
+        fenced = (
+            len(lines) > 2
+            and lines[0].lstrip().startswith(("```", "~~~"))
+            and lines[-1].strip() in ("```", "~~~", lines[0].strip()[:3])
+        )
         if not fenced:
             return self._pack(lines, joiner="\n")
         opener, closer = lines[0], lines[-1]
@@ -218,7 +224,9 @@ def _pack_section(blocks: list[Block], sizer: _Sizer) -> list[str]:
 # --------------------------------------------------------------------------- passages
 
 
-def chunk_document(doc: Document, tenant: str, count_tokens: TokenCounter, max_tokens: int = MAX_MODEL_TOKENS) -> list[Passage]:
+def chunk_document(
+    doc: Document, tenant: str, count_tokens: TokenCounter, max_tokens: int = MAX_MODEL_TOKENS
+) -> list[Passage]:
     """Cut one document into passages of at most ``max_tokens`` model tokens, special tokens and heading line included."""
     if doc.format in ("markdown", "html"):
         sections = markdown_sections(doc.text, doc.title)

@@ -10,7 +10,25 @@ from __future__ import annotations
 from html.parser import HTMLParser
 
 _SKIP = {"script", "style", "noscript", "template", "svg", "iframe", "object"}
-_BLOCK = {"p", "div", "section", "article", "main", "header", "footer", "nav", "aside", "blockquote", "br", "hr", "dl", "dt", "dd", "figure", "figcaption"}
+_BLOCK = {
+    "p",
+    "div",
+    "section",
+    "article",
+    "main",
+    "header",
+    "footer",
+    "nav",
+    "aside",
+    "blockquote",
+    "br",
+    "hr",
+    "dl",
+    "dt",
+    "dd",
+    "figure",
+    "figcaption",
+}
 _HEADINGS = {f"h{i}": i for i in range(1, 7)}
 
 

@@ -103,7 +103,7 @@ class Incremental:
         vectors = np.zeros((len(hashes), dim), dtype=np.float32)
         todo: list[int] = []
         previous = self.previous if self.compatible else None
-        for i, (row, h) in enumerate(zip(reused, hashes)):
+        for i, (row, h) in enumerate(zip(reused, hashes, strict=True)):
             source_row = row if row is not None else (previous.row_of_text.get(h) if previous is not None else None)
             if previous is not None and source_row is not None:
                 vectors[i] = previous.vector(source_row)

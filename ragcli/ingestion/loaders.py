@@ -56,7 +56,9 @@ class Document:
     """Hash of everything the passages depend on; unchanged means nothing to redo."""
 
 
-def load_file(src: SourceFile, *, default_acl: tuple[str, ...], salt: str = "", max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> Document:
+def load_file(
+    src: SourceFile, *, default_acl: tuple[str, ...], salt: str = "", max_bytes: int = DEFAULT_MAX_FILE_BYTES
+) -> Document:
     """Load one non-JSONL file into a Document (raises DocumentRejected)."""
     fmt = src.format
     if fmt is None:

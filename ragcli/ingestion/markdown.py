@@ -21,7 +21,9 @@ from typing import Literal
 
 BlockKind = Literal["text", "list", "table", "code", "quote"]
 
-_ADMONITION = re.compile(r'^(?P<indent>[ \t]*)(?:!!!|\?\?\?\+?)[ \t]+(?P<kind>[\w-]+)(?:[ \t]+"(?P<title>[^"]*)")?[ \t]*$')
+_ADMONITION = re.compile(
+    r'^(?P<indent>[ \t]*)(?:!!!|\?\?\?\+?)[ \t]+(?P<kind>[\w-]+)(?:[ \t]+"(?P<title>[^"]*)")?[ \t]*$'
+)
 _TAB = re.compile(r'^(?P<indent>[ \t]*)===\+?[ \t]+"(?P<title>[^"]*)"[ \t]*$')
 _BLOCK_START = re.compile(r"^(```|~~~|[-*+] |\d+[.)] |\||>|#)")
 _KINDS: dict[str, BlockKind] = {
@@ -88,7 +90,7 @@ def _indented_body(lines: list[str], start: int, prefix: str) -> tuple[list[str]
     body: list[str] = []
     i = start
     while i < len(lines) and (not lines[i].strip() or lines[i].startswith(prefix)):
-        body.append(lines[i][len(prefix):] if lines[i].strip() else "")
+        body.append(lines[i][len(prefix) :] if lines[i].strip() else "")
         i += 1
     while body and not body[-1].strip():  # trailing blank lines belong to what follows
         body.pop()

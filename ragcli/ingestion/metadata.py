@@ -42,7 +42,7 @@ class Metadata(BaseModel):
             return value.isoformat() if isinstance(value, dt.date) else str(value)
         if isinstance(value, float):
             # 4.10 would silently become "4.1": only the author knows the intended text.
-            raise ValueError(f"{value!r} was read as a number; write it in quotes (for example \"4.10\")")
+            raise ValueError(f'{value!r} was read as a number; write it in quotes (for example "4.10")')
         return value
 
     @field_validator("title", mode="before")

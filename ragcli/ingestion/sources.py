@@ -101,10 +101,16 @@ def discover_all(root: Path) -> Discovery:
                 out.skipped[suffix] = out.skipped.get(suffix, 0) + 1
                 continue
             if src.path.is_symlink() and not src.path.resolve().is_relative_to(root):
-                rejected.append(DocumentRejected(str(src.path), "symlink points outside the ingested folder; not followed"))
+                rejected.append(
+                    DocumentRejected(str(src.path), "symlink points outside the ingested folder; not followed")
+                )
                 continue
             if not src.path.is_file():  # reading a named pipe would block forever, a device never end
-                rejected.append(DocumentRejected(str(src.path), "not a regular file (a pipe, socket, device or broken link); not read"))
+                rejected.append(
+                    DocumentRejected(
+                        str(src.path), "not a regular file (a pipe, socket, device or broken link); not read"
+                    )
+                )
                 continue
             found.append(src)
     return out
@@ -115,7 +121,9 @@ def read_bytes(path: Path, max_bytes: int) -> bytes:
     try:
         size = path.stat().st_size
         if size > max_bytes:
-            raise DocumentRejected(str(path), f"file is {size:,} bytes, over the {max_bytes:,}-byte limit (--max-file-size)")
+            raise DocumentRejected(
+                str(path), f"file is {size:,} bytes, over the {max_bytes:,}-byte limit (--max-file-size)"
+            )
         return path.read_bytes()
     except OSError as exc:
         raise DocumentRejected(str(path), f"cannot read file: {exc.strerror or exc}") from None

@@ -62,7 +62,9 @@ def watch(
 
     def one_round() -> None:
         try:
-            report = ingest(root, tenant, index=index, default_acl=default_acl, embedder=embedder, max_file_bytes=max_file_bytes)
+            report = ingest(
+                root, tenant, index=index, default_acl=default_acl, embedder=embedder, max_file_bytes=max_file_bytes
+            )
         except RagcliError as exc:
             on_error(exc.message)
             return

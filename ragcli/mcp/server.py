@@ -69,7 +69,9 @@ def tool_list() -> list[types.Tool]:
             description=description(name),
             input_schema=input_schema(INPUTS[name]),
             output_schema=output_schema(OUTPUTS[name]),
-            annotations=types.ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=name == "search", open_world_hint=False),
+            annotations=types.ToolAnnotations(
+                read_only_hint=True, destructive_hint=False, idempotent_hint=name == "search", open_world_hint=False
+            ),
         )
         for name in INPUTS
     ]
@@ -83,11 +85,13 @@ def build_server(service: Service) -> Server[Any]:
         uri=DOCUMENTS_URI,
         name="documents",
         title=f"Documents {principal.user} may see in {principal.tenant}",
-        description="JSON: {\"documents\": [{\"id\", \"title\"}]}, each document with at least one passage this user may see on the as-of day.",
+        description='JSON: {"documents": [{"id", "title"}]}, each document with at least one passage this user may see on the as-of day.',
         mime_type="application/json",
     )
 
-    async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
@@ -97,10 +101,14 @@ def build_server(service: Service) -> Server[Any]:
         # The --json object as the CLI serialises it (the wire model's own JSON), as data and as text.
         return types.CallToolResult(content=[types.TextContent(text=reply.text or "")], structured_content=reply.data)
 
-    async def list_resources(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
+    async def list_resources(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
         return types.ListResourcesResult(resources=[documents_resource])
 
-    async def read_resource(ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+    async def read_resource(
+        ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
         if str(params.uri) != DOCUMENTS_URI:
             raise MCPError(code=RESOURCE_NOT_FOUND, message="Resource not found", data={"uri": str(params.uri)[:200]})
         try:
@@ -109,9 +117,15 @@ def build_server(service: Service) -> Server[Any]:
             raise MCPError(code=types.INTERNAL_ERROR, message=exc.message) from None
         except Exception:
             log.exception(json.dumps({"event": "documents", "ok": False, "error": "internal error"}))
-            raise MCPError(code=types.INTERNAL_ERROR, message="internal error; the server log (stderr) has the details") from None
+            raise MCPError(
+                code=types.INTERNAL_ERROR, message="internal error; the server log (stderr) has the details"
+            ) from None
         return types.ReadResourceResult(
-            contents=[types.TextResourceContents(uri=DOCUMENTS_URI, mime_type="application/json", text=listing.model_dump_json())]
+            contents=[
+                types.TextResourceContents(
+                    uri=DOCUMENTS_URI, mime_type="application/json", text=listing.model_dump_json()
+                )
+            ]
         )
 
     server: Server[Any] = Server(

@@ -24,7 +24,9 @@ MAX_K = 1000
 """The same bound as ``ragcli search -k``."""
 MAX_INPUT_CHARS = 10_000
 """A bound on what a client may send; search itself cuts a query at 1,000 characters (with a note), as the CLI does."""
-SCOPE_KEYS = frozenset({"tenant", "user", "users", "group", "groups", "principal", "as_of", "as-of", "asof", "date", "day", "acl"})
+SCOPE_KEYS = frozenset(
+    {"tenant", "user", "users", "group", "groups", "principal", "as_of", "as-of", "asof", "date", "day", "acl"}
+)
 """Keys a client might try to widen its view with: named in the error so the caller learns why."""
 
 
@@ -47,7 +49,9 @@ class AskArgs(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    question: Annotated[str, StringConstraints(min_length=1, max_length=MAX_INPUT_CHARS)] = Field(description="The question, in plain words.")
+    question: Annotated[str, StringConstraints(min_length=1, max_length=MAX_INPUT_CHARS)] = Field(
+        description="The question, in plain words."
+    )
 
 
 INPUTS: dict[ToolName, type[BaseModel]] = {"search": SearchArgs, "ask": AskArgs}

@@ -45,7 +45,9 @@ def resolve_model(spec: str | None = None, *, embedder: Embedder | None = None) 
     raise InputError(f"unknown model {spec!r}: use local, anthropic[:MODEL] or openai:MODEL[@URL]")
 
 
-def verifier_for(answering: AnswerModel, *, verify: bool, verify_model: str | None, model: str | None) -> Verifier | None:
+def verifier_for(
+    answering: AnswerModel, *, verify: bool, verify_model: str | None, model: str | None
+) -> Verifier | None:
     """The second pass ``--verify`` / ``--verify-model`` ask for, or None: the answering model itself when it can verify and no other was named."""
     if not (verify or verify_model):
         return None
@@ -58,7 +60,9 @@ def resolve_verifier(spec: str | None = None) -> Verifier:
     """``--verify`` / ``--verify-model``: an LLM backend (``anthropic[:MODEL]`` or ``openai:MODEL[@URL]``) as the second pass."""
     spec = (spec or default_answer_model()).strip()
     if spec == "local":
-        raise InputError("--verify needs an LLM model to judge the claims: give --verify-model anthropic[:MODEL] or openai:MODEL[@URL]")
+        raise InputError(
+            "--verify needs an LLM model to judge the claims: give --verify-model anthropic[:MODEL] or openai:MODEL[@URL]"
+        )
     backend = resolve_model(spec)
     assert hasattr(backend, "verify")
     return backend  # type: ignore[return-value]

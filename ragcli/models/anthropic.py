@@ -36,6 +36,7 @@ MAX_RETRIES = 3
 TIMEOUT_S = 60.0
 VERIFY_OUTPUT_TOKENS = 1024
 
+
 def tool_definitions(offered: frozenset[str]) -> list[dict[str, Any]]:
     """The tools of this turn, in a fixed order; the last carries the cache breakpoint."""
     tools = [copy.deepcopy(TOOLS[name]) for name in TOOL_ORDER if name in offered]
@@ -49,7 +50,9 @@ class AnthropicModel:
     retry_on_empty = True
     expands_neighbours = True
 
-    def __init__(self, model_name: str = DEFAULT_MODEL, *, client: Any = None, max_output_tokens: int = MAX_OUTPUT_TOKENS) -> None:
+    def __init__(
+        self, model_name: str = DEFAULT_MODEL, *, client: Any = None, max_output_tokens: int = MAX_OUTPUT_TOKENS
+    ) -> None:
         self.model_name = model_name
         self.name = f"anthropic:{model_name}"
         self.max_output_tokens = max_output_tokens
@@ -79,7 +82,6 @@ class AnthropicModel:
             + usage.cache_read_input_tokens * p_read
         ) / 1_000_000
 
-
     def verify(self, question: str, claims: tuple[Claim, ...], passages: Mapping[str, Passage]) -> VerifierReply:
         """``--verify``: one request, one verdict per claim. A failure is an error reply (the loop abstains), except a rejected key."""
         import anthropic
@@ -91,14 +93,18 @@ class AnthropicModel:
                 system=[{"type": "text", "text": VERIFY_SYSTEM_PROMPT}],
                 tools=[VERIFY_TOOL],
                 tool_choice={"type": "tool", "name": VERIFY_TOOL["name"]},
-                messages=[{"role": "user", "content": [{"type": "text", "text": verify_message(question, claims, passages)}]}],
+                messages=[
+                    {"role": "user", "content": [{"type": "text", "text": verify_message(question, claims, passages)}]}
+                ],
             )
         except anthropic.AuthenticationError:
             raise BackendError("the Anthropic API rejected the key of the verifier: check ANTHROPIC_API_KEY") from None
         except anthropic.APITimeoutError:
             return VerifierReply(None, error="timeout")
         except anthropic.APIError as exc:
-            return VerifierReply(None, error=f"api error {getattr(exc, 'status_code', '') or type(exc).__name__}".strip())
+            return VerifierReply(
+                None, error=f"api error {getattr(exc, 'status_code', '') or type(exc).__name__}".strip()
+            )
         usage, request_id = _usage(response), getattr(response, "_request_id", None)
         calls = [b for b in response.content if getattr(b, "type", None) == "tool_use"]
         if len(calls) != 1:
@@ -124,7 +130,11 @@ class _Conversation:
         self.messages.append({"role": "assistant", "content": [_block_param(b) for b in response.content]})
         calls = [b for b in response.content if getattr(b, "type", None) == "tool_use"]
         if len(calls) != 1:
-            return ModelReply(InvalidDecision(f"expected one tool call, got {len(calls)} (stop_reason {response.stop_reason})"), usage, request_id)
+            return ModelReply(
+                InvalidDecision(f"expected one tool call, got {len(calls)} (stop_reason {response.stop_reason})"),
+                usage,
+                request_id,
+            )
         call = calls[0]
         self.pending_tool_use = call.id
         return ModelReply(parse_tool_call(call.name, call.input), usage, request_id)
@@ -147,13 +157,21 @@ class _Conversation:
                 messages=self.messages,
             )
         except anthropic.AuthenticationError:
-            raise BackendError("the Anthropic API rejected the key: check ANTHROPIC_API_KEY, or use --model local") from None
+            raise BackendError(
+                "the Anthropic API rejected the key: check ANTHROPIC_API_KEY, or use --model local"
+            ) from None
         except anthropic.APIStatusError as exc:
-            raise BackendError(f"the Anthropic API failed with HTTP {exc.status_code} after {self._retries()} retries: {_short(exc)}") from None
+            raise BackendError(
+                f"the Anthropic API failed with HTTP {exc.status_code} after {self._retries()} retries: {_short(exc)}"
+            ) from None
         except anthropic.APITimeoutError:
-            raise BackendError(f"the Anthropic API timed out after {self._retries()} retries; try again or raise --timeout") from None
+            raise BackendError(
+                f"the Anthropic API timed out after {self._retries()} retries; try again or raise --timeout"
+            ) from None
         except anthropic.APIConnectionError:
-            raise BackendError("cannot reach the Anthropic API (network error after retries); try again or use --model local") from None
+            raise BackendError(
+                "cannot reach the Anthropic API (network error after retries); try again or use --model local"
+            ) from None
         except TypeError as exc:
             # The SDK (2.x) builds a client without credentials and only fails
             # when the first request is prepared, with a TypeError.

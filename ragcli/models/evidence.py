@@ -105,7 +105,15 @@ def is_pointer(statement: str) -> bool:
 
 def _blocks(tokens: list[Any]) -> list[tuple[str, int, int, list[Any]]]:
     """Top-level blocks as (kind, first line, end line, their tokens)."""
-    names = {"paragraph_open": "paragraph", "bullet_list_open": "list", "ordered_list_open": "list", "table_open": "table", "fence": "code", "code_block": "code", "blockquote_open": "quote"}
+    names = {
+        "paragraph_open": "paragraph",
+        "bullet_list_open": "list",
+        "ordered_list_open": "list",
+        "table_open": "table",
+        "fence": "code",
+        "code_block": "code",
+        "blockquote_open": "quote",
+    }
     out: list[tuple[str, int, int, list[Any]]] = []
     for i, tok in enumerate(tokens):
         if tok.level == 0 and tok.map is not None and tok.type in names:
@@ -124,20 +132,42 @@ def _slice(text: str, offsets: list[int], start_line: int, end_line: int) -> str
     return text[offsets[start_line] : offsets[end_line] - 1]
 
 
-def _prose(passage: Passage, offsets: list[int], start: int, end: int, following: tuple[str, int, int, list[Any]] | None) -> list[Unit]:
+def _prose(
+    passage: Passage, offsets: list[int], start: int, end: int, following: tuple[str, int, int, list[Any]] | None
+) -> list[Unit]:
     paragraph = _slice(passage.text, offsets, start, end)
     sentences = split_sentences(paragraph)
     out = [Unit(passage, "sentence", s, readable(s)) for s in sentences]
-    if sentences and sentences[-1].endswith(":") and following is not None and following[0] in ("code", "list", "table"):
+    if (
+        sentences
+        and sentences[-1].endswith(":")
+        and following is not None
+        and following[0] in ("code", "list", "table")
+    ):
         out[-1] = _introduced(passage, offsets, sentences[-1], paragraph, start, following)
     return out
 
 
-def _introduced(passage: Passage, offsets: list[int], sentence: str, paragraph: str, start: int, block: tuple[str, int, int, list[Any]]) -> Unit:
+def _introduced(
+    passage: Passage,
+    offsets: list[int],
+    sentence: str,
+    paragraph: str,
+    start: int,
+    block: tuple[str, int, int, list[Any]],
+) -> Unit:
     """The introducing sentence with its block: quoted verbatim through the block's end, shown as sentence + block."""
     kind, block_start, block_end, _tokens = block
     body = _slice(passage.text, offsets, block_start, block_end)
-    lines = code_lines(body) if kind == "code" else [readable(LIST_MARKER.sub("- ", line)) for line in body.split("\n") if line.strip() and not TABLE_RULE.match(line)]
+    lines = (
+        code_lines(body)
+        if kind == "code"
+        else [
+            readable(LIST_MARKER.sub("- ", line))
+            for line in body.split("\n")
+            if line.strip() and not TABLE_RULE.match(line)
+        ]
+    )
     if len(lines) > INTRODUCED_MAX_LINES:
         lines = [*lines[:INTRODUCED_MAX_LINES], "…"]
     sentence_at = offsets[start] + paragraph.rfind(sentence)
@@ -167,6 +197,6 @@ def _rows(passage: Passage, lines: list[str], offsets: list[int], start: int, en
         if not row.strip() or TABLE_RULE.match(row):
             continue
         cells = [readable(c) for c in table_cells(row)]
-        pairs = [f"{h}: {c}" if h else c for h, c in zip(header, cells) if c]
+        pairs = [f"{h}: {c}" if h else c for h, c in zip(header, cells, strict=False) if c]
         out.append(Unit(passage, "row", row.strip(), "; ".join(pairs) + "."))
     return out

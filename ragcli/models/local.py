@@ -73,7 +73,6 @@ class LocalModel:
     def cost_usd(self, usage: Usage) -> float | None:
         return None  # no price: it runs here
 
-
     def assess(self, question: str, evidence: tuple[Passage, ...]) -> Assessment:
         """Score every unit of ``evidence`` against ``question``, judge answerability, pick the claims."""
         scored = self._score(question, evidence[:MAX_PASSAGES])
@@ -114,7 +113,7 @@ class LocalModel:
         cosines = vectors[1:] @ vectors[0]
         q_terms = set(query_terms(question))
         scored = []
-        for unit, text, cosine in zip(found, texts, cosines):
+        for unit, text, cosine in zip(found, texts, cosines, strict=True):
             overlap = len(q_terms & set(query_terms(text))) / len(q_terms) if q_terms else 0.0
             score = (1 - LEXICAL_WEIGHT) * float(cosine) + LEXICAL_WEIGHT * overlap
             scored.append(Scored(score, float(cosine), overlap, unit))
@@ -133,7 +132,10 @@ def _leads_to(unit: Unit, found: list[Unit]) -> list[Unit]:
     """
     if unit.kind != "sentence":
         return []
-    same = sorted((u for u in found if u.passage.id == unit.passage.id and u.block == unit.block), key=lambda u: unit.passage.text.find(u.quote))
+    same = sorted(
+        (u for u in found if u.passage.id == unit.passage.id and u.block == unit.block),
+        key=lambda u: unit.passage.text.find(u.quote),
+    )
     after = same[same.index(unit) + 1 :][:FOLLOW_UNITS] if unit in same else []
     ends = [i for i, u in enumerate(after) if u.kind == "introduced"]
     return after[: ends[0] + 1] if ends else []
@@ -147,7 +149,9 @@ class _LocalConversation:
     def decide(self, turn: Turn) -> ModelReply:
         assessment = self.model.assess(self.question, turn.evidence)
         if not assessment.claims or assessment.answerable < self.model.threshold:
-            return ModelReply(AbstainDecision("the evidence does not address the question"), verdict=_verdict(assessment))
+            return ModelReply(
+                AbstainDecision("the evidence does not address the question"), verdict=_verdict(assessment)
+            )
         claims = list(assessment.claims)
         # Code found current sources that disagree with what it claimed: state every side, each from its own passage.
         cited = {c.passage_id for c in claims}

@@ -65,14 +65,21 @@ SERVER_TIMEOUT_S = 300.0
 KEPT_REQUEST_IDS = 1000
 """A long-lived model (``ragcli mcp``) keeps only this many request IDs."""
 
-NOT_RUN = "Not run: only one tool call runs per turn, and only the first one ran. Call search again if you still need it."
+NOT_RUN = (
+    "Not run: only one tool call runs per turn, and only the first one ran. Call search again if you still need it."
+)
+
 
 def tool_definitions(offered: frozenset[str]) -> list[dict[str, Any]]:
     """The tools of this turn in the Chat Completions shape, in a fixed order."""
     return [
         {
             "type": "function",
-            "function": {"name": TOOLS[name]["name"], "description": TOOLS[name]["description"], "parameters": TOOLS[name]["input_schema"]},
+            "function": {
+                "name": TOOLS[name]["name"],
+                "description": TOOLS[name]["description"],
+                "parameters": TOOLS[name]["input_schema"],
+            },
         }
         for name in TOOL_ORDER
         if name in offered
@@ -158,35 +165,56 @@ class OpenAIModel:
         if prices is None:
             return None
         p_in, p_out, p_cached = prices
-        return (usage.input_tokens * p_in + usage.output_tokens * p_out + usage.cache_read_input_tokens * p_cached) / 1_000_000
-
+        return (
+            usage.input_tokens * p_in + usage.output_tokens * p_out + usage.cache_read_input_tokens * p_cached
+        ) / 1_000_000
 
     def verify(self, question: str, claims: tuple[Claim, ...], passages: Mapping[str, Passage]) -> VerifierReply:
         """``--verify``: one request, one verdict per claim. A failure is an error reply (the loop abstains), except a rejected key."""
         import openai
 
-        limit = {"max_tokens": self.max_output_tokens} if self.base_url else {"max_completion_tokens": self.max_output_tokens}
-        tool = {"type": "function", "function": {"name": VERIFY_TOOL["name"], "description": VERIFY_TOOL["description"], "parameters": VERIFY_TOOL["input_schema"]}}
+        limit = (
+            {"max_tokens": self.max_output_tokens}
+            if self.base_url
+            else {"max_completion_tokens": self.max_output_tokens}
+        )
+        tool = {
+            "type": "function",
+            "function": {
+                "name": VERIFY_TOOL["name"],
+                "description": VERIFY_TOOL["description"],
+                "parameters": VERIFY_TOOL["input_schema"],
+            },
+        }
         try:
             completion = self.client.chat.completions.create(
                 model=self.model_name,
-                messages=[{"role": "system", "content": VERIFY_SYSTEM_PROMPT}, {"role": "user", "content": verify_message(question, claims, passages)}],
+                messages=[
+                    {"role": "system", "content": VERIFY_SYSTEM_PROMPT},
+                    {"role": "user", "content": verify_message(question, claims, passages)},
+                ],
                 tools=[tool],
                 tool_choice="required",
                 parallel_tool_calls=False,
                 **limit,
             )
         except openai.AuthenticationError as exc:
-            raise BackendError(f"{self.where} rejected the key of the verifier (HTTP 401{_rid(exc)}): check OPENAI_API_KEY") from None
+            raise BackendError(
+                f"{self.where} rejected the key of the verifier (HTTP 401{_rid(exc)}): check OPENAI_API_KEY"
+            ) from None
         except openai.APITimeoutError:
             return VerifierReply(None, error="timeout")
         except (openai.APIError, json.JSONDecodeError) as exc:
-            return VerifierReply(None, error=f"api error {getattr(exc, 'status_code', '') or type(exc).__name__}".strip())
+            return VerifierReply(
+                None, error=f"api error {getattr(exc, 'status_code', '') or type(exc).__name__}".strip()
+            )
         request_id = getattr(completion, "_request_id", None)
         choices = getattr(completion, "choices", None)
         calls = list((choices[0].message.tool_calls or []) if choices else [])
         if len(calls) != 1:
-            return VerifierReply(None, _usage(completion), request_id, error=f"expected one tool call, got {len(calls)}")
+            return VerifierReply(
+                None, _usage(completion), request_id, error=f"expected one tool call, got {len(calls)}"
+            )
         call = _ToolCall.of(calls[0], 0, 0)
         try:
             arguments = json.loads(call.arguments) if isinstance(call.arguments, str) else call.arguments
@@ -243,7 +271,11 @@ class _Conversation:
         import openai
 
         model = self.model
-        limit = {"max_tokens": model.max_output_tokens} if model.base_url else {"max_completion_tokens": model.max_output_tokens}
+        limit = (
+            {"max_tokens": model.max_output_tokens}
+            if model.base_url
+            else {"max_completion_tokens": model.max_output_tokens}
+        )
         try:
             return model.client.chat.completions.create(
                 model=model.model_name,
@@ -255,19 +287,31 @@ class _Conversation:
             )
         except openai.AuthenticationError as exc:
             key = "OPENAI_API_KEY" if model.base_url is None else "OPENAI_API_KEY (it is sent to this server too)"
-            raise BackendError(f"{model.where} rejected the key (HTTP 401{_rid(exc)}): check {key}, or use --model local") from None
+            raise BackendError(
+                f"{model.where} rejected the key (HTTP 401{_rid(exc)}): check {key}, or use --model local"
+            ) from None
         except openai.NotFoundError as exc:
             hint = f"; for Ollama, run: ollama pull {model.model_name}" if model.base_url else ""
-            raise BackendError(f"{model.where} has no model {model.model_name!r} (HTTP 404{_rid(exc)}: {_short(exc)}){hint}") from None
+            raise BackendError(
+                f"{model.where} has no model {model.model_name!r} (HTTP 404{_rid(exc)}: {_short(exc)}){hint}"
+            ) from None
         except openai.APIStatusError as exc:
             if _retried(exc.status_code):
-                raise BackendError(f"{model.where} failed with HTTP {exc.status_code} after {self._retries()} retries{_rid(exc)}: {_short(exc)}") from None
-            raise BackendError(f"{model.where} refused the request with HTTP {exc.status_code}{_rid(exc)}: {_short(exc)}") from None
+                raise BackendError(
+                    f"{model.where} failed with HTTP {exc.status_code} after {self._retries()} retries{_rid(exc)}: {_short(exc)}"
+                ) from None
+            raise BackendError(
+                f"{model.where} refused the request with HTTP {exc.status_code}{_rid(exc)}: {_short(exc)}"
+            ) from None
         except openai.APITimeoutError:
-            raise BackendError(f"{model.where} did not answer within {model.timeout:g} s, after {self._retries()} retries; try again, or use a smaller model") from None
+            raise BackendError(
+                f"{model.where} did not answer within {model.timeout:g} s, after {self._retries()} retries; try again, or use a smaller model"
+            ) from None
         except openai.APIConnectionError:
             fix = "is the server running?" if model.base_url else "try again, or use --model local"
-            raise BackendError(f"cannot reach {model.where} (network error after {self._retries()} retries); {fix}") from None
+            raise BackendError(
+                f"cannot reach {model.where} (network error after {self._retries()} retries); {fix}"
+            ) from None
         except (openai.APIError, json.JSONDecodeError) as exc:
             raise BackendError(f"{model.where} sent a response ragcli cannot read: {_short(exc)}") from None
 
@@ -282,7 +326,7 @@ class _Conversation:
 class _ToolCall:
     """One tool call of a reply, as sent (its ID, tool name and raw arguments)."""
 
-    def __init__(self, id: str, type: str, name: str | None, arguments: Any) -> None:  # noqa: A002 - the API's field names
+    def __init__(self, id: str, type: str, name: str | None, arguments: Any) -> None:
         self.id = id
         self.type = type
         self.name = name
@@ -301,7 +345,11 @@ class _ToolCall:
 
     def param(self) -> dict[str, Any]:
         """The call echoed back in the assistant message, arguments as a JSON string."""
-        arguments = self.arguments if isinstance(self.arguments, str) else json.dumps(self.arguments if self.arguments is not None else {})
+        arguments = (
+            self.arguments
+            if isinstance(self.arguments, str)
+            else json.dumps(self.arguments if self.arguments is not None else {})
+        )
         if self.type == "function":
             return {"id": self.id, "type": "function", "function": {"name": self.name or "", "arguments": arguments}}
         return {"id": self.id, "type": self.type, self.type: {"name": self.name or "", "input": arguments}}
@@ -333,7 +381,10 @@ def _decision(calls: list[_ToolCall], message: Any, finish_reason: str | None) -
         try:
             arguments = json.loads(arguments)
         except (ValueError, RecursionError):
-            return InvalidDecision(f"{(call.name or '?')[:60]}: the arguments are not valid JSON (finish_reason {finish_reason})", tool=(call.name or "")[:60] or None)
+            return InvalidDecision(
+                f"{(call.name or '?')[:60]}: the arguments are not valid JSON (finish_reason {finish_reason})",
+                tool=(call.name or "")[:60] or None,
+            )
     return parse_tool_call(call.name, arguments)
 
 
@@ -345,7 +396,11 @@ def _usage(completion: Any) -> Usage:
     details = getattr(u, "prompt_tokens_details", None)
     cached = (getattr(details, "cached_tokens", 0) or 0) if details is not None else 0
     prompt = u.prompt_tokens or 0
-    return Usage(input_tokens=max(prompt - cached, 0), output_tokens=u.completion_tokens or 0, cache_read_input_tokens=min(cached, prompt))
+    return Usage(
+        input_tokens=max(prompt - cached, 0),
+        output_tokens=u.completion_tokens or 0,
+        cache_read_input_tokens=min(cached, prompt),
+    )
 
 
 def _retried(status: int) -> bool:

@@ -32,7 +32,9 @@ def parse_spec(rest: str) -> tuple[str, str | None]:
         name, url = rest[: at.start()], rest[at.end() :]
         url = check_url(url, where=f"--model openai:{rest}")
     elif "@" in rest:
-        raise InputError(f"--model openai:{rest}: after '@' give the server's URL, starting with http:// or https:// ({SPEC_HELP})")
+        raise InputError(
+            f"--model openai:{rest}: after '@' give the server's URL, starting with http:// or https:// ({SPEC_HELP})"
+        )
     else:
         name, url = rest, None
     if not _MODEL_NAME.fullmatch(name):
@@ -50,7 +52,9 @@ def check_url(url: str, *, where: str) -> str:
     except ValueError:
         parts = None
     if parts is None or parts.scheme.lower() not in ("http", "https") or not parts.hostname:
-        raise InputError(f"{where}: {url[:200]!r} is not a server URL; give http(s)://HOST[:PORT]/PATH, for example http://localhost:11434/v1")
+        raise InputError(
+            f"{where}: {url[:200]!r} is not a server URL; give http(s)://HOST[:PORT]/PATH, for example http://localhost:11434/v1"
+        )
     return url
 
 

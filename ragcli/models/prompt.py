@@ -70,7 +70,9 @@ def _document_open(p: Passage) -> str:
     return f"<document{attrs}>"
 
 
-def format_evidence(passages: tuple[Passage, ...] | list[Passage], found: Mapping[str, Found] | None = None, omitted: int = 0) -> str:
+def format_evidence(
+    passages: tuple[Passage, ...] | list[Passage], found: Mapping[str, Found] | None = None, omitted: int = 0
+) -> str:
     """Passages grouped by document (documents in the order of their first passage), then ``[N passages omitted]``."""
     found = found or {}
     tail = f"\n[{omitted} passages omitted]" if omitted > 0 else ""
@@ -86,7 +88,13 @@ def format_evidence(passages: tuple[Passage, ...] | list[Passage], found: Mappin
     return "<evidence>\n" + "\n".join(blocks) + tail + "\n</evidence>"
 
 
-def first_message(question: str, evidence: tuple[Passage, ...] | list[Passage], note: str = "", found: Mapping[str, Found] | None = None, omitted: int = 0) -> str:
+def first_message(
+    question: str,
+    evidence: tuple[Passage, ...] | list[Passage],
+    note: str = "",
+    found: Mapping[str, Found] | None = None,
+    omitted: int = 0,
+) -> str:
     """The first user message: the question, then the evidence of the question's own search."""
     return f"Question: {question}\n\n{format_evidence(evidence, found, omitted)}{_note(note)}"
 
@@ -95,7 +103,12 @@ def first_turn_message(question: str, turn: Turn) -> str:
     return first_message(question, turn.evidence, turn.note, turn.found, turn.omitted)
 
 
-def search_result(new_evidence: tuple[Passage, ...] | list[Passage], note: str = "", found: Mapping[str, Found] | None = None, omitted: int = 0) -> str:
+def search_result(
+    new_evidence: tuple[Passage, ...] | list[Passage],
+    note: str = "",
+    found: Mapping[str, Found] | None = None,
+    omitted: int = 0,
+) -> str:
     """What a search tool call returns to the model: the passages it found that were not shown before."""
     return format_evidence(new_evidence, found, omitted) + _note(note)
 
@@ -133,4 +146,6 @@ def verify_message(question: str, claims: Sequence[Claim], passages: Mapping[str
         f"<quote>{html.escape(c.quote, quote=False)}</quote>\n</claim>"
         for i, c in enumerate(claims, start=1)
     ]
-    return f"Question: {html.escape(question, quote=False)}\n\n{evidence}\n\n<claims>\n" + "\n".join(lines) + "\n</claims>"
+    return (
+        f"Question: {html.escape(question, quote=False)}\n\n{evidence}\n\n<claims>\n" + "\n".join(lines) + "\n</claims>"
+    )

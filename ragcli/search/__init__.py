@@ -1,11 +1,11 @@
 """The search layer: a scope and a query in, ranked passages out.
 
-    config     modes, floors, fusion constant (measured defaults)
-    query      normalising the query text
-    gate       floors per ranker and the topic gate, with a reason per dropped candidate
-    fusion     Reciprocal Rank Fusion
-    response   ``SearchResponse`` and its ``--json`` shape
-    retriever  ``Retriever``: view -> rankers -> gate -> fusion
+config     modes, floors, fusion constant (measured defaults)
+query      normalising the query text
+gate       floors per ranker and the topic gate, with a reason per dropped candidate
+fusion     Reciprocal Rank Fusion
+response   ``SearchResponse`` and its ``--json`` shape
+retriever  ``Retriever``: view -> rankers -> gate -> fusion
 """
 
 from __future__ import annotations
@@ -21,7 +21,12 @@ if TYPE_CHECKING:
 
 # Loaded on first use: ``ragcli --help`` reads the defaults in ``config`` and must not pay for
 # pydantic (``response``) or numpy and Tantivy (``retriever``).
-_EXPORTS = {"SearchConfig": "config", "SearchResponse": "response", "SearchResult": "response", "Retriever": "retriever"}
+_EXPORTS = {
+    "SearchConfig": "config",
+    "SearchResponse": "response",
+    "SearchResult": "response",
+    "Retriever": "retriever",
+}
 
 __all__ = sorted(_EXPORTS)
 

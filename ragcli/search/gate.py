@@ -80,13 +80,15 @@ def is_specific(query: str, view: View) -> bool:
     return any(0 < n <= max(1.0, RARE_SHARE * visible) for n in counts.values())
 
 
-def _weak_word_matches(query: str, bm25: list[Hit], status: list[Status], dense_rows: set[int], min_terms: int, view: View) -> list[Status]:
+def _weak_word_matches(
+    query: str, bm25: list[Hit], status: list[Status], dense_rows: set[int], min_terms: int, view: View
+) -> list[Status]:
     """Mark word matches that are not close in meaning and share fewer than ``min_terms`` of a long query's terms."""
     terms = set(query_terms(query))
     if len(terms) <= SHORT_QUERY_TERMS:  # a keyword query: one shared word is the match
         return status
     out = list(status)
-    for i, (hit, s) in enumerate(zip(bm25, status)):
+    for i, (hit, s) in enumerate(zip(bm25, status, strict=True)):
         if s == "kept" and hit.row not in dense_rows:
             held = terms & set(query_terms(view.passage(hit.row).index_text))
             if len(held) < min_terms:
@@ -98,18 +100,20 @@ def apply_gates(query: str, bm25: list[Hit], dense: list[Hit], config: SearchCon
     """Floors per ranker, word matches that must earn their place, then the topic gate."""
     bm25_status: list[Status] = ["kept" if h.score > config.bm25_floor else "under_floor" for h in bm25]
     dense_status: list[Status] = ["kept" if h.score >= config.dense_floor else "under_floor" for h in dense]
-    dense_rows = {h.row for h, s in zip(dense, dense_status) if s == "kept"}
+    dense_rows = {h.row for h, s in zip(dense, dense_status, strict=True) if s == "kept"}
     weak_meaning = bool(dense_rows) and max(h.score for h in dense if h.row in dense_rows) < config.dense_weak
     if config.mode == "hybrid" and weak_meaning and config.bm25_only_min_terms > 1:
         bm25_status = _weak_word_matches(query, bm25, bm25_status, dense_rows, config.bm25_only_min_terms, view)
     notes: list[str] = []
-    gate_applies = config.mode == "hybrid" and config.topic_gate and "kept" in bm25_status and "kept" not in dense_status
+    gate_applies = (
+        config.mode == "hybrid" and config.topic_gate and "kept" in bm25_status and "kept" not in dense_status
+    )
     if gate_applies and not is_specific(query, view):
         bm25_status = ["topic_gate" if s == "kept" else s for s in bm25_status]
         notes.append(TOPIC_GATE_NOTE)
     return Gated(
-        bm25=[h for h, s in zip(bm25, bm25_status) if s == "kept"],
-        dense=[h for h, s in zip(dense, dense_status) if s == "kept"],
+        bm25=[h for h, s in zip(bm25, bm25_status, strict=True) if s == "kept"],
+        dense=[h for h, s in zip(dense, dense_status, strict=True) if s == "kept"],
         bm25_status=bm25_status,
         dense_status=dense_status,
         notes=notes,

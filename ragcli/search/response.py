@@ -175,7 +175,9 @@ def _result_json(r: SearchResult) -> ResultJson:
 
 
 def _candidates_json(candidates: list[Candidate]) -> list[CandidateJson]:
-    return [CandidateJson(id=c.id, rank=c.rank, score=round(c.score, 4), kept=c.kept, status=c.status) for c in candidates]
+    return [
+        CandidateJson(id=c.id, rank=c.rank, score=round(c.score, 4), kept=c.kept, status=c.status) for c in candidates
+    ]
 
 
 def _explain_json(response: SearchResponse) -> ExplainJson:

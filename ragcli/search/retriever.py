@@ -45,7 +45,13 @@ class Retriever:
     dense ranking is needed.
     """
 
-    def __init__(self, index: str | os.PathLike[str] | None = None, *, embedder: Embedder | None = None, config: SearchConfig | None = None) -> None:
+    def __init__(
+        self,
+        index: str | os.PathLike[str] | None = None,
+        *,
+        embedder: Embedder | None = None,
+        config: SearchConfig | None = None,
+    ) -> None:
         self.root = index_root(index)
         self.config = config or SearchConfig()
         self._embedder = embedder
@@ -88,7 +94,9 @@ class Retriever:
 
     # -- search -------------------------------------------------------------------
 
-    def search(self, scope: Scope, query: str, *, k: int | None = None, config: SearchConfig | None = None) -> SearchResponse:
+    def search(
+        self, scope: Scope, query: str, *, k: int | None = None, config: SearchConfig | None = None
+    ) -> SearchResponse:
         """Search what ``scope`` may see for ``query``."""
         cfg = config or self.config
         if k is not None:
@@ -146,11 +154,18 @@ class Retriever:
     @staticmethod
     def _candidates(view: View, hits: list[Hit], statuses: list[Status], in_results: set[int]) -> list[Candidate]:
         return [
-            Candidate(view.passage_id(h.row), i, h.score, ("in_results" if h.row in in_results else "cut_at_k") if status == "kept" else status)
-            for i, (h, status) in enumerate(zip(hits, statuses), start=1)
+            Candidate(
+                view.passage_id(h.row),
+                i,
+                h.score,
+                ("in_results" if h.row in in_results else "cut_at_k") if status == "kept" else status,
+            )
+            for i, (h, status) in enumerate(zip(hits, statuses, strict=True), start=1)
         ]
 
-    def neighbours(self, scope: Scope, response: SearchResponse, result: SearchResult, steps: Sequence[int] = (-1, 1)) -> list[Passage]:
+    def neighbours(
+        self, scope: Scope, response: SearchResponse, result: SearchResult, steps: Sequence[int] = (-1, 1)
+    ) -> list[Passage]:
         """The sections ``steps`` away from ``result`` in its document (-1 before, 1 after) that ``scope`` may see.
 
         Empty when another generation was published since ``response``: its rows are other rows.
@@ -176,7 +191,7 @@ class Retriever:
         missing = [t for t in texts if (embedder.sha256, t) not in self._vectors]
         if not missing:
             return
-        for text, vector in zip(missing, embedder.embed(missing)):
+        for text, vector in zip(missing, embedder.embed(missing), strict=True):
             _cached(self._vectors, (embedder.sha256, text), lambda v=vector: v, VECTOR_CACHE_SIZE)
 
     def _query_vector(self, index: TenantIndex, text: str) -> np.ndarray:

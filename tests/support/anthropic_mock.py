@@ -37,11 +37,13 @@ def text_block(text: str) -> dict[str, Any]:
     return {"type": "text", "text": text}
 
 
-def tool_use(name: str, input: Any, *, id: str | None = None) -> dict[str, Any]:  # noqa: A002 - the API's field name
+def tool_use(name: str, input: Any, *, id: str | None = None) -> dict[str, Any]:
     return {"type": "tool_use", "id": id or _next_id("toolu"), "name": name, "input": input}
 
 
-def usage(input_tokens: int = 1200, output_tokens: int = 80, cache_creation: int = 0, cache_read: int = 0) -> dict[str, Any]:
+def usage(
+    input_tokens: int = 1200, output_tokens: int = 80, cache_creation: int = 0, cache_read: int = 0
+) -> dict[str, Any]:
     return {
         "input_tokens": input_tokens,
         "output_tokens": output_tokens,
@@ -51,7 +53,9 @@ def usage(input_tokens: int = 1200, output_tokens: int = 80, cache_creation: int
     }
 
 
-def message(*content: dict[str, Any], stop_reason: str | None = None, use: dict[str, Any] | None = None, model: str = MODEL) -> dict[str, Any]:
+def message(
+    *content: dict[str, Any], stop_reason: str | None = None, use: dict[str, Any] | None = None, model: str = MODEL
+) -> dict[str, Any]:
     """A Messages API response body; stop_reason defaults from the content."""
     if stop_reason is None:
         stop_reason = "tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn"
@@ -78,7 +82,9 @@ def answer_call(*claims: tuple[str, str, str], use: dict[str, Any] | None = None
     return message(tool_use("submit_answer", payload), use=use)
 
 
-def abstain_call(reason: str = "The evidence does not answer the question.", *, use: dict[str, Any] | None = None) -> dict[str, Any]:
+def abstain_call(
+    reason: str = "The evidence does not answer the question.", *, use: dict[str, Any] | None = None
+) -> dict[str, Any]:
     return message(tool_use("submit_answer", {"abstain": {"reason": reason}}), use=use)
 
 
@@ -103,7 +109,12 @@ def overloaded() -> HTTPError:
 def rate_limited(retry_after: str = "0") -> HTTPError:
     # retry-after 0 would make the SDK fall back to its own backoff (0.5 s); the
     # millisecond header keeps the retry immediate.
-    return HTTPError(429, "rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit", {"retry-after": retry_after, "retry-after-ms": "1"})
+    return HTTPError(
+        429,
+        "rate_limit_error",
+        "Number of request tokens has exceeded your per-minute rate limit",
+        {"retry-after": retry_after, "retry-after-ms": "1"},
+    )
 
 
 @dataclass(frozen=True)
@@ -115,7 +126,12 @@ class NetworkFailure:
 
 def verdicts_call(*supported: bool, use: dict[str, Any] | None = None) -> dict[str, Any]:
     """The verifier's submit_verdicts, one verdict per claim in order."""
-    return message(tool_use("submit_verdicts", {"verdicts": [{"claim": i, "supported": ok} for i, ok in enumerate(supported, start=1)]}), use=use)
+    return message(
+        tool_use(
+            "submit_verdicts", {"verdicts": [{"claim": i, "supported": ok} for i, ok in enumerate(supported, start=1)]}
+        ),
+        use=use,
+    )
 
 
 Scripted = dict[str, Any] | HTTPError | NetworkFailure | Callable[[dict[str, Any]], Any]
@@ -140,14 +156,20 @@ class ScriptedAPI(ScriptedReplies):
 
     def handler(self, request: httpx2.Request) -> httpx2.Response:
         body = json.loads(request.content.decode("utf-8")) if request.content else {}
-        item = self.next_reply(Recorded(request.method, request.url.path, dict(request.headers), body), overrun=_overrun, literal=(HTTPError, NetworkFailure))
+        item = self.next_reply(
+            Recorded(request.method, request.url.path, dict(request.headers), body),
+            overrun=_overrun,
+            literal=(HTTPError, NetworkFailure),
+        )
         if isinstance(item, NetworkFailure):
             if item.kind == "timeout":
                 raise httpx2.ReadTimeout("timed out", request=request)
             raise httpx2.ConnectError("[Errno 111] Connection refused", request=request)
         if isinstance(item, HTTPError):
             return item.response()
-        return httpx2.Response(200, json=item, headers={"request-id": _next_id("req"), "content-type": "application/json"})
+        return httpx2.Response(
+            200, json=item, headers={"request-id": _next_id("req"), "content-type": "application/json"}
+        )
 
     def client(self, *, api_key: str = "sk-ant-test", max_retries: int = 0) -> anthropic.Anthropic:
         return anthropic.Anthropic(
@@ -164,7 +186,9 @@ class ScriptedAPI(ScriptedReplies):
 
 
 def _overrun(n: int) -> HTTPError:
-    return HTTPError(400, "invalid_request_error", f"scripted mock: no response left for request {n}", {"x-should-retry": "false"})
+    return HTTPError(
+        400, "invalid_request_error", f"scripted mock: no response left for request {n}", {"x-should-retry": "false"}
+    )
 
 
 # --------------------------------------------------------------------------- reading request bodies

@@ -16,7 +16,16 @@ from typing import Any
 import pytest
 
 # Variables that would change which model, key or index a CLI run uses.
-_DROP_ENV = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "RAGCLI_OPENAI_BASE_URL", "OPENAI_BASE_URL", "RAGCLI_MODEL", "RAGCLI_EMBED_MODEL", "RAGCLI_EMBED_TOKENIZER", "RAGCLI_EMBED_POOLING")
+_DROP_ENV = (
+    "ANTHROPIC_API_KEY",
+    "OPENAI_API_KEY",
+    "RAGCLI_OPENAI_BASE_URL",
+    "OPENAI_BASE_URL",
+    "RAGCLI_MODEL",
+    "RAGCLI_EMBED_MODEL",
+    "RAGCLI_EMBED_TOKENIZER",
+    "RAGCLI_EMBED_POOLING",
+)
 
 
 def clean_env(extra: dict[str, str] | None = None, *, index: Path | None = None) -> dict[str, str]:
@@ -61,8 +70,17 @@ def cli(
     )
 
 
-def cli_popen(*args: object, env: dict[str, str] | None = None, index: Path | None = None, cwd: Path | None = None) -> subprocess.Popen[str]:
-    return subprocess.Popen(cli_args(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env(env, index=index), cwd=_cwd(cwd))
+def cli_popen(
+    *args: object, env: dict[str, str] | None = None, index: Path | None = None, cwd: Path | None = None
+) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        cli_args(*args),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=clean_env(env, index=index),
+        cwd=_cwd(cwd),
+    )
 
 
 def cli_many(
@@ -143,7 +161,9 @@ def assert_one_error_line(proc: subprocess.CompletedProcess[str], *needles: str)
     return lines[0]
 
 
-def wait_for(predicate: Callable[[], bool], proc: subprocess.Popen[str] | None = None, poll: float = 0.001, limit: float = 300) -> bool:
+def wait_for(
+    predicate: Callable[[], bool], proc: subprocess.Popen[str] | None = None, poll: float = 0.001, limit: float = 300
+) -> bool:
     """Poll until ``predicate()`` holds; False if ``proc`` exits first (or after ``limit`` seconds)."""
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline:

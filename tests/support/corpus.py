@@ -81,7 +81,9 @@ def make_pdf(pages: list[str]) -> bytes:
     )
     for text in pages:
         page = writer.add_blank_page(612, 792)
-        page[NameObject("/Resources")] = DictionaryObject({NameObject("/Font"): DictionaryObject({NameObject("/F1"): font})})
+        page[NameObject("/Resources")] = DictionaryObject(
+            {NameObject("/Font"): DictionaryObject({NameObject("/F1"): font})}
+        )
         stream = DecodedStreamObject()
         escaped = text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
         stream.set_data(b"BT /F1 12 Tf 72 720 Td (" + escaped.encode("latin-1") + b") Tj ET")
@@ -186,7 +188,9 @@ def all_passages(root: Path, tenant: str) -> list[Any]:
 
 def visible_to(passage: Any, principal: Any, as_of: dt.date) -> bool:
     """Independent restatement of the permission rule, from the passage's own fields."""
-    in_time = (passage.effective_from is None or passage.effective_from <= as_of) and (passage.superseded_on is None or as_of < passage.superseded_on)
+    in_time = (passage.effective_from is None or passage.effective_from <= as_of) and (
+        passage.superseded_on is None or as_of < passage.superseded_on
+    )
     return passage.tenant == principal.tenant and bool(set(passage.acl) & principal.acl_tokens()) and in_time
 
 

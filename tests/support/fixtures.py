@@ -141,7 +141,11 @@ def pid(sample_passages):  # type: ignore[no-untyped-def]
     """The real passage id of (tenant, doc, section) in the session index; ``doc`` is a doc id or ``doc_id@version``."""
 
     def find(tenant: str, doc: str, section: str) -> str:
-        found = [p.id for p in sample_passages[tenant] if doc in (p.doc_id, f"{p.doc_id}@{p.version}") and p.section == section]
+        found = [
+            p.id
+            for p in sample_passages[tenant]
+            if doc in (p.doc_id, f"{p.doc_id}@{p.version}") and p.section == section
+        ]
         assert len(found) == 1, (tenant, doc, section, found)
         return found[0]
 

@@ -45,7 +45,7 @@ def request_id() -> str:
 # --------------------------------------------------------------------------- response builders
 
 
-def tool_call(name: str, arguments: Any, *, id: str | None = None) -> dict[str, Any]:  # noqa: A002 - the API's field name
+def tool_call(name: str, arguments: Any, *, id: str | None = None) -> dict[str, Any]:
     """A function tool call; ``arguments`` is JSON-encoded unless it is already a string (raw, possibly malformed)."""
     raw = arguments if isinstance(arguments, str) else json.dumps(arguments)
     return {"id": id or _next_id("call_"), "type": "function", "function": {"name": name, "arguments": raw}}
@@ -58,7 +58,12 @@ def usage(prompt_tokens: int = 1400, completion_tokens: int = 60, cached: int = 
         "completion_tokens": completion_tokens,
         "total_tokens": prompt_tokens + completion_tokens,
         "prompt_tokens_details": {"cached_tokens": cached, "audio_tokens": 0},
-        "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0, "accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0},
+        "completion_tokens_details": {
+            "reasoning_tokens": 0,
+            "audio_tokens": 0,
+            "accepted_prediction_tokens": 0,
+            "rejected_prediction_tokens": 0,
+        },
     }
 
 
@@ -101,13 +106,20 @@ def claims_payload(*claims: tuple[str, str, str]) -> dict[str, Any]:
     return {"claims": [{"statement": s, "passage_id": p, "quote": q} for s, p, q in claims]}
 
 
-def abstain_call(reason: str = "The evidence does not answer the question.", *, use: dict[str, Any] | None = None) -> dict[str, Any]:
+def abstain_call(
+    reason: str = "The evidence does not answer the question.", *, use: dict[str, Any] | None = None
+) -> dict[str, Any]:
     return completion(tool_call("submit_answer", {"abstain": {"reason": reason}}), use=use)
 
 
 def verdicts_call(*supported: bool, use: dict[str, Any] | None = None) -> dict[str, Any]:
     """The verifier's submit_verdicts, one verdict per claim in order."""
-    return completion(tool_call("submit_verdicts", {"verdicts": [{"claim": i, "supported": ok} for i, ok in enumerate(supported, start=1)]}), use=use)
+    return completion(
+        tool_call(
+            "submit_verdicts", {"verdicts": [{"claim": i, "supported": ok} for i, ok in enumerate(supported, start=1)]}
+        ),
+        use=use,
+    )
 
 
 def text_reply(text: str, *, finish_reason: str = "stop") -> dict[str, Any]:
@@ -171,7 +183,12 @@ class Reply:
 
 
 def _overrun(n: int) -> HTTPError:
-    return HTTPError(400, f"scripted mock: no response left for request {n}", "invalid_request_error", headers={"x-should-retry": "false"})
+    return HTTPError(
+        400,
+        f"scripted mock: no response left for request {n}",
+        "invalid_request_error",
+        headers={"x-should-retry": "false"},
+    )
 
 
 class ScriptedAPI(ScriptedReplies):
@@ -202,7 +219,9 @@ class ScriptedAPI(ScriptedReplies):
 
     def handler(self, request: httpx2.Request) -> httpx2.Response:
         body = json.loads(request.content.decode("utf-8")) if request.content else {}
-        reply = self.respond(Recorded(request.method, request.url.host, request.url.port, request.url.path, dict(request.headers), body))
+        reply = self.respond(
+            Recorded(request.method, request.url.host, request.url.port, request.url.path, dict(request.headers), body)
+        )
         if isinstance(reply, NetworkFailure):
             if reply.kind == "timeout":
                 raise httpx2.ReadTimeout("timed out", request=request)
@@ -212,14 +231,33 @@ class ScriptedAPI(ScriptedReplies):
     def http_client(self) -> httpx2.Client:
         return httpx2.Client(transport=httpx2.MockTransport(self.handler))
 
-    def client(self, *, api_key: str = "sk-test-0123456789", max_retries: int = 0, base_url: str | None = None) -> openai.OpenAI:
-        return openai.OpenAI(api_key=api_key, base_url=base_url, http_client=self.http_client(), max_retries=max_retries)
+    def client(
+        self, *, api_key: str = "sk-test-0123456789", max_retries: int = 0, base_url: str | None = None
+    ) -> openai.OpenAI:
+        return openai.OpenAI(
+            api_key=api_key, base_url=base_url, http_client=self.http_client(), max_retries=max_retries
+        )
 
-    def model(self, *, model_name: str = MODEL, max_retries: int = 0, api_key: str = "sk-test-0123456789", base_url: str | None = None, timeout: float | None = None):
+    def model(
+        self,
+        *,
+        model_name: str = MODEL,
+        max_retries: int = 0,
+        api_key: str = "sk-test-0123456789",
+        base_url: str | None = None,
+        timeout: float | None = None,
+    ):
         """The real OpenAIModel backend, building its own SDK client on this mock's transport."""
         from ragcli.models.openai import OpenAIModel
 
-        return OpenAIModel(model_name, base_url=base_url, api_key=api_key, http_client=self.http_client(), max_retries=max_retries, timeout=timeout)
+        return OpenAIModel(
+            model_name,
+            base_url=base_url,
+            api_key=api_key,
+            http_client=self.http_client(),
+            max_retries=max_retries,
+            timeout=timeout,
+        )
 
     # ----- behind a real HTTP server on the loopback interface
 
@@ -231,11 +269,20 @@ class ScriptedAPI(ScriptedReplies):
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
-            def do_POST(self) -> None:  # noqa: N802 - the http.server API
+            def do_POST(self) -> None:
                 raw = self.rfile.read(int(self.headers.get("content-length") or 0))
                 host, _, port = (self.headers.get("host") or "").partition(":")
                 path = self.path.split("?", 1)[0]
-                reply = api.respond(Recorded("POST", host, int(port) if port else None, path, {k.lower(): v for k, v in self.headers.items()}, json.loads(raw or b"{}")))
+                reply = api.respond(
+                    Recorded(
+                        "POST",
+                        host,
+                        int(port) if port else None,
+                        path,
+                        {k.lower(): v for k, v in self.headers.items()},
+                        json.loads(raw or b"{}"),
+                    )
+                )
                 if isinstance(reply, NetworkFailure):
                     self.close_connection = True
                     return
@@ -247,7 +294,7 @@ class ScriptedAPI(ScriptedReplies):
                 self.end_headers()
                 self.wfile.write(data)
 
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the http.server API
+            def log_message(self, format: str, *args: Any) -> None:
                 pass
 
         server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
