@@ -142,7 +142,8 @@ def matrix(rows: list[Row], names: tuple[str, ...]) -> Any:
 
 
 def fit(groups: list[list[Row]], names: tuple[str, ...], l2: float = 1.0) -> dict[str, Any]:
-    """Logistic regression on standardised features, each group weighing the same in total; Newton's method with an L2 penalty."""
+    """Logistic regression on standardised features, each group
+    weighing the same in total; Newton's method with an L2 penalty."""
     import numpy as np
 
     usable = [[r for r in g if r.features is not None] for g in groups]
@@ -193,15 +194,15 @@ def correct(row: Row) -> bool:
 
 def outcome(rows: list[Row], answers: list[bool]) -> dict[str, Any]:
     answerable = [r for r in rows if r.answerable]
-    graded = [(r, a) for r, a in zip(rows, answers, strict=True) if r.answerable and r.gold]
+    pairs = list(zip(rows, answers, strict=True))
+    unanswerable = len(rows) - len(answerable)
+    graded = [(r, a) for r, a in pairs if r.answerable and r.gold]
     return {
         "questions": len(rows),
-        "disposition": round(sum((a == r.answerable) for r, a in zip(rows, answers, strict=True)) / len(rows), 4)
-        if rows
-        else None,
+        "disposition": round(sum((a == r.answerable) for r, a in pairs) / len(rows), 4) if rows else None,
         "answer_accuracy": round(sum(1 for r, a in graded if a and correct(r)) / len(graded), 4) if graded else None,
-        "answered_answerable": f"{sum(1 for r, a in zip(rows, answers, strict=True) if a and r.answerable)}/{len(answerable)}",
-        "abstained_unanswerable": f"{sum(1 for r, a in zip(rows, answers, strict=True) if not a and not r.answerable)}/{len(rows) - len(answerable)}",
+        "answered_answerable": f"{sum(1 for r, a in pairs if a and r.answerable)}/{len(answerable)}",
+        "abstained_unanswerable": f"{sum(1 for r, a in pairs if not a and not r.answerable)}/{unanswerable}",
     }
 
 

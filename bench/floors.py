@@ -18,8 +18,9 @@ Dense part (``ragcli.embedder.Embedder`` directly, the bundled MiniLM):
 BM25 part (ragcli's own tantivy BM25 through ``Retriever``, mode bm25, floors off):
   top-1 score of off-topic queries (SQuAD questions against the SciFact index, SciFact
   queries against the uv-docs index; SQuAD is also shown without its biomedical articles
-  Immune_system, Pharmacy, Oxygen, Black_Death and Ctenophora, which are not off-topic) vs the score of the relevant document (its best
-  passage) for in-domain queries (SciFact test; SQuAD answerable), with percentiles
+  Immune_system, Pharmacy, Oxygen, Black_Death and Ctenophora, which are not off-topic)
+  vs the score of the relevant document (its best passage) for in-domain queries
+  (SciFact test; SQuAD answerable), with percentiles
   and the same cost/leak table for candidate BM25 floors.
 
 Indexes (tenants ``scifact``, ``squad2-dev``, ``uv-docs``) are reused from ``--index`` or

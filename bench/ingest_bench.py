@@ -166,8 +166,10 @@ def ingest_table(out: Output, rows: list[dict[str, Any]]) -> None:
             ]
             for r in rows
         ],
-        caption="tokens = word pieces of each passage's index_text (no [CLS]/[SEP]); outside model = 1 - embed time / ingest time; "
-        "model load (hash check + ONNX session) is before the ingest clock; RSS model = peak RSS once the model is loaded, before ingesting.",
+        caption="tokens = word pieces of each passage's index_text (no [CLS]/[SEP]); "
+        "outside model = 1 - embed time / ingest time; "
+        "model load (hash check + ONNX session) is before the ingest clock; "
+        "RSS model = peak RSS once the model is loaded, before ingesting.",
     )
 
 
@@ -266,7 +268,8 @@ def batching_table(out: Output, rows: list[dict[str, Any]], batch_size: int) -> 
 
 
 def ingest_mode_in_child(corpus: str, index_dir: str, mode: str) -> dict[str, Any]:
-    """Runs in a spawned process: one ingest, embedding in this process (``local``) or on a fresh local Ray instance (``ray``)."""
+    """Runs in a spawned process: one ingest, embedding in this
+    process (``local``) or on a fresh local Ray instance (``ray``)."""
     from ragcli import ingest
     from ragcli.embedder import Embedder
 
@@ -357,8 +360,10 @@ def ray_comparison(out: Output, data: Path, limit: int, tmp: Path) -> list[dict[
             ]
             for r in rows
         ],
-        caption="wall = Ray start (ray.init with this machine's CPUs + one model load per actor) + ingest; local pays neither. "
-        f"Max |vector difference| between the two indexes: {max_diff:.2e}. Peak RSS is the driver's (actors are other processes).",
+        caption="wall = Ray start (ray.init with this machine's CPUs + one model load per actor) + ingest; "
+        "local pays neither. "
+        f"Max |vector difference| between the two indexes: {max_diff:.2e}. "
+        "Peak RSS is the driver's (actors are other processes).",
     )
     return rows
 
@@ -387,7 +392,8 @@ def main() -> None:
     parser.add_argument(
         "--ray",
         action="store_true",
-        help=f"only compare a local ingest with one on a local Ray instance (SciFact first {RAY_LIMIT:,} unless --limit)",
+        help="only compare a local ingest with one on a local Ray instance "
+        f"(SciFact first {RAY_LIMIT:,} unless --limit)",
     )
     args = parser.parse_args()
 
@@ -404,7 +410,8 @@ def main() -> None:
     batch_size = args.batch_size or DEFAULT_BATCH
     if args.limit > 0:
         out.note(
-            f"[yellow]SciFact capped at its first {args.limit:,} abstracts (--limit {args.limit}); --limit 0 ingests all 5,183 "
+            f"[yellow]SciFact capped at its first {args.limit:,} abstracts (--limit {args.limit}); "
+            "--limit 0 ingests all 5,183 "
             "(several minutes at ~12-17 abstracts/s).[/yellow]"
         )
     with tempfile.TemporaryDirectory(prefix="ragcli-ingest-bench-") as tmp_name:

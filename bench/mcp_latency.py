@@ -178,7 +178,8 @@ def main() -> None:
         f"Warm hybrid search, tenant {TENANT} ({len(queries)} SciFact test queries, k=10; index {args.index})",
         ["path", "p50 ms", "p95 ms", "p50 - in-process ms"],
         rows,
-        caption=f"MCP p50 - in-process p50 = {diff:.2f} ms (target <= {TARGET_MS:.0f} ms: {'met' if diff <= TARGET_MS else 'NOT met'}); "
+        caption=f"MCP p50 - in-process p50 = {diff:.2f} ms (target <= {TARGET_MS:.0f} ms: "
+        f"{'met' if diff <= TARGET_MS else 'NOT met'}); "
         f"same result IDs for {same}/{len(queries)} queries; server ready (initialize answered) after {ready_s:.1f} s.",
     )
     out.put(

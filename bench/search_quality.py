@@ -163,8 +163,10 @@ def scifact_table(out: Output, rows: list[dict[str, Any]], n: int, candidates: i
         f"SciFact test: {n} queries, k={K}, candidates={candidates} per ranker",
         ["system", "source", "nDCG@10", "Recall@100", "empty", "ms/query"],
         body,
-        caption="documents ranked by their first passage; 'published' rows are copied from ../shared/data/README.md, not measured; "
-        "ms/query: ragcli rows share one warm Retriever (the query-vector cache serves the later dense/hybrid variants).",
+        caption="documents ranked by their first passage; "
+        "'published' rows are copied from ../shared/data/README.md, not measured; "
+        "ms/query: ragcli rows share one warm Retriever "
+        "(the query-vector cache serves the later dense/hybrid variants).",
     )
 
 

@@ -384,7 +384,8 @@ def run_scale(out: Output, sizes: list[int], directory: Path, queries: int, seed
         )
         rows.append(row)
     out.table(
-        f"Warm hybrid search on synthetic tenants ({queries} queries each, k=10, candidates=50, {DENIED_SHARE:.0%} of rows denied)",
+        f"Warm hybrid search on synthetic tenants ({queries} queries each, k=10, candidates=50, "
+        f"{DENIED_SHARE:.0%} of rows denied)",
         [
             "passages",
             "allowed",
@@ -418,9 +419,12 @@ def run_scale(out: Output, sizes: list[int], directory: Path, queries: int, seed
             ]
             for r in rows
         ],
-        caption="floor = numpy (memmap of all rows) @ query vector + top-50 argpartition, in the same process after the searches; "
-        f"targets at 1M: p50 / floor <= {SCALE_TARGETS['ratio']}, peak RSS <= 1.5 GB ({SCALE_TARGETS['rss_mb']:.0f} MiB). "
-        "peak RSS = the search process's peak after the searches; RSS +floor = after the floor too (mapping every row). "
+        caption="floor = numpy (memmap of all rows) @ query vector + top-50 argpartition, "
+        "in the same process after the searches; "
+        f"targets at 1M: p50 / floor <= {SCALE_TARGETS['ratio']}, "
+        f"peak RSS <= 1.5 GB ({SCALE_TARGETS['rss_mb']:.0f} MiB). "
+        "peak RSS = the search process's peak after the searches; "
+        "RSS +floor = after the floor too (mapping every row). "
         "build s = writing the tenant (blank: reused from --scale-dir).",
     )
     return rows
@@ -492,7 +496,8 @@ def main() -> None:
             for r in rows
         ],
         caption=f'ratio = median / median of the floor measured in the same run: python -c "{FLOOR_IMPORTS}", '
-        f'or for --help python -c "{TYPER_FLOOR}". The first run of each is untimed (page cache, .pyc, the model cache).',
+        f'or for --help python -c "{TYPER_FLOOR}". '
+        "The first run of each is untimed (page cache, .pyc, the model cache).",
     )
     out.put("cold", {"cli": cli, "repeat": args.repeat, "query": queries[0], "rows": rows})
 

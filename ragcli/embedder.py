@@ -60,7 +60,8 @@ def default_spec() -> ModelSpec:
     if custom is not None:
         if not custom.tokenizer:
             raise ModelError(
-                "RAGCLI_EMBED_MODEL is set but RAGCLI_EMBED_TOKENIZER is not: give the model's tokenizer.json or vocab.txt"
+                "RAGCLI_EMBED_MODEL is set but RAGCLI_EMBED_TOKENIZER is not: "
+                "give the model's tokenizer.json or vocab.txt"
             )
         if custom.pooling not in ("mean", "cls"):
             raise ModelError(f"RAGCLI_EMBED_POOLING must be 'mean' or 'cls', not {custom.pooling!r}")
@@ -160,7 +161,8 @@ class Embedder:
 
     @cached_property
     def _session(self):  # type: ignore[no-untyped-def]
-        """The ONNX session: from the cached optimised graph when it still embeds like the model, else optimised now (and cached)."""
+        """The ONNX session: from the cached optimised graph when it
+        still embeds like the model, else optimised now (and cached)."""
         import onnxruntime as ort
 
         sha = self.sha256  # verify before the file is trusted

@@ -62,7 +62,8 @@ class IndexCorruptError(RagcliError):
     def damaged(cls, tenant: str, what: str) -> IndexCorruptError:
         """The one wording for a damaged index: names the tenant, the damage and the fix."""
         return cls(
-            f"index of tenant '{tenant}' is damaged: {what}; re-ingest to rebuild it (ragcli ingest PATH --tenant {tenant})"
+            f"index of tenant '{tenant}' is damaged: {what}; "
+            f"re-ingest to rebuild it (ragcli ingest PATH --tenant {tenant})"
         )
 
 

@@ -9,7 +9,8 @@ from typing import Any
 
 
 def lazy_exports(package: str, exports: dict[str, str]) -> Callable[[str], Any]:
-    """A module ``__getattr__`` for ``package`` that imports ``name`` from its submodule ``exports[name]`` when first asked.
+    """A module ``__getattr__`` for ``package`` that imports
+    ``name`` from its submodule ``exports[name]`` when first asked.
 
     The value is then set on the package, so the second access is a plain attribute.
     """

@@ -45,7 +45,8 @@ def default_answer_model() -> str:
 
 
 def openai_base_url() -> str | None:
-    """$RAGCLI_OPENAI_BASE_URL: the server ``--model openai:MODEL`` talks to (None: the SDK's default, api.openai.com)."""
+    """$RAGCLI_OPENAI_BASE_URL: the server ``--model openai:MODEL``
+    talks to (None: the SDK's default, api.openai.com)."""
     return os.environ.get(OPENAI_BASE_URL_ENV, "").strip() or None
 
 

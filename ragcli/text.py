@@ -18,9 +18,10 @@ IDENT_PATTERN = r"[A-Za-z0-9_]+(?:[.\-/:][A-Za-z0-9_]+)*"
 STOP_WORDS = frozenset(
     # Lucene's English list plus question words and pronouns: questions are
     # full of them, and matching "what" is not evidence of relevance.
-    "a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with "
-    "what which who whom whose how when where why do does did done can could should would shall may might must has have had am been being "
-    "i me my we us our you your he him his she her its them were from about so than too very just also any some all".split()
+    "a an and are as at be but by for if in into is it no not of on or such that the their then there these they this "
+    "to was will with what which who whom whose how when where why do does did done can could should would shall may "
+    "might must has have had am been being i me my we us our you your he him his she her its them were from about so "
+    "than too very just also any some all".split()
 )
 
 
@@ -64,7 +65,8 @@ _FLAG = re.compile(r"(?:^|\s)(--?[A-Za-z][\w-]*)")
 
 
 def number_units(text: str) -> list[str]:
-    """Name + number pairs (``PEP 723``, ``RFC 9110``, ``Python 3.12``, ``macOS 13``) as single identifier tokens: ``pep_723``.
+    """Name + number pairs (``PEP 723``, ``RFC 9110``, ``Python
+    3.12``, ``macOS 13``) as single identifier tokens: ``pep_723``.
 
     The word must look like a name (an acronym, a capitalised word, or camel
     case like ``macOS``): "in 2008" or "than 6" are not units.
@@ -80,7 +82,8 @@ def number_units(text: str) -> list[str]:
 
 
 def identifier_terms(text: str) -> list[str]:
-    """Tokens of ``text`` that look like identifiers, as the ident field spells them (lowercased), and its number units."""
+    """Tokens of ``text`` that look like identifiers, as the
+    ident field spells them (lowercased), and its number units."""
     found = [t for t in analyzers()[IDENT_TOKENIZER].analyze(text) if looks_like_identifier(t)]
     return list(dict.fromkeys([*found, *number_units(text)]))
 

@@ -224,7 +224,8 @@ def test_parallel_searches_run_the_first_and_answer_every_call(retriever, pid) -
 
 
 def test_a_call_without_id_and_with_object_arguments_is_echoed_valid(retriever, pid) -> None:
-    """Some servers send arguments as a JSON object, or no call id: the next request must still be valid Chat Completions."""
+    """Some servers send arguments as a JSON object, or no call
+    id: the next request must still be valid Chat Completions."""
     availability = pid("acme", "sso-setup", "availability")
     odd_call = {"type": "function", "function": {"name": "search", "arguments": {"query": "SCIM provisioning plan"}}}
     api = ScriptedAPI(
@@ -518,7 +519,7 @@ def test_a_reply_without_choices_is_a_backend_error(retriever) -> None:
         run(api, CDN_QUESTION, retriever=retriever)
 
 
-# --------------------------------------------------------------------------- --model openai:MODEL[@URL], the key and the server
+# ------------------------------------------------------------------- --model openai:MODEL[@URL], the key and the server
 
 
 @pytest.mark.parametrize(

@@ -356,7 +356,7 @@ def test_section_ids_with_parts(embedder):
     assert passages[-1].text == "Short." and passages[-1].section != "deploy-2"
 
 
-# --------------------------------------------------------------------------- real documentation: wraps, admonitions, intros
+# ----------------------------------------------------------------------- real documentation: wraps, admonitions, intros
 
 WRAPPED = """# Guide
 
@@ -378,7 +378,8 @@ def test_soft_wrapped_prose_is_joined_and_hard_breaks_kept(embedder):
     (passage,) = chunk_document(make_doc(WRAPPED, title="Guide"), "t", embedder.count_tokens)
     lines = passage.text.split("\n")
     assert (
-        "While the lockfile is created automatically, the lockfile may also be explicitly created or updated using `uv lock`, which resolves every dependency of the project and writes the result to disk. Second sentence here."
+        "While the lockfile is created automatically, the lockfile may also be explicitly created or updated using "
+        "`uv lock`, which resolves every dependency of the project and writes the result to disk. Second sentence here."
         in lines
     )
     assert (
@@ -435,7 +436,10 @@ def _intro_doc(filler_sentences: int, code_lines: int) -> str:
         for i in range(filler_sentences)
     )
     code = "\n".join(f'classifiers = ["Private :: Do Not Upload {i}"]' for i in range(code_lines))
-    return f"# Pub\n\n## Publishing\n\n{filler}\n\nIf you have internal packages, you can mark them as private:\n\n```toml\n{code}\n```\n\nAfter the block.\n"
+    return (
+        f"# Pub\n\n## Publishing\n\n{filler}\n\n"
+        f"If you have internal packages, you can mark them as private:\n\n```toml\n{code}\n```\n\nAfter the block.\n"
+    )
 
 
 @pytest.mark.parametrize("filler", [0, 5, 12, 20])

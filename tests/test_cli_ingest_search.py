@@ -28,7 +28,8 @@ def small_corpus(root: Path) -> Path:
         root / "faq.md",
         markdown(
             {"id": "faq", "title": "FAQ", "acl": ["everyone"]},
-            "# FAQ\n\n## Passwords\n\nReset your password from the login page.\n\n## Billing\n\nInvoices are sent on the first day of the month.\n",
+            "# FAQ\n\n## Passwords\n\nReset your password from the login page.\n\n## Billing\n\n"
+            "Invoices are sent on the first day of the month.\n",
         ),
     )
     write(

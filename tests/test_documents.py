@@ -82,7 +82,10 @@ def test_yaml_dates_and_numeric_ids_become_strings(tmp_path):
 
 
 def test_defaults_doc_id_is_slugified_relative_path_and_title_first_heading(tmp_path):
-    body = "Some intro line.\n\n```bash\n# install the deps first\npip install x\n```\n\n## Getting Started, Really!\n\nText.\n"
+    body = (
+        "Some intro line.\n\n```bash\n# install the deps first\npip install x\n```\n\n"
+        "## Getting Started, Really!\n\nText.\n"
+    )
     write(tmp_path / "Guides/Getting Started (v2).md", markdown({"acl": ["everyone"]}, body))
     docs = load_all(tmp_path)
     doc = docs["Guides/Getting Started (v2).md"]
@@ -353,7 +356,10 @@ def test_unsupported_and_hidden_files_are_ignored(tmp_path):
 
 
 def test_passage_ids_are_doc_version_section_and_stable(tmp_path, embedder):
-    body = "# Handbook\n\nIntro paragraph.\n\n## Setup\n\nInstall it.\n\n### Linux\n\nUse apt.\n\n## Usage\n\nRun it.\n\n### Linux\n\nSame heading again.\n"
+    body = (
+        "# Handbook\n\nIntro paragraph.\n\n## Setup\n\nInstall it.\n\n### Linux\n\nUse apt.\n\n"
+        "## Usage\n\nRun it.\n\n### Linux\n\nSame heading again.\n"
+    )
     write(tmp_path / "handbook.md", markdown({"acl": ["everyone"]}, body))
     first = chunk_document(load_all(tmp_path)["handbook.md"], "t", embedder.count_tokens)
     second = chunk_document(load_all(tmp_path)["handbook.md"], "t", embedder.count_tokens)

@@ -421,12 +421,14 @@ case_lines = st.one_of(valid_case_lines, broken_case_lines, _tokens(*CASE_PIECES
 @example(lines=['{"question": "q", "principal": ' + "[" * 50_000 + "]" * 50_000 + "}"])
 @example(
     lines=[
-        '{"id": "v1", "question": "What does ERR_4021 mean?", "as": "users.json", "as_of": "2026-11-29", "expect": "answer", "relevant": ["error-codes"]}'
+        '{"id": "v1", "question": "What does ERR_4021 mean?", "as": "users.json", "as_of": "2026-11-29", "expect": '
+        '"answer", "relevant": ["error-codes"]}'
     ]
 )  # valid
 @example(
     lines=[
-        '{"question": "q", "principal": {"user": "u", "tenant": "acme"}, "expect": "abstain", "reason": "no_visible_evidence"}',
+        '{"question": "q", "principal": {"user": "u", "tenant": "acme"}, "expect": "abstain", "reason": '
+        '"no_visible_evidence"}',
         '{"question": "r", "as": "users.json"}',
     ]
 )  # valid

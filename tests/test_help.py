@@ -1,4 +1,5 @@
-"""``--help`` that reads like a well-kept CLI: metavars, defaults, ``-h``, ``--version``, bare ``ragcli``, completion."""
+"""``--help`` that reads like a well-kept CLI: metavars,
+defaults, ``-h``, ``--version``, bare ``ragcli``, completion."""
 
 from __future__ import annotations
 

@@ -485,7 +485,10 @@ def test_malformed_queries_through_the_cli(base: Base) -> None:
         ]
 
     long_query = " ".join(["zebra crossing"] * 800)[:10_000]
-    syntax = "tenant:other AND zebra OR (walrus) \"pelican\" +must -not field:value^9 wild* fuzz~2 [a TO z] {x} \\ ! && || '1'='1' --"
+    syntax = (
+        'tenant:other AND zebra OR (walrus) "pelican" +must -not field:value^9 wild* fuzz~2 [a TO z] {x} \\ ! '
+        "&& || '1'='1' --"
+    )
     control = "zebra\x1b[31m crossing\x1b[0m\x07\x7f\u200b\u202e walrus\r\n"
     undecodable = b"zebra caf\xe9 \xff\xfe crossing"  # not UTF-8: arrives as lone surrogates in argv
     empty, long_result, syntax_result, control_result, raw_search, raw_ask = cli_many(

@@ -193,7 +193,8 @@ def test_changed_document_replaces_all_its_passages(tmp_path, embedder):
         root / "a.md",
         markdown(
             {"acl": ["everyone"]},
-            "# Alpha\n\n## One\n\nAlpha one text.\n\n## Two\n\nAlpha two REWRITTEN text.\n\n## Three\n\nAlpha three text.\n",
+            "# Alpha\n\n## One\n\nAlpha one text.\n\n## Two\n\nAlpha two REWRITTEN text.\n\n"
+            "## Three\n\nAlpha three text.\n",
         ),
     )
     write(

@@ -16,7 +16,8 @@ TEXT = """If you have internal packages that you do not want to be published, yo
 classifiers = ["Private :: Do Not Upload"]
 ```
 
-While the lockfile is created [automatically](#automatic-lock-and-sync), it may also be created with `uv lock`. This is **not** required.
+While the lockfile is created [automatically](#automatic-lock-and-sync), it may also be created with `uv lock`. \
+This is **not** required.
 
 - Use the `--frozen` flag to skip the *up-to-date* check entirely.
 - Short item.
@@ -104,7 +105,9 @@ def test_readable(markdown: str, plain: str) -> None:
     assert readable(markdown) == plain
 
 
-PROBLEM_THEN_FIX = """Some indexes forward unauthenticated requests to a public index, which means that uv will not search for credentials. This behaviour can be changed per index, using the authenticate setting. For example, to always search for credentials:
+PROBLEM_THEN_FIX = """Some indexes forward unauthenticated requests to a public index, which means that uv will not \
+search for credentials. This behaviour can be changed per index, using the authenticate setting. For example, to \
+always search for credentials:
 
 ```toml
 [[tool.uv.index]]
@@ -128,7 +131,8 @@ def test_an_answer_reads_on_to_the_fix_its_paragraph_leads_to(local_model):
 
 def test_a_paragraph_that_introduces_nothing_adds_nothing(local_model):
     p = passage(
-        "Annual plans are refundable within 30 days of the purchase date. Monthly plans are not refundable. Credits expire after a year.\n"
+        "Annual plans are refundable within 30 days of the purchase date. Monthly plans are not refundable. Credits "
+        "expire after a year.\n"
     )
     assessment = local_model.assess("How long do I have to get a refund on an annual plan?", (p,))
     statements = [c.statement for c in assessment.claims]

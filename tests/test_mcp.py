@@ -312,7 +312,8 @@ def test_new_generation_is_seen_at_the_next_call(sample_root: Path, tmp_path: Pa
     write_markdown(
         new_docs / "quokka.md",
         {"id": "quokka-migration", "title": "Quokka Migration Plan", "acl": ["everyone"]},
-        "# Quokka Migration Plan\n\nThe quokka cluster moves to the zanzibar region in three waves, starting with staging.\n",
+        "# Quokka Migration Plan\n\nThe quokka cluster moves to the zanzibar region in three waves, starting with "
+        "staging.\n",
     )
     with mcp_server(USERS / "bob.json", index, tmp_path / "stderr.log", "--as-of", AS_OF) as bob_copy:
         before = bob_copy.search("quokka zanzibar migration")

@@ -306,7 +306,8 @@ _FEW_DESCRIPTORS = """
 import os, resource, sys
 import markdown_it, numpy, onnxruntime, tantivy, tokenizers, yaml
 import ragcli.cli, ragcli.cli.ingest, ragcli.embedder, ragcli.index.previous, ragcli.index.writer
-import ragcli.ingestion.chunking, ragcli.ingestion.html, ragcli.ingestion.incremental, ragcli.ingestion.loaders, ragcli.ingestion.pipeline
+import ragcli.ingestion.chunking, ragcli.ingestion.html, ragcli.ingestion.incremental
+import ragcli.ingestion.loaders, ragcli.ingestion.pipeline
 limit = len(os.listdir("/proc/self/fd")) + 3
 resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
 sys.exit(ragcli.cli.main(sys.argv[1:]))

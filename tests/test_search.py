@@ -405,15 +405,17 @@ def test_topic_gate_keeps_identifier_queries(retriever):
     assert response.results and response.results[0].id.startswith("error-codes@")
 
 
-# --------------------------------------------------------------------------- keyword queries, number units, explain reasons
+# ----------------------------------------------------------------------- keyword queries, number units, explain reasons
 
 KEYWORD_DOCS = {
     "sync.md": "# Syncing\n\nTo use the lockfile without checking it, pass the `--frozen` option to the command.\n",
     "backends.md": "# Backends\n\nProjects may pick the hatchling backend when they need build hooks.\n",
     "scripts.md": "# Scripts\n\nInline script metadata follows PEP 723 and is read before the script runs.\n",
-    "isolation.md": "# Isolation\n\nBuild isolation follows PEP 517: each build gets a fresh environment with metadata.\n",
+    "isolation.md": "# Isolation\n\nBuild isolation follows PEP 517: each build gets a fresh environment with "
+    "metadata.\n",
     **{
-        f"filler{i}.md": f"# Topic {i}\n\nThis page covers the project setup, the environment and the command line, part {i}.\n"
+        f"filler{i}.md": f"# Topic {i}\n\nThis page covers the project setup, the environment and the command line, "
+        f"part {i}.\n"
         for i in range(40)
     },
 }

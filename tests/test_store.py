@@ -179,7 +179,10 @@ CROWD = 30
 def crowded(tmp_path_factory, embedder) -> Path:
     base = tmp_path_factory.mktemp("crowded")
     for i in range(CROWD):
-        body = f"# Quasar {i}\n\nQuasar quasar quasar. The quasar survey note {i}: quasar light, quasar jets, quasar redshift.\n"
+        body = (
+            f"# Quasar {i}\n\n"
+            f"Quasar quasar quasar. The quasar survey note {i}: quasar light, quasar jets, quasar redshift.\n"
+        )
         write(base / "docs" / f"denied-{i:02d}.md", markdown({"id": f"denied-{i:02d}", "acl": ["vault"]}, body))
     filler = " ".join(
         f"The harbour log for day {d} records calm weather, two ferries and a late delivery of rope."

@@ -107,7 +107,10 @@ def test_search_fits_an_80_column_terminal_with_whole_ids_and_relative_sources(t
 
     docs = tmp_path / "work" / "docs"
     for i in range(3):
-        body = f"# Backups\n\n## Rotation schedule {i}\n\nThe archive team rotates the backup drives every spring; drive set {i} goes offsite.\n"
+        body = (
+            f"# Backups\n\n## Rotation schedule {i}\n\n"
+            f"The archive team rotates the backup drives every spring; drive set {i} goes offsite.\n"
+        )
         write(
             docs / "operations" / f"backup-rotation-procedure-{i}.md",
             markdown({"id": f"backup-rotation-procedure-{i}", "acl": ["everyone"]}, body),

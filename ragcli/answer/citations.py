@@ -95,7 +95,8 @@ def quote_words(quote: str) -> int:
 
 
 def _is_coded(token: str) -> bool:
-    """A token that carries a number inside an identifier, version or code: ``v2.4.0``, ``ERR_4021``, ``1.2.3``, ``x86_64``."""
+    """A token that carries a number inside an identifier, version
+    or code: ``v2.4.0``, ``ERR_4021``, ``1.2.3``, ``x86_64``."""
     if not any(c.isdigit() for c in token):
         return False
     if any(c.isalpha() or c == "_" for c in token):

@@ -129,7 +129,8 @@ _RELATIONS = (
     (
         "le",
         re.compile(
-            r"\b(?:within|at most|up to|no more than|not more than|under|below|less than|smaller than|fewer than|maximum of|max(?:imum)?)\s*$",
+            r"\b(?:within|at most|up to|no more than|not more than|under|below|less than|smaller than|fewer than"
+            r"|maximum of|max(?:imum)?)\s*$",
             re.IGNORECASE,
         ),
     ),
@@ -143,7 +144,8 @@ _RELATIONS = (
 )
 _RELATION_WORDS = frozenset(
     query_terms(
-        "every each within most up under below less smaller fewer maximum max least more over above larger greater longer minimum min than"
+        "every each within most up under below less smaller fewer maximum max least more over above larger greater "
+        "longer minimum min than"
     )
 )
 

@@ -72,8 +72,14 @@ def neighbour_steps(text: str) -> tuple[int, ...]:
 
 GRADE_NOTES = {
     "sufficient": "Graded sufficient. Now call submit_answer.",
-    "conflicting": "Graded conflicting. Do not pick one value: cite every passage that states one, each in its own claim, or abstain.",
-    "missing": "No search was run for the gap (none is left, or no gap was named). Answer what the evidence supports, or abstain.",
+    "conflicting": (
+        "Graded conflicting. Do not pick one value: cite every passage that states one, each in its own claim, "
+        "or abstain."
+    ),
+    "missing": (
+        "No search was run for the gap (none is left, or no gap was named). "
+        "Answer what the evidence supports, or abstain."
+    ),
 }
 GAP_NOTE = "These passages were found for the gap. Now call submit_answer."
 GAP_EMPTY_NOTE = "The gap-filling search found no new passages; no more searches are allowed."
@@ -94,14 +100,14 @@ def parts_note(ran: tuple[str, ...], counts: list[int], skipped: int) -> str:
 def conflict_note(conflicts: list[Conflict]) -> str:
     """What code tells the model when its claims relied on one side of a conflict: IDs and values only."""
     lines = [
-        "Your answer was not accepted yet: current passages that this employee may read state different values for the same thing, "
-        "and the answer cited only one side."
+        "Your answer was not accepted yet: current passages that this employee may read state different values "
+        "for the same thing, and the answer cited only one side."
     ]
     for c in conflicts:
         lines.append("- " + "; ".join(f"passage {s.passage_id} says {s.value}" for s in c.sides))
     lines.append(
-        "Do not pick one. Call submit_answer again with claims that cite every one of these passages, each claim saying "
-        "what its own passage states, or abstain."
+        "Do not pick one. Call submit_answer again with claims that cite every one of these passages, "
+        "each claim saying what its own passage states, or abstain."
     )
     return "\n".join(lines)
 

@@ -60,9 +60,11 @@ class _Run:
     """The citation checks of the submitted claims (empty when none were submitted)."""
     trace: Trace
     verified: tuple[bool, ...] | None = None
-    """With ``--verify``: the verifier's verdict on each submitted claim (None: not verified, or the verifier failed)."""
+    """With ``--verify``: the verifier's verdict on each
+    submitted claim (None: not verified, or the verifier failed)."""
     submitted_answer: str | None = None
-    """With ``--verify``: the submitted claims' statements as they would have read unverified (for eval: what it stopped)."""
+    """With ``--verify``: the submitted claims' statements as
+    they would have read unverified (for eval: what it stopped)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -89,7 +89,8 @@ class ConflictSide:
 
 @dataclass(frozen=True)
 class Conflict:
-    """Current, visible passages of different documents that state different values for the same thing (see ``answer.conflicts``)."""
+    """Current, visible passages of different documents that state
+    different values for the same thing (see ``answer.conflicts``)."""
 
     dimension: str
     """What the values measure and how they bind (``time/le`` for "within 4 hours"): see ``answer.conflicts``."""
@@ -130,7 +131,8 @@ class Found:
     of: int
     """How many results that search returned."""
     cosine: float | None
-    """Its similarity in meaning to that search's query (dense ranker, -1..1; unrelated text is usually under 0.30), None when the dense ranker did not keep it."""
+    """Its similarity in meaning to that search's query (dense ranker, -1..1;
+    unrelated text is usually under 0.30), None when the dense ranker did not keep it."""
     bm25_rank: int | None
     """Its rank by word matches, None when it shares no kept word with the query."""
 
@@ -174,7 +176,8 @@ class VerifierReply:
     """A second model's judgement of submitted claims: one verdict per claim, or an error."""
 
     supported: tuple[bool, ...] | None
-    """Per claim, in order: the quote supports the statement and the statement answers the question. None: the verifier failed."""
+    """Per claim, in order: the quote supports the statement and
+    the statement answers the question. None: the verifier failed."""
     usage: Usage = field(default_factory=Usage)
     request_id: str | None = None
     error: str | None = None

@@ -124,7 +124,8 @@ class VerdictInput(BaseModel):
 
     claim: int = Field(ge=1, le=MAX_CLAIMS, description="The claim's number.")
     supported: bool = Field(
-        description="True when the quote, read in its passage, supports the statement and the statement answers the question."
+        description="True when the quote, read in its passage, supports the statement and the statement answers the "
+        "question."
     )
 
 
@@ -153,7 +154,8 @@ TOOL_ORDER: tuple[ToolName, ...] = ("search", "search_parts", "grade_evidence", 
 
 
 def _model_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The model's JSON schema as a tool schema: references inlined, titles dropped, optional means absent (not null)."""
+    """The model's JSON schema as a tool schema: references
+    inlined, titles dropped, optional means absent (not null)."""
     schema = model.model_json_schema()
     definitions = schema.pop("$defs", {})
 

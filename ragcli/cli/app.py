@@ -23,7 +23,8 @@ INTERRUPTED = "error: interrupted; the published index is unchanged\n"
 
 app = typer.Typer(
     name="ragcli",
-    help="Answer questions from your team's documents with checked citations, showing each person only the passages they may see.",
+    help="Answer questions from your team's documents with checked citations, showing each person only the passages "
+    "they may see.",
     no_args_is_help=True,
     add_completion=True,
     context_settings={"help_option_names": ["-h", "--help"]},

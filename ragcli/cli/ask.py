@@ -44,7 +44,8 @@ def ask(
         bool,
         typer.Option(
             "--retry-on-empty/--no-retry-on-empty",
-            help="Let an LLM model (anthropic, openai) rewrite a query whose first search found nothing (one extra call).",
+            help="Let an LLM model (anthropic, openai) rewrite a query whose first search found nothing "
+            "(one extra call).",
         ),
     ] = True,
     plan: PlanOpt = False,

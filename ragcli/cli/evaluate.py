@@ -28,7 +28,8 @@ def eval_command(
         Path,
         typer.Argument(
             metavar="QUESTIONS.jsonl",
-            help="Question file (JSONL): id, question, as|principal, as_of, expect, reason, relevant, forbidden, answer_contains.",
+            help="Question file (JSONL): id, question, as|principal, as_of, expect, reason, relevant, forbidden, "
+            "answer_contains.",
             show_default=False,
         ),
     ],

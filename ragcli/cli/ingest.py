@@ -40,7 +40,8 @@ def ingest(
         bool,
         typer.Option(
             "--ray",
-            help=f"Embed new passages on Ray: a local Ray instance with this machine's CPUs, or the cluster of --ray-address. Needs {RAY_INSTALL}.",
+            help=f"Embed new passages on Ray: a local Ray instance with this machine's CPUs, or the cluster of "
+            f"--ray-address. Needs {RAY_INSTALL}.",
             show_default=False,
         ),
     ] = False,
@@ -49,7 +50,8 @@ def ingest(
         typer.Option(
             "--ray-address",
             metavar="ADDRESS",
-            help="Embed on a running Ray cluster: auto (the one this machine joined with ray start) or HEAD:6379; implies --ray.",
+            help="Embed on a running Ray cluster: auto (the one this machine joined with ray start) or HEAD:6379; "
+            "implies --ray.",
             show_default=False,
         ),
     ] = None,

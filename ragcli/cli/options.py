@@ -59,8 +59,9 @@ ModelOpt = Annotated[
         "--model",
         "-m",
         metavar="MODEL",
-        help="local, anthropic[:MODEL_NAME] or openai:MODEL[@URL] (OpenAI, or any Chat Completions server such as Ollama: "
-        "openai:qwen2.5:7b@http://localhost:11434/v1). Default: $RAGCLI_MODEL, else anthropic if ANTHROPIC_API_KEY is set, else local.",
+        help="local, anthropic[:MODEL_NAME] or openai:MODEL[@URL] "
+        "(OpenAI, or any Chat Completions server such as Ollama: openai:qwen2.5:7b@http://localhost:11434/v1). "
+        "Default: $RAGCLI_MODEL, else anthropic if ANTHROPIC_API_KEY is set, else local.",
         show_default=False,
     ),
 ]
@@ -68,16 +69,18 @@ PlanOpt = Annotated[
     bool,
     typer.Option(
         "--plan",
-        help="Let an LLM model (anthropic, openai) split a question with several parts into 2-4 searches and grade the evidence once, "
-        "a missing part driving one gap-filling search (all within --max-searches; one or two more calls).",
+        help="Let an LLM model (anthropic, openai) split a question with several parts into 2-4 searches "
+        "and grade the evidence once, a missing part driving one gap-filling search "
+        "(all within --max-searches; one or two more calls).",
     ),
 ]
 VerifyOpt = Annotated[
     bool,
     typer.Option(
         "--verify",
-        help="A second model call judges whether each quote supports its claim and answers the question; an unsupported claim is "
-        "dropped, and with none left (or a verifier that fails) the answer abstains with citation_check_failed.",
+        help="A second model call judges whether each quote supports its claim and answers the question; "
+        "an unsupported claim is dropped, and with none left (or a verifier that fails) "
+        "the answer abstains with citation_check_failed.",
     ),
 ]
 VerifyModelOpt = Annotated[
@@ -85,7 +88,8 @@ VerifyModelOpt = Annotated[
     typer.Option(
         "--verify-model",
         metavar="MODEL",
-        help="The verifier's model (implies --verify), for example a cheaper anthropic:claude-haiku-4-5. Default: --model.",
+        help="The verifier's model (implies --verify), for example a cheaper anthropic:claude-haiku-4-5. "
+        "Default: --model.",
         show_default=False,
     ),
 ]

@@ -58,7 +58,8 @@ def search(
         typer.Option(
             "--bm25-only-min-terms",
             metavar="N",
-            help="Hybrid mode: a word match not close in meaning must share this many of a longer query's words (1 keeps all).",
+            help="Hybrid mode: a word match not close in meaning must share this many of a longer query's words "
+            "(1 keeps all).",
             min=1,
         ),
     ] = BM25_ONLY_MIN_TERMS,
@@ -66,7 +67,8 @@ def search(
         bool,
         typer.Option(
             "--topic-gate/--no-topic-gate",
-            help="Hybrid mode: when no passage is close in meaning and the query names nothing specific (identifier, flag, rare word), drop BM25's word matches as off-topic.",
+            help="Hybrid mode: when no passage is close in meaning and the query names nothing specific (identifier, "
+            "flag, rare word), drop BM25's word matches as off-topic.",
         ),
     ] = True,
     explain: Annotated[
@@ -114,7 +116,8 @@ def _stems(word: str) -> frozenset[str]:
 
 
 def _matcher(query: str) -> Callable[[str], bool]:
-    """Whether a word of the passage matches the query: the same stem (``syncing`` for ``sync``) or the same identifier."""
+    """Whether a word of the passage matches the query: the same
+    stem (``syncing`` for ``sync``) or the same identifier."""
     from ..text import identifier_terms, query_terms
 
     stems = frozenset(query_terms(query))
@@ -196,7 +199,8 @@ def _table(response: SearchResponse, *, explain: bool = False) -> None:
             )
     elif not response.results:
         console().print(
-            f"no results for [bold]{escape(p.user)}[/bold] in tenant [bold]{escape(p.tenant)}[/bold] as of {response.as_of}"
+            f"no results for [bold]{escape(p.user)}[/bold] in tenant [bold]{escape(p.tenant)}[/bold] as of "
+            f"{response.as_of}"
         )
     else:
         console().print(_rich_table(response, escape(title)))
@@ -230,8 +234,9 @@ def _rich_table(response: SearchResponse, title: str) -> Table:
 def _explain(response: SearchResponse) -> None:
     cfg = response.config
     summary = (
-        f"mode {cfg.mode}; floors: bm25 > {cfg.bm25_floor}, dense >= {cfg.dense_floor}, a word match not close in meaning shares >= "
-        f"{cfg.bm25_only_min_terms} query words; RRF k = {cfg.rrf_k}; {cfg.candidates} candidates per ranker"
+        f"mode {cfg.mode}; floors: bm25 > {cfg.bm25_floor}, dense >= {cfg.dense_floor}, "
+        f"a word match not close in meaning shares >= {cfg.bm25_only_min_terms} query words; "
+        f"RRF k = {cfg.rrf_k}; {cfg.candidates} candidates per ranker"
     )
     sections: list[tuple[str, list[str], list[list[str]]]] = []
     for name, cands in (("BM25", response.bm25_candidates), ("dense", response.dense_candidates)):

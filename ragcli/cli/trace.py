@@ -57,7 +57,8 @@ def _print(report: ReplayReport) -> None:
 
     for run in report.runs:
         console().print(
-            f"run {escape(run.request_id)} · {escape(run.tenant)} as {escape(run.user)} on {run.as_of} · generation {escape(run.generation)}"
+            f"run {escape(run.request_id)} · {escape(run.tenant)} as {escape(run.user)} on {run.as_of} · generation "
+            f"{escape(run.generation)}"
         )
         for i, s in enumerate(run.searches, start=1):
             verdict = "[green]match[/green]" if s.match else "[bold red]differs[/bold red]"

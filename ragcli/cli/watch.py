@@ -74,8 +74,9 @@ def _report(report: IngestReport, root: Path) -> None:
     docs = report.documents
     if report.published:
         _line(
-            f"ingested: {docs.added} added, {docs.updated} updated, {docs.deleted} deleted, {docs.unchanged} unchanged; "
-            f"{report.passages} passages ({report.embedded} embedded); generation {report.generation}"
+            f"ingested: {docs.added} added, {docs.updated} updated, {docs.deleted} deleted, "
+            f"{docs.unchanged} unchanged; {report.passages} passages ({report.embedded} embedded); "
+            f"generation {report.generation}"
         )
     else:
         _line(f"no change; generation {printable(report.generation or '-')} kept")

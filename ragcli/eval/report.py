@@ -40,7 +40,8 @@ class CaseResult:
     answer_text: str | None = None
     """The answer as shown (statements and markers), with --ask; None when it abstained."""
     conflict: bool | None = None
-    """With --ask: current sources disagreed on what the answer relied on (answered citing every side, or abstained ``conflicting_evidence``)."""
+    """With --ask: current sources disagreed on what the answer relied on
+    (answered citing every side, or abstained ``conflicting_evidence``)."""
     verified: bool = False
     """With a verifier: the run's claims went to it."""
     verifier_rejected: int = 0
@@ -184,7 +185,8 @@ class EvalJson(BaseModel):
     outcomes: dict[str, int] | None = None
     """With --ask: labelled cases by outcome (answered right / wrong, abstained right / wrong)."""
     conflicts_flagged: int | None = None
-    """With --ask: cases where current sources disagreed and the run said so (answered with a conflict note, or abstained ``conflicting_evidence``)."""
+    """With --ask: cases where current sources disagreed and the run said so
+    (answered with a conflict note, or abstained ``conflicting_evidence``)."""
     conflict_cases: list[str] | None = None
     """With --ask: the IDs of those cases."""
     verifier_rejections: int | None = None
@@ -192,9 +194,11 @@ class EvalJson(BaseModel):
     verifier_failures: int | None = None
     """With --verify: cases whose verifier gave no verdicts (timeout, API error): they abstained."""
     verifier_stopped_wrong: int | None = None
-    """With --verify: answerable cases whose submitted answer lacked every ``answer_contains`` and that the verifier kept from the user."""
+    """With --verify: answerable cases whose submitted answer lacked
+    every ``answer_contains`` and that the verifier kept from the user."""
     verifier_lost_right: int | None = None
-    """With --verify: answerable cases whose submitted answer was right and that the verifier turned wrong (dropped or abstained)."""
+    """With --verify: answerable cases whose submitted answer was
+    right and that the verifier turned wrong (dropped or abstained)."""
 
 
 @dataclass
@@ -241,7 +245,8 @@ class EvalReport:
         return mean([1.0 if r.reason_ok else 0.0 for r in self.results if r.reason_ok is not None])
 
     def answer_accuracy(self) -> float | None:
-        """Share of answerable cases with ``answer_contains`` whose answer contains one of them (an abstention counts as wrong)."""
+        """Share of answerable cases with ``answer_contains`` whose
+        answer contains one of them (an abstention counts as wrong)."""
         return mean([1.0 if r.answer_ok else 0.0 for r in self.results if r.answer_ok is not None])
 
     def citation_pass_rate(self) -> float | None:

@@ -41,7 +41,8 @@ class TenantIndex:
     """A published generation of one tenant's index, opened read-only."""
 
     def __init__(self, directory: Path, generation: Path, manifest: Manifest, hold: int) -> None:
-        """Use ``open``; ``hold`` is the shared lock on ``generation`` (``layout.hold_generation``), released by ``close``."""
+        """Use ``open``; ``hold`` is the shared lock on ``generation``
+        (``layout.hold_generation``), released by ``close``."""
         self.directory = directory
         """The tenant's directory (holds CURRENT)."""
         self.path = generation

@@ -174,7 +174,8 @@ class View:
 
 
 DENSE_BLOCK_BYTES = 1 << 20
-"""Embedding bytes read per step of dense scoring: the block stays in the CPU's cache, and memory stays flat at any tenant size."""
+"""Embedding bytes read per step of dense scoring: the block stays
+in the CPU's cache, and memory stays flat at any tenant size."""
 
 
 def _allowed_scores(embeddings: np.ndarray, mask: np.ndarray, rows: np.ndarray, query: np.ndarray) -> np.ndarray:

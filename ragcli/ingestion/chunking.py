@@ -189,7 +189,8 @@ def _pieces(blocks: list[Block], sizer: _Sizer) -> list[str]:
 
 
 def _introduced(intro: Block, block: Block, sizer: _Sizer) -> list[str]:
-    """A paragraph ending in ':' with the block it introduces; each part of a split block repeats the introducing sentence."""
+    """A paragraph ending in ':' with the block it introduces;
+    each part of a split block repeats the introducing sentence."""
     whole = f"{intro.text}\n\n{block.text}"
     if sizer.fits(whole):
         return [whole]
@@ -227,7 +228,8 @@ def _pack_section(blocks: list[Block], sizer: _Sizer) -> list[str]:
 def chunk_document(
     doc: Document, tenant: str, count_tokens: TokenCounter, max_tokens: int = MAX_MODEL_TOKENS
 ) -> list[Passage]:
-    """Cut one document into passages of at most ``max_tokens`` model tokens, special tokens and heading line included."""
+    """Cut one document into passages of at most ``max_tokens``
+    model tokens, special tokens and heading line included."""
     if doc.format in ("markdown", "html"):
         sections = markdown_sections(doc.text, doc.title)
     else:

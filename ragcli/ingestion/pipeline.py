@@ -282,7 +282,8 @@ class _Run:
                 first = item.passages[0]
                 self.report.reject(
                     item.key,
-                    f"document id '{first.doc_id}@{first.version}' is already used by another file; give it its own id or version",
+                    f"document id '{first.doc_id}@{first.version}' is already used by another file; "
+                    "give it its own id or version",
                 )
                 continue
             seen |= ids
@@ -339,7 +340,8 @@ class _Run:
             embedded = next(results, None)
             if embedded is None or embedded.shape != (len(step), vectors.shape[1]):
                 raise IndexWriteError(
-                    f"the embedding backend of tenant '{self.tenant}' returned incomplete vectors; the previous index is unchanged"
+                    f"the embedding backend of tenant '{self.tenant}' returned incomplete vectors; "
+                    "the previous index is unchanged"
                 )
             vectors[[rows[i] for i in step]] = embedded
             self.progress.embedded(sum(tokens[i] for i in step))

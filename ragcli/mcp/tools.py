@@ -60,7 +60,8 @@ TITLES: dict[ToolName, str] = {"search": "Search the team's documents", "ask": "
 
 
 def input_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The model's JSON schema as a tool input schema: pydantic's titles dropped, ``additionalProperties: false`` kept."""
+    """The model's JSON schema as a tool input schema: pydantic's
+    titles dropped, ``additionalProperties: false`` kept."""
     schema = model.model_json_schema()
     schema.pop("title", None)
     schema.pop("description", None)  # the tool's description carries it
@@ -84,7 +85,8 @@ def parse_arguments(name: str, arguments: object) -> SearchArgs | AskArgs:
         scope_keys = sorted(k for k in payload if isinstance(k, str) and k.lower() in SCOPE_KEYS)
         if scope_keys:
             raise InputError(
-                f"{name}: unknown key '{scope_keys[0]}': the user, tenant, groups and date are fixed when the server starts and no argument can change them"
+                f"{name}: unknown key '{scope_keys[0]}': the user, tenant, groups and date are fixed "
+                "when the server starts and no argument can change them"
             )
     try:
         parsed = model.model_validate(payload)

@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 
 
 def resolve_model(spec: str | None = None, *, embedder: Embedder | None = None) -> AnswerModel:
-    """``local``, ``anthropic[:MODEL]`` or ``openai:MODEL[@URL]`` (default: see ``settings.default_answer_model``) -> a backend.
+    """``local``, ``anthropic[:MODEL]`` or ``openai:MODEL[@URL]``
+    (default: see ``settings.default_answer_model``) -> a backend.
 
     ``openai:MODEL@URL``: the URL starts at the ``@`` followed by ``http://`` or
     ``https://`` (a model name may hold ``:`` and ``@``, as in ``qwen2.5:7b``);
@@ -48,7 +49,8 @@ def resolve_model(spec: str | None = None, *, embedder: Embedder | None = None) 
 def verifier_for(
     answering: AnswerModel, *, verify: bool, verify_model: str | None, model: str | None
 ) -> Verifier | None:
-    """The second pass ``--verify`` / ``--verify-model`` ask for, or None: the answering model itself when it can verify and no other was named."""
+    """The second pass ``--verify`` / ``--verify-model`` ask for, or None:
+    the answering model itself when it can verify and no other was named."""
     if not (verify or verify_model):
         return None
     if verify_model is None and hasattr(answering, "verify"):
@@ -57,11 +59,13 @@ def verifier_for(
 
 
 def resolve_verifier(spec: str | None = None) -> Verifier:
-    """``--verify`` / ``--verify-model``: an LLM backend (``anthropic[:MODEL]`` or ``openai:MODEL[@URL]``) as the second pass."""
+    """``--verify`` / ``--verify-model``: an LLM backend
+    (``anthropic[:MODEL]`` or ``openai:MODEL[@URL]``) as the second pass."""
     spec = (spec or default_answer_model()).strip()
     if spec == "local":
         raise InputError(
-            "--verify needs an LLM model to judge the claims: give --verify-model anthropic[:MODEL] or openai:MODEL[@URL]"
+            "--verify needs an LLM model to judge the claims: "
+            "give --verify-model anthropic[:MODEL] or openai:MODEL[@URL]"
         )
     backend = resolve_model(spec)
     assert hasattr(backend, "verify")

@@ -83,7 +83,8 @@ class AnthropicModel:
         ) / 1_000_000
 
     def verify(self, question: str, claims: tuple[Claim, ...], passages: Mapping[str, Passage]) -> VerifierReply:
-        """``--verify``: one request, one verdict per claim. A failure is an error reply (the loop abstains), except a rejected key."""
+        """``--verify``: one request, one verdict per claim. A failure
+        is an error reply (the loop abstains), except a rejected key."""
         import anthropic
 
         try:

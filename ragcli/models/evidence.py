@@ -30,7 +30,8 @@ _EM_UNDERSCORE = re.compile(r"(?<![\w])_(?=\S)(.+?)(?<=\S)_(?![\w])")
 _CODE_SPAN = re.compile(r"`+([^`]+?)`+")
 # "For more details on X, see the Y documentation." points elsewhere; it answers nothing.
 _POINTER = re.compile(
-    r"^(?:or,?\s+)?(?:(?:for|to learn|to read) more\b[^.]*?,\s*)?(?:please\s+)?(?:see|refer to|read on|read more|learn more|check out|consult)\b",
+    r"^(?:or,?\s+)?(?:(?:for|to learn|to read) more\b[^.]*?,\s*)?(?:please\s+)?"
+    r"(?:see|refer to|read on|read more|learn more|check out|consult)\b",
     re.IGNORECASE,
 )
 INTRODUCED_MAX_LINES = 12

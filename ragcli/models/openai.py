@@ -122,7 +122,8 @@ class OpenAIModel:
         self.timeout = timeout if timeout is not None else (SERVER_TIMEOUT_S if base_url else TIMEOUT_S)
         self.max_output_tokens = max_output_tokens
         self.request_ids: list[str] = []
-        """The request IDs the server reported, in order, across this model's conversations (the last KEPT_REQUEST_IDS)."""
+        """The request IDs the server reported, in order, across
+        this model's conversations (the last KEPT_REQUEST_IDS)."""
         self._client = client
 
     @classmethod
@@ -170,7 +171,8 @@ class OpenAIModel:
         ) / 1_000_000
 
     def verify(self, question: str, claims: tuple[Claim, ...], passages: Mapping[str, Passage]) -> VerifierReply:
-        """``--verify``: one request, one verdict per claim. A failure is an error reply (the loop abstains), except a rejected key."""
+        """``--verify``: one request, one verdict per claim. A failure
+        is an error reply (the loop abstains), except a rejected key."""
         import openai
 
         limit = (
@@ -298,14 +300,16 @@ class _Conversation:
         except openai.APIStatusError as exc:
             if _retried(exc.status_code):
                 raise BackendError(
-                    f"{model.where} failed with HTTP {exc.status_code} after {self._retries()} retries{_rid(exc)}: {_short(exc)}"
+                    f"{model.where} failed with HTTP {exc.status_code} after {self._retries()} retries{_rid(exc)}: "
+                    f"{_short(exc)}"
                 ) from None
             raise BackendError(
                 f"{model.where} refused the request with HTTP {exc.status_code}{_rid(exc)}: {_short(exc)}"
             ) from None
         except openai.APITimeoutError:
             raise BackendError(
-                f"{model.where} did not answer within {model.timeout:g} s, after {self._retries()} retries; try again, or use a smaller model"
+                f"{model.where} did not answer within {model.timeout:g} s, after {self._retries()} retries; "
+                "try again, or use a smaller model"
             ) from None
         except openai.APIConnectionError:
             fix = "is the server running?" if model.base_url else "try again, or use --model local"

@@ -118,7 +118,8 @@ def _note(note: str) -> str:
 
 
 def tool_result(turn: Turn) -> str:
-    """What the model's last tool call gets back: the new passages of its search, or code's note on a one-sided answer."""
+    """What the model's last tool call gets back: the new
+    passages of its search, or code's note on a one-sided answer."""
     if turn.conflicts or turn.note_only:
         return turn.note
     return search_result(turn.new_evidence, turn.note, turn.found, turn.omitted)
@@ -142,7 +143,8 @@ def verify_message(question: str, claims: Sequence[Claim], passages: Mapping[str
     cited = list(dict.fromkeys(c.passage_id for c in claims))
     evidence = format_evidence([passages[pid] for pid in cited if pid in passages])
     lines = [
-        f'<claim n="{i}" passage="{html.escape(c.passage_id, quote=True)}">\n<statement>{html.escape(c.statement, quote=False)}</statement>\n'
+        f'<claim n="{i}" passage="{html.escape(c.passage_id, quote=True)}">\n'
+        f"<statement>{html.escape(c.statement, quote=False)}</statement>\n"
         f"<quote>{html.escape(c.quote, quote=False)}</quote>\n</claim>"
         for i, c in enumerate(claims, start=1)
     ]

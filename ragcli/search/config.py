@@ -71,7 +71,8 @@ class SearchConfig:
     """
     mode: Mode = "hybrid"
     bm25_only_min_terms: int = BM25_ONLY_MIN_TERMS
-    """Hybrid mode, weak meaning: a BM25 hit the dense ranker did not keep must share this many of a long query's terms."""
+    """Hybrid mode, weak meaning: a BM25 hit the dense ranker
+    did not keep must share this many of a long query's terms."""
     dense_weak: float = DENSE_WEAK
     """A best dense score under this counts as weak meaning (see ``bm25_only_min_terms``)."""
     topic_gate: bool = True

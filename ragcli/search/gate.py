@@ -25,7 +25,10 @@ from .config import SearchConfig
 
 Status = Literal["kept", "under_floor", "topic_gate", "weak_word_match"]
 
-TOPIC_GATE_NOTE = "no passage is close in meaning to the query (dense floor) and it names nothing specific, so its word matches were dropped as off-topic"
+TOPIC_GATE_NOTE = (
+    "no passage is close in meaning to the query (dense floor) and it names nothing specific, "
+    "so its word matches were dropped as off-topic"
+)
 
 SHORT_QUERY_TERMS = 3
 """A query of at most this many content terms is a keyword query: a rare word makes it specific."""

@@ -145,7 +145,8 @@ def rate_limited() -> HTTPError:
     # retry-after-ms keeps the SDK's retry immediate (without it, it backs off 0.5 s and more).
     return HTTPError(
         429,
-        "Rate limit reached for gpt-4.1-mini in organization org-test on tokens per min (TPM): Limit 200000, Used 199850, Requested 1496. Please try again in 404ms.",
+        "Rate limit reached for gpt-4.1-mini in organization org-test on tokens per min (TPM): Limit 200000, Used "
+        "199850, Requested 1496. Please try again in 404ms.",
         "tokens",
         "rate_limit_exceeded",
         {"retry-after-ms": "1", "x-ratelimit-remaining-tokens": "150"},
