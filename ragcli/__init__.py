@@ -18,9 +18,47 @@ foundation (``principal``, ``passage``, ``text``, ``embedder``, ``dates``,
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from .lazy import lazy_exports
 
-__version__ = "0.1.0"
+if TYPE_CHECKING:  # "X as X": an explicit re-export, so type checkers see the lazy names
+    from .answer import Abstained as Abstained
+    from .answer import Answered as Answered
+    from .answer import AnswerModel as AnswerModel
+    from .answer import Limits as Limits
+    from .answer import Outcome as Outcome
+    from .answer import ask as ask
+    from .embedder import Embedder as Embedder
+    from .errors import BackendError as BackendError
+    from .errors import IndexCorruptError as IndexCorruptError
+    from .errors import IndexLockedError as IndexLockedError
+    from .errors import InputError as InputError
+    from .errors import ModelError as ModelError
+    from .errors import PrincipalError as PrincipalError
+    from .errors import RagcliError as RagcliError
+    from .eval import Case as Case
+    from .eval import EvalReport as EvalReport
+    from .eval import Gates as Gates
+    from .eval import evaluate as evaluate
+    from .eval import load_cases as load_cases
+    from .index import Audit as Audit
+    from .index import TenantIndex as TenantIndex
+    from .index import View as View
+    from .ingestion import IngestReport as IngestReport
+    from .ingestion import ingest as ingest
+    from .models import resolve_model as resolve_model
+    from .passage import Passage as Passage
+    from .principal import Principal as Principal
+    from .principal import Scope as Scope
+    from .principal import load_principal as load_principal
+    from .principal import parse_principal as parse_principal
+    from .search import Retriever as Retriever
+    from .search import SearchConfig as SearchConfig
+    from .search import SearchResponse as SearchResponse
+    from .search import SearchResult as SearchResult
+
+    __version__: str
 
 _EXPORTS = {
     "Abstained": "answer",
@@ -62,8 +100,30 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-__getattr__ = lazy_exports(__name__, _EXPORTS)
+_export = lazy_exports(__name__, _EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        return _version()
+    return _export(name)
+
+
+def _version() -> str:
+    """The installed distribution's version: pyproject.toml is the one place it is written.
+
+    Read on first use: importlib.metadata costs ~20 ms of start-up, which only
+    ``ragcli --version`` and the MCP handshake should pay.
+    """
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        value = version("ragcli")
+    except PackageNotFoundError:  # a source tree that was never installed
+        value = "0+unknown"
+    globals()["__version__"] = value
+    return value
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+    return sorted({*globals(), *__all__, "__version__"})

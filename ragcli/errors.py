@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
+    from pydantic_core import ErrorDetails
 
 
 class RagcliError(Exception):
@@ -108,7 +109,7 @@ _PLAIN: dict[str, str] = {
 }
 
 
-def _requirement(error: dict[str, Any]) -> str:
+def _requirement(error: ErrorDetails) -> str:
     kind = error["type"]
     ctx = error.get("ctx") or {}
     if kind in _PLAIN:

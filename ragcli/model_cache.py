@@ -24,6 +24,7 @@ import secrets
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .settings import cache_dir
 
@@ -156,7 +157,7 @@ def probe_matches(cached: list[float], actual: list[float]) -> bool:
 # --------------------------------------------------------------------------- small JSON files
 
 
-def _read_json(path: Path) -> dict:
+def _read_json(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -164,7 +165,7 @@ def _read_json(path: Path) -> dict:
     return data if isinstance(data, dict) else {}
 
 
-def _write_json(path: Path, data: dict) -> None:
+def _write_json(path: Path, data: dict[str, Any]) -> None:
     """Write through a temporary file and a rename, so a reader never sees half a file."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -430,6 +430,12 @@ def test_admonitions_and_tabs_become_labelled_prose_and_code(embedder):
     assert "```console\n!!! note\n```" in text  # a marker inside a code block is code
 
 
+def test_a_tab_with_an_empty_title_keeps_its_content_unlabelled(embedder):
+    doc = make_doc('# Install\n\n=== ""\n\n    Run the installer.\n', title="Page")
+    text = "\n\n".join(p.text for p in chunk_document(doc, "t", embedder.count_tokens))
+    assert "Run the installer." in text
+
+
 def _intro_doc(filler_sentences: int, code_lines: int) -> str:
     filler = " ".join(
         f"Filler sentence number {i} talks about caching and resolution in some detail."

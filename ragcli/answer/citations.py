@@ -30,13 +30,18 @@ MIN_QUOTE_WORDS = 4
 
 
 class ClaimLike(Protocol):
-    statement: str
-    passage_id: str
-    quote: str
+    # Read-only properties, so a frozen dataclass (``Claim``) matches.
+    @property
+    def statement(self) -> str: ...
+    @property
+    def passage_id(self) -> str: ...
+    @property
+    def quote(self) -> str: ...
 
 
 class PassageLike(Protocol):
-    text: str
+    @property
+    def text(self) -> str: ...
 
 
 @dataclass(frozen=True)

@@ -164,9 +164,10 @@ class AnswerJson(BaseModel):
 
     @classmethod
     def of(cls, outcome: Outcome) -> AnswerJson:
-        answered = isinstance(outcome, Answered)
-        claims = outcome.claims if answered else ()
-        sources = outcome.sources if answered else []
+        answered = outcome if isinstance(outcome, Answered) else None
+        abstained = outcome if isinstance(outcome, Abstained) else None
+        claims = answered.claims if answered is not None else ()
+        sources = answered.sources if answered is not None else []
         number = {p.id: i for i, p in enumerate(sources, start=1)}
         conflicts = (
             [
@@ -178,14 +179,14 @@ class AnswerJson(BaseModel):
                         if s.passage_id in number
                     ],
                 )
-                for c, note in zip(outcome.conflicts, outcome.conflict_notes, strict=True)
+                for c, note in zip(answered.conflicts, answered.conflict_notes, strict=True)
             ]
-            if answered
+            if answered is not None
             else []
         )
         return cls(
             disposition=outcome.disposition,
-            answer=outcome.answer if answered else None,
+            answer=answered.answer if answered is not None else None,
             claims=[
                 ClaimJson(statement=c.statement, passage_id=c.passage.id, quote=c.quote, source=c.passage.shown_source)
                 for c in claims
@@ -195,8 +196,8 @@ class AnswerJson(BaseModel):
                 for i, p in enumerate(sources, start=1)
             ],
             conflicts=conflicts,
-            reason=None if answered else outcome.reason,
-            message=None if answered else outcome.message,
+            reason=abstained.reason if abstained is not None else None,
+            message=abstained.message if abstained is not None else None,
             searches=outcome.searches,
             model=outcome.model,
             request_id=outcome.request_id,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Literal, Protocol, runtime_checkable
 
 from ..passage import Passage
 
@@ -184,6 +184,7 @@ class VerifierReply:
     """Why there are no verdicts (a timeout, an API error, a reply that is not a verdict per claim)."""
 
 
+@runtime_checkable  # models.verifier_for tells an LLM backend (which can verify) from the local one
 class Verifier(Protocol):
     """``--verify``: a second pass over claims that passed the deterministic checks (an LLM backend)."""
 

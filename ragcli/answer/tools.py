@@ -174,7 +174,7 @@ def _model_schema(model: type[BaseModel]) -> dict[str, Any]:
         # A string "title" is pydantic's label; a property named "title" is a dict and stays.
         return {k: clean(v) for k, v in node.items() if not (k == "title" and isinstance(v, str))}
 
-    cleaned = clean(schema)
+    cleaned: dict[str, Any] = clean(schema)
     cleaned.pop("description", None)  # the tool's description carries it
     return cleaned
 
@@ -201,7 +201,7 @@ def parse_tool_call(name: str | None, payload: object) -> Decision:
     if name not in INPUTS:
         return InvalidDecision(f"unknown tool {name[:60]!r}", tool=name[:60])
     try:
-        parsed = INPUTS[name].model_validate(payload)  # type: ignore[index]
+        parsed = INPUTS[name].model_validate(payload)
     except ValidationError as exc:
         return InvalidDecision(plain_validation_message(exc, where=name), tool=name)
     if isinstance(parsed, SearchInput):

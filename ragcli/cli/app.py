@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import sys
-from typing import Annotated, Any
+from typing import Annotated, Any, Protocol, runtime_checkable
 
 import typer
 
@@ -102,28 +102,37 @@ def main(argv: list[str] | None = None) -> int:
         # Typer ships its own copy of click, so its exception classes are
         # matched by shape rather than imported from a private module.
         if type(exc).__name__ == "NoArgsIsHelpError":
-            if not sys.stdout.isatty():
+            if not sys.stdout.isatty() and isinstance(exc, _ClickError):
                 # Plain help (see _tidy_help) is carried by the exception; Rich help was printed already.
                 sys.stdout.write(exc.format_message() + "\n")
             return EXIT_OK  # bare ``ragcli`` (or ``ragcli trace``): the help was printed, which is what was asked
         if type(exc).__name__ == "Abort":
             sys.stderr.write(INTERRUPTED)
             return EXIT_INTERRUPTED
-        if hasattr(exc, "format_message"):
+        if isinstance(exc, _ClickError):
             sys.stderr.write(f"error: {_usage_message(exc)}\n")
             return EXIT_ERROR
-        if type(exc).__name__ == "Exit" and isinstance(getattr(exc, "exit_code", None), int):
-            return int(exc.exit_code)  # type: ignore[attr-defined]
+        exit_code = getattr(exc, "exit_code", None)
+        if type(exc).__name__ == "Exit" and isinstance(exit_code, int):
+            return exit_code
         raise
     if result == EXIT_INTERRUPTED:  # typer turns Ctrl-C into a silent return of 130
         sys.stderr.write(INTERRUPTED)
     return result if isinstance(result, int) else EXIT_OK
 
 
-def _usage_message(exc: Exception) -> str:
-    message = " ".join(exc.format_message().split())  # type: ignore[attr-defined]
+@runtime_checkable
+class _ClickError(Protocol):
+    """The shape of click's usage errors (``format_message``), matched by shape: see ``main``."""
+
+    def format_message(self) -> str: ...
+
+
+def _usage_message(exc: _ClickError) -> str:
+    message = " ".join(exc.format_message().split())
     param = getattr(exc, "param", None)
-    name = getattr(param, "opts", None) or ([param.name] if getattr(param, "name", None) else None)
+    param_name = getattr(param, "name", None)
+    name = getattr(param, "opts", None) or ([param_name] if param_name else None)
     ctx = getattr(exc, "ctx", None)
     command = getattr(ctx, "command_path", "ragcli") if ctx is not None else "ragcli"
     if name and name[0] not in message:

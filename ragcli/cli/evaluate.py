@@ -53,23 +53,23 @@ def eval_command(
     verify_model: VerifyModelOpt = None,
     min_recall: Annotated[
         float | None, typer.Option("--min-recall", help="Gate: mean recall@k at least this (0 to 1).", **RateOpt)
-    ] = None,  # type: ignore[arg-type]
+    ] = None,
     min_mrr: Annotated[
         float | None, typer.Option("--min-mrr", help="Gate: MRR at least this (0 to 1).", **RateOpt)
-    ] = None,  # type: ignore[arg-type]
+    ] = None,
     min_ndcg: Annotated[
         float | None, typer.Option("--min-ndcg", help="Gate: mean nDCG@k at least this (0 to 1).", **RateOpt)
-    ] = None,  # type: ignore[arg-type]
+    ] = None,
     min_disposition: Annotated[
         float | None,
         typer.Option("--min-disposition", help="Gate (needs --ask): disposition accuracy at least this.", **RateOpt),
-    ] = None,  # type: ignore[arg-type]
+    ] = None,
     min_answer: Annotated[
         float | None,
         typer.Option(
             "--min-answer", help="Gate (needs --ask): answer accuracy (answer_contains found) at least this.", **RateOpt
         ),
-    ] = None,  # type: ignore[arg-type]
+    ] = None,
     min_citations: Annotated[
         float | None,
         typer.Option(
@@ -77,7 +77,7 @@ def eval_command(
             help="Gate (needs --ask): share of submitted answers whose citations all passed the checks.",
             **RateOpt,
         ),
-    ] = None,  # type: ignore[arg-type]
+    ] = None,
     max_p95_ms: Annotated[
         float | None,
         typer.Option(

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ..search.config import BM25_FLOOR, BM25_ONLY_MIN_TERMS, CANDIDATES, DENSE_FLOOR, MODES, TOP_K
+from ..search.config import BM25_FLOOR, BM25_ONLY_MIN_TERMS, CANDIDATES, DENSE_FLOOR, MODES, TOP_K, parse_mode
 from .console import console, emit_json, err_console, plain_output, plural, tsv
 from .options import DEFAULT_INDEX, AsOfOpt, AsOpt, IndexOpt, JsonOpt
 
@@ -88,7 +88,7 @@ def search(
     config = SearchConfig(
         k=k,
         candidates=candidates,
-        mode=mode,  # type: ignore[arg-type]
+        mode=parse_mode(mode),
         bm25_floor=bm25_floor,
         dense_floor=dense_floor,
         bm25_only_min_terms=bm25_only_min_terms,

@@ -269,7 +269,7 @@ class EvalReport:
         return 0.0 if all(r.tokens == 0 for r in self.results) else None
 
     def outcomes(self) -> dict[str, int]:
-        counts = dict.fromkeys(OUTCOMES, 0)
+        counts: dict[str, int] = dict.fromkeys(OUTCOMES, 0)
         for r in self.results:
             if r.outcome is not None:
                 counts[r.outcome] += 1

@@ -15,8 +15,9 @@ from ..answer.protocol import Verifier
 from ..errors import InputError
 from ..search import Retriever
 from .cases import Case
+from .gates import Gates
 from .metrics import label_matches, retrieval_scores
-from .report import CaseResult, EvalReport, Gates
+from .report import CaseResult, EvalReport
 
 
 def evaluate(
@@ -103,8 +104,8 @@ def _run_case(
         result.citations_passed = all(c.passed for c in outcome.checks) if outcome.checks else None
         result.tokens = outcome.usage.total
         result.cost_usd = model.cost_usd(outcome.usage)
-        answered = isinstance(outcome, Answered)
-        result.answer_text = outcome.answer if answered else None
+        answered = outcome if isinstance(outcome, Answered) else None
+        result.answer_text = answered.answer if answered is not None else None
         result.conflict = (
             bool(outcome.conflicts) if isinstance(outcome, Answered) else outcome.reason == "conflicting_evidence"
         )
@@ -115,6 +116,6 @@ def _run_case(
                 outcome.trace.verification is not None and outcome.trace.verification.error is not None
             )
             result.submitted_answer = outcome.submitted_answer
-        cited = [c.passage.id for c in outcome.claims] if answered else []
+        cited = [c.passage.id for c in answered.claims] if answered is not None else []
         result.violations = list(dict.fromkeys(result.violations + _violations(case, [*outcome.evidence_ids, *cited])))
     return result

@@ -21,11 +21,18 @@ from typing import TYPE_CHECKING
 
 from ..lazy import lazy_exports
 
-if TYPE_CHECKING:
-    from .audit import Audit, StatusReport, audit_index, audit_tenant, list_tenants, prune_index
-    from .reader import TenantIndex
-    from .view import Hit, View
-    from .writer import Pruned, prune_generations
+if TYPE_CHECKING:  # "X as X": an explicit re-export, so type checkers see the lazy names
+    from .audit import Audit as Audit
+    from .audit import StatusReport as StatusReport
+    from .audit import audit_index as audit_index
+    from .audit import audit_tenant as audit_tenant
+    from .audit import list_tenants as list_tenants
+    from .audit import prune_index as prune_index
+    from .reader import TenantIndex as TenantIndex
+    from .view import Hit as Hit
+    from .view import View as View
+    from .writer import Pruned as Pruned
+    from .writer import prune_generations as prune_generations
 
 # Loaded on first use: a search needs the reader and the view, not the audit or the writer.
 _EXPORTS = {

@@ -121,7 +121,8 @@ def filtered_count(index: tantivy.Index, field: str, term: str, permission: tant
             (tantivy.Occur.Must, tantivy.Query.const_score_query(permission, 0.0)),
         ]
     )
-    return int(index.searcher().search(query, limit=1, count=True).count)
+    # tantivy's stub omits SearchResult.count, which search(count=True) fills at run time.
+    return int(index.searcher().search(query, limit=1, count=True).count)  # type: ignore[attr-defined]
 
 
 def filtered_search(

@@ -71,10 +71,12 @@ class Manifest(BaseModel):
     """Format 1 kept the documents in the manifest itself: read once, held here."""
 
 
-class _LegacyManifest(Manifest):
-    """Format 1: the same fields, with the documents inline."""
+class _LegacyDocuments(BaseModel):
+    """Format 1: the manifest's fields with the documents inline; ``Manifest`` checks the other fields."""
 
-    documents: list[DocumentEntry]  # type: ignore[assignment]
+    model_config = ConfigDict(extra="allow")
+
+    documents: list[DocumentEntry]
 
 
 def read_manifest(generation: Path, tenant: str) -> Manifest:
@@ -101,8 +103,8 @@ def read_manifest(generation: Path, tenant: str) -> Manifest:
 
 
 def _from_legacy(raw: bytes) -> Manifest:
-    legacy = _LegacyManifest.model_validate_json(raw)
-    manifest = Manifest.model_validate({**legacy.model_dump(), "documents": len(legacy.documents)})
+    legacy = _LegacyDocuments.model_validate_json(raw)
+    manifest = Manifest.model_validate({**(legacy.model_extra or {}), "documents": len(legacy.documents)})
     manifest._legacy_documents = legacy.documents
     return manifest
 

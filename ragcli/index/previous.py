@@ -72,7 +72,8 @@ class PreviousGeneration:
         return self._index._rows.passage(row)
 
     def vector(self, row: int) -> np.ndarray:
-        return self._index.embeddings[row]
+        vector: np.ndarray = self._index.embeddings[row]
+        return vector
 
     def close(self) -> None:
         self._index.close()

@@ -191,9 +191,10 @@ def _allowed_scores(embeddings: np.ndarray, mask: np.ndarray, rows: np.ndarray, 
     """
     import numpy as np
 
-    filename = getattr(embeddings, "filename", None)
-    if filename is None:  # an in-memory array (not a memory-mapped .npy)
-        return np.asarray(embeddings[rows], dtype=np.float32) @ query
+    if not isinstance(embeddings, np.memmap) or embeddings.filename is None:  # an in-memory array, not a .npy map
+        in_memory: np.ndarray = np.asarray(embeddings[rows], dtype=np.float32) @ query
+        return in_memory
+    filename = embeddings.filename
     dim = embeddings.shape[1]
     row_bytes = dim * 4
     first, last = int(rows[0]), int(rows[-1]) + 1
@@ -212,7 +213,7 @@ def _allowed_scores(embeddings: np.ndarray, mask: np.ndarray, rows: np.ndarray, 
                 continue
             block = buffer[:count]
             want = count * row_bytes
-            if os.preadv(fd, [memoryview(block).cast("B")], int(embeddings.offset) + start * row_bytes) != want:
+            if os.preadv(fd, [block.data.cast("B")], embeddings.offset + start * row_bytes) != want:
                 raise OSError(f"short read of {filename}")
             if kept < count:
                 block[~allowed] = 0.0  # a denied vector is never multiplied

@@ -17,7 +17,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 BlockKind = Literal["text", "list", "table", "code", "quote"]
 
@@ -53,7 +56,7 @@ class Section:
     blocks: list[Block] = field(default_factory=list)
 
 
-def _parser():  # type: ignore[no-untyped-def]
+def _parser() -> MarkdownIt:
     from markdown_it import MarkdownIt
 
     return MarkdownIt("commonmark").enable("table")
@@ -74,7 +77,9 @@ def expand_mkdocs(text: str) -> str:
             i += 1
             continue
         indent = match.group("indent")
-        label = match.group("title") or match.group("kind").replace("-", " ").capitalize()  # type: ignore[union-attr]
+        # A tab (``=== "..."``) has no kind: an empty title leaves its content unlabelled.
+        kind = match.groupdict().get("kind") or ""
+        label = match.group("title") or kind.replace("-", " ").capitalize()
         body, i = _indented_body(lines, i + 1, indent + "    ")
         out += _labelled(indent, label, body)
     return "\n".join(out)

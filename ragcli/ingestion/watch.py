@@ -28,6 +28,8 @@ from .sources import DEFAULT_MAX_FILE_BYTES, is_hidden
 if TYPE_CHECKING:
     from threading import Event
 
+    from watchfiles import Change
+
 DEFAULT_DEBOUNCE_MS = 500
 """Quiet time after the last change before a round starts: an editor's save is several events."""
 
@@ -93,10 +95,10 @@ class _SourceFilter:
         self._root = root
         self._index_dir = index_dir
 
-    def __call__(self, change: object, path: str) -> bool:
+    def __call__(self, change: Change, path: str) -> bool:
         p = Path(path)
         if p.is_relative_to(self._index_dir):
             return False  # our own publish must not trigger the next round
         if p.is_relative_to(self._root) and any(is_hidden(part) for part in p.relative_to(self._root).parts):
             return False
-        return self._default(change, path)  # type: ignore[arg-type]
+        return self._default(change, path)

@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING
 
 from ..lazy import lazy_exports
 
-if TYPE_CHECKING:
-    from .server import build_server, serve
-    from .service import Service
+if TYPE_CHECKING:  # "X as X": an explicit re-export, so type checkers see the lazy names
+    from .server import build_server as build_server
+    from .server import serve as serve
+    from .service import Service as Service
 
 _EXPORTS = {"Service": "service", "build_server": "server", "serve": "server"}
 

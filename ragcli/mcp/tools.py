@@ -54,7 +54,7 @@ class AskArgs(BaseModel):
     )
 
 
-INPUTS: dict[ToolName, type[BaseModel]] = {"search": SearchArgs, "ask": AskArgs}
+INPUTS: dict[ToolName, type[SearchArgs] | type[AskArgs]] = {"search": SearchArgs, "ask": AskArgs}
 
 TITLES: dict[ToolName, str] = {"search": "Search the team's documents", "ask": "Ask the team's documents"}
 
@@ -79,7 +79,7 @@ def parse_arguments(name: str, arguments: object) -> SearchArgs | AskArgs:
     """Validate a ``tools/call``'s name and arguments; InputError (in plain words) when they are not acceptable."""
     if name not in INPUTS:
         raise InputError(f"unknown tool {name[:60]!r}: use one of {', '.join(INPUTS)}")
-    model = INPUTS[name]  # type: ignore[index]
+    model = INPUTS[name]
     payload = {} if arguments is None else arguments
     if isinstance(payload, dict):
         scope_keys = sorted(k for k in payload if isinstance(k, str) and k.lower() in SCOPE_KEYS)
@@ -92,6 +92,6 @@ def parse_arguments(name: str, arguments: object) -> SearchArgs | AskArgs:
         parsed = model.model_validate(payload)
     except ValidationError as exc:
         raise InputError(plain_validation_message(exc, where=name, known_fields=model.model_fields)) from None
-    text = parsed.query if isinstance(parsed, SearchArgs) else parsed.question  # type: ignore[attr-defined]
+    text = parsed.query if isinstance(parsed, SearchArgs) else parsed.question
     clean_query(text)  # raises InputError on whitespace or control characters only, as the CLI does
-    return parsed  # type: ignore[return-value]
+    return parsed

@@ -53,8 +53,10 @@ def verifier_for(
     the answering model itself when it can verify and no other was named."""
     if not (verify or verify_model):
         return None
-    if verify_model is None and hasattr(answering, "verify"):
-        return answering  # type: ignore[return-value]
+    from ..answer.protocol import Verifier
+
+    if verify_model is None and isinstance(answering, Verifier):
+        return answering
     return resolve_verifier(verify_model or model)
 
 
@@ -67,6 +69,8 @@ def resolve_verifier(spec: str | None = None) -> Verifier:
             "--verify needs an LLM model to judge the claims: "
             "give --verify-model anthropic[:MODEL] or openai:MODEL[@URL]"
         )
+    from ..answer.protocol import Verifier
+
     backend = resolve_model(spec)
-    assert hasattr(backend, "verify")
-    return backend  # type: ignore[return-value]
+    assert isinstance(backend, Verifier)
+    return backend

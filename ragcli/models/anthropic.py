@@ -207,4 +207,5 @@ def _block_param(block: Any) -> dict[str, Any]:
         return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
     if block.type == "text":
         return {"type": "text", "text": block.text}
-    return block.model_dump(exclude_none=True)
+    dumped: dict[str, Any] = block.model_dump(exclude_none=True)
+    return dumped

@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..answer.citations import MIN_QUOTE_WORDS, quote_words
 from ..passage import Passage
 from ..text import FENCE, LIST_MARKER, TABLE_RULE, split_sentences, table_cells
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 UnitKind = Literal["sentence", "item", "row", "introduced"]
 
@@ -70,7 +73,7 @@ def code_lines(block: str) -> list[str]:
     return [line for line in block.split("\n") if not FENCE.match(line)]
 
 
-def _parser():  # type: ignore[no-untyped-def]
+def _parser() -> MarkdownIt:
     from markdown_it import MarkdownIt
 
     return MarkdownIt("commonmark").enable("table")

@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING
 
 from ..lazy import lazy_exports
 
-if TYPE_CHECKING:
-    from .config import SearchConfig
-    from .response import SearchResponse, SearchResult
-    from .retriever import Retriever
+if TYPE_CHECKING:  # "X as X": an explicit re-export, so type checkers see the lazy names
+    from .config import SearchConfig as SearchConfig
+    from .response import SearchResponse as SearchResponse
+    from .response import SearchResult as SearchResult
+    from .retriever import Retriever as Retriever
 
 # Loaded on first use: ``ragcli --help`` reads the defaults in ``config`` and must not pay for
 # pydantic (``response``) or numpy and Tantivy (``retriever``).

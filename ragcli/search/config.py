@@ -81,8 +81,7 @@ class SearchConfig:
     def __post_init__(self) -> None:
         if self.k < 1 or self.candidates < 1:
             raise InputError("-k and --candidates must be at least 1")
-        if self.mode not in MODES:
-            raise InputError(f"--mode {self.mode!r}: use hybrid, bm25 or dense")
+        parse_mode(self.mode)
 
     @property
     def uses_bm25(self) -> bool:
@@ -91,3 +90,11 @@ class SearchConfig:
     @property
     def uses_dense(self) -> bool:
         return self.mode in ("hybrid", "dense")
+
+
+def parse_mode(value: str) -> Mode:
+    """``--mode`` text as a ``Mode``; InputError names the choices."""
+    for mode in MODES:
+        if value == mode:
+            return mode
+    raise InputError(f"--mode {value!r}: use hybrid, bm25 or dense")

@@ -192,7 +192,7 @@ class Retriever:
         if not missing:
             return
         for text, vector in zip(missing, embedder.embed(missing), strict=True):
-            _cached(self._vectors, (embedder.sha256, text), lambda v=vector: v, VECTOR_CACHE_SIZE)
+            _store(self._vectors, (embedder.sha256, text), vector, VECTOR_CACHE_SIZE)
 
     def _query_vector(self, index: TenantIndex, text: str) -> np.ndarray:
         embedder = self.embedder
@@ -204,9 +204,14 @@ def _cached(cache: OrderedDict[Key, Value], key: Key, make: Callable[[], Value],
     """``cache[key]``, made on a miss; the least recently used entry leaves when ``limit`` is passed."""
     value = cache.get(key)
     if value is None:
-        value = cache[key] = make()
-        if len(cache) > limit:
-            cache.popitem(last=False)
-    else:
-        cache.move_to_end(key)
+        return _store(cache, key, make(), limit)
+    cache.move_to_end(key)
+    return value
+
+
+def _store(cache: OrderedDict[Key, Value], key: Key, value: Value, limit: int) -> Value:
+    """Set ``cache[key]``; the least recently used entry leaves when ``limit`` is passed."""
+    cache[key] = value
+    if len(cache) > limit:
+        cache.popitem(last=False)
     return value
