@@ -11,9 +11,12 @@ only when a name that needs them is first used.
         print(result.rank, result.id)
 
 Layers, top to bottom (nothing imports upward; ``lint-imports`` checks it):
-``cli`` > ``eval`` > ``models`` > ``answer`` > ``search`` | ``ingest`` > ``index`` >
-foundation (``principal``, ``passage``, ``text``, ``embedder``, ``dates``,
-``settings``, ``errors``).
+``cli`` | ``mcp`` > ``eval`` > ``models`` > ``answer`` > ``search`` | ``ingestion`` >
+``index`` > foundation (``principal``, ``passage``, ``text``, ``embedder``,
+``model_cache``, ``dates``, ``settings``, ``errors``, ``lazy``). ``cli`` is the
+``ragcli`` command, ``mcp`` the same library as a Model Context Protocol server;
+``model_cache`` keeps the embedder's start-up work between runs; ``lazy`` makes
+package exports load on first use (as here).
 """
 
 from __future__ import annotations

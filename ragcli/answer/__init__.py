@@ -7,6 +7,7 @@ conflicts  current sources that state different values for the same thing (flagg
 trace      one JSON line per run, passage IDs only
 outcome    ``Answered`` | ``Abstained``, reason codes, the ``--json`` shape
 loop       ``ask()``: the bounded loop that owns scope, budgets and checks
+replay     re-running a traced run's searches to say whether each ranking still matches
 """
 
 from .loop import Limits, ask

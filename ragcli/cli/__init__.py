@@ -4,6 +4,9 @@ app       the Typer app, exit codes, errors as one ``error:`` line
 options   options every command shares; the CLI's scope resolution
 console   Rich consoles and the one JSON printer
 ingest, status, search, ask, evaluate   one module per command, with its tables
+watch     ``ragcli watch``: ingest again whenever the folder changes
+trace     ``ragcli trace replay``: re-run a traced run's searches and compare the rankings
+mcp       ``ragcli mcp``: start the MCP server (``ragcli.mcp``) for one user
 """
 
 from .app import app, main, run

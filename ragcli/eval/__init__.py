@@ -2,6 +2,7 @@
 
 cases    the question file, validated line by line before anything runs
 metrics  label matching, recall / precision / MRR / nDCG, percentiles
+gates    CI thresholds from the command line, validated before anything runs
 run      ``evaluate()``: one search per case, and the answer loop with ``--ask``
 report   aggregation, gates, failures and the ``--json`` report
 """

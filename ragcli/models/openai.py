@@ -7,8 +7,9 @@ Studio. A local server needs no key; without one the SDK is given a
 placeholder, because it refuses to start keyless.
 
 The model sees what the anthropic backend shows Claude (``models.prompt``:
-the same system prompt, the same evidence format) and the same two tools,
-generated from the same pydantic input models (``answer.tools``) in the
+the same system prompt, the same evidence format) and the same tools
+(``search`` and ``submit_answer``; with ``--plan`` also ``search_parts`` and
+``grade_evidence``), generated from the same pydantic input models (``answer.tools``) in the
 Chat Completions ``{"type": "function", "function": ...}`` shape. Its tool
 calls cross the same boundary (``answer.tools.parse_tool_call``); a reply in
 plain text, arguments that are not JSON, or anything the schemas reject is

@@ -1,0 +1,57 @@
+"""The package as a whole: every module is named where a reader looks first, one version, typed."""
+
+from __future__ import annotations
+
+import ast
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+from support.cli import clean_env
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGE = REPO / "ragcli"
+PACKAGES = sorted(p.parent for p in PACKAGE.rglob("__init__.py"))
+
+
+def _members(package: Path) -> list[str]:
+    """The modules and subpackages of ``package`` (``__main__`` is an entry point, not a concept)."""
+    modules = [p.stem for p in package.glob("*.py") if p.stem not in ("__init__", "__main__")]
+    subpackages = [p.name for p in package.iterdir() if (p / "__init__.py").is_file()]
+    return sorted(modules + subpackages)
+
+
+def _names(docstring: str, name: str) -> bool:
+    """``name`` in double backquotes, or at the head of a listing line (``name   what it is``, ``a, name   ...``)."""
+    quoted = f"``{name}``" in docstring
+    listed = re.search(rf"^\s*(?:\w+,\s*)*{name}(?:,|\s{{2,}})", docstring, flags=re.MULTILINE)
+    return quoted or listed is not None
+
+
+@pytest.mark.parametrize("package", PACKAGES, ids=lambda p: ".".join(p.relative_to(REPO).parts))
+def test_each_package_docstring_names_every_module(package: Path) -> None:
+    docstring = ast.get_docstring(ast.parse((package / "__init__.py").read_text(encoding="utf-8"))) or ""
+    missing = [name for name in _members(package) if not _names(docstring, name)]
+    assert not missing, f"{package.relative_to(REPO)}/__init__.py does not say what these are: {missing}"
+
+
+def _pyproject() -> dict:
+    return tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def test_the_version_is_written_once_in_pyproject() -> None:
+    # The installed metadata is what ragcli reports; pyproject.toml is where it is written.
+    proc = subprocess.run(
+        [sys.executable, "-m", "ragcli", "--version"], capture_output=True, text=True, env=clean_env(), timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == f"ragcli {_pyproject()['project']['version']}\n"
+    assert "__version__ =" not in (PACKAGE / "__init__.py").read_text(encoding="utf-8")
+
+
+def test_the_package_ships_its_types() -> None:
+    assert (PACKAGE / "py.typed").is_file()
+    assert "py.typed" in _pyproject()["tool"]["setuptools"]["package-data"]["ragcli"]
