@@ -749,6 +749,7 @@ def test_missing_credentials_is_a_backend_error(retriever, monkeypatch, tmp_path
     assert api.calls == 0
 
 
+@pytest.mark.slow
 def test_cli_without_a_key_exits_2(sample_root, tmp_path) -> None:
     """``--model anthropic`` and no key: one error line, exit 2 (never a traceback or exit 1).
 

@@ -183,6 +183,7 @@ def _check_shape(data: dict) -> None:
         assert set(claim) == CLAIM_KEYS and all(isinstance(v, str) and v for v in claim.values())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", range(len(ANSWERABLE)), ids=CASE_IDS)
 def test_cli_answers_exit_0_with_json_shape(cli_runs, sample_passages, case: int) -> None:
     question, name, as_of, prefix, must, must_not = ANSWERABLE[case]
@@ -207,6 +208,7 @@ def test_cli_answers_exit_0_with_json_shape(cli_runs, sample_passages, case: int
         assert text not in data["answer"]
 
 
+@pytest.mark.slow
 def test_cli_off_topic_abstains_exit_1(cli_runs) -> None:
     proc = cli_runs["json:off-topic"]
     assert proc.returncode == 1, (proc.stdout, proc.stderr)
@@ -217,6 +219,7 @@ def test_cli_off_topic_abstains_exit_1(cli_runs) -> None:
     assert proc.stderr.strip() == ""
 
 
+@pytest.mark.slow
 def test_cli_text_output(cli_runs) -> None:
     answered = cli_runs["text:err4021"]
     assert answered.returncode == 0, answered.stderr
@@ -227,6 +230,7 @@ def test_cli_text_output(cli_runs) -> None:
     assert ABSTAIN_MESSAGE in abstained.stdout and "reason: " in abstained.stdout
 
 
+@pytest.mark.slow
 def test_missing_and_forbidden_look_identical(cli_runs, sample_passages, index_without_pay_bands) -> None:
     # Preconditions: the full index has the page (bob cannot read it), the other index does not.
     assert any(p.doc_id == "pay-bands" for p in sample_passages["acme"])
@@ -301,6 +305,7 @@ def test_real_abstentions_for_different_reasons_look_the_same(retriever, local_m
         assert word not in ABSTAIN_MESSAGE.lower()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "key, needles",
     [

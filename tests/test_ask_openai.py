@@ -674,6 +674,7 @@ def _ask(*args: object, env: dict[str, str], cwd) -> subprocess.CompletedProcess
     )
 
 
+@pytest.mark.slow
 def test_cli_ask_against_a_local_server_by_url(sample_root, pid, tmp_path) -> None:
     """``--model openai:qwen2.5:7b@http://127.0.0.1:PORT/v1`` with no key, as with a local Ollama."""
     fastway = pid("acme", "vendor-notes", "fastway-cdn")
@@ -694,6 +695,7 @@ def test_cli_ask_against_a_local_server_by_url(sample_root, pid, tmp_path) -> No
     assert tool_messages(api.bodies[1])[0]["tool_call_id"] == api.bodies[1]["messages"][2]["tool_calls"][0]["id"]
 
 
+@pytest.mark.slow
 def test_cli_ask_against_the_server_in_ragcli_openai_base_url(sample_root, tmp_path) -> None:
     api = ScriptedAPI(text_reply("Fastway, I think."))
     with api.serve() as url:
@@ -706,6 +708,7 @@ def test_cli_ask_against_the_server_in_ragcli_openai_base_url(sample_root, tmp_p
     assert api.calls == 1 and api.recorded[0].host == "127.0.0.1" and api.bodies[0]["model"] == "llama3.1:8b"
 
 
+@pytest.mark.slow
 def test_cli_server_error_exits_2_with_one_line(sample_root, tmp_path) -> None:
     api = ScriptedAPI(*[server_error()] * 4)
     with api.serve() as url:

@@ -158,6 +158,7 @@ def markdown_docs(draw) -> Gen:
     return gen
 
 
+@pytest.mark.slow
 @settings(SETTINGS, max_examples=30)
 @given(gen=markdown_docs())
 def test_generated_markdown_properties(embedder, gen: Gen):
@@ -204,6 +205,7 @@ def test_generated_markdown_properties(embedder, gen: Gen):
     assert ids == [p.id for p in chunk_document(doc, "t", count)]
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(text=st.text(min_size=1, max_size=4000))
 def test_any_plain_text_respects_the_cap_and_keeps_words(embedder, text):

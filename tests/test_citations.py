@@ -228,6 +228,7 @@ _word = st.text(_WORD_CHARS, min_size=1, max_size=10).filter(
 _separator = st.sampled_from([" ", "  ", "\n", "\n\n", "\t", " \u00a0", "\u2003"])
 
 
+@pytest.mark.slow
 @settings(
     max_examples=300,
     deadline=None,

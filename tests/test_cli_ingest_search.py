@@ -7,6 +7,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
 from support.cli import assert_one_error_line, clean_env, cli, cli_many, invoke, json_of
 from support.corpus import all_passages, markdown, write
 from support.paths import SAMPLE, USERS
@@ -49,6 +50,7 @@ def user_file(tmp_path: Path, data, name: str = "user.json") -> Path:
 # --------------------------------------------------------------------------- ingest
 
 
+@pytest.mark.slow
 def test_ingest_search_status_round_trip(tmp_path, embedder):
     docs, index = small_corpus(tmp_path / "docs"), tmp_path / "index"
     exe = shutil.which("ragcli")
@@ -97,6 +99,7 @@ def test_ingest_search_status_round_trip(tmp_path, embedder):
     ) == ("t", 3, 4, 0, 0)
 
 
+@pytest.mark.slow
 def test_ingest_reports_rejections_exit_2_and_commits_the_rest(tmp_path):
     docs, index = small_corpus(tmp_path / "docs"), tmp_path / "index"
     assert cli("ingest", docs, "--tenant", "t", "--index", index, "--acl", "everyone").returncode == 0
@@ -122,6 +125,7 @@ def test_ingest_reports_rejections_exit_2_and_commits_the_rest(tmp_path):
     assert "bad" not in texts
 
 
+@pytest.mark.slow
 def test_ingest_acl_default_and_documents_without_acl(tmp_path, capsys):
     docs = tmp_path / "docs"
     write(docs / "open.md", "# Open\n\nNo front matter here.\n")
@@ -134,6 +138,7 @@ def test_ingest_acl_default_and_documents_without_acl(tmp_path, capsys):
     assert {p.doc_id: p.acl for p in all_passages(tmp_path / "i2", "t")} == {"open": ("support", "ops"), "own": ("hr",)}
 
 
+@pytest.mark.slow
 def test_bad_tenant_names_are_one_error_line(tmp_path, capsys):
     docs = small_corpus(tmp_path / "docs")
     index = tmp_path / "index"
@@ -284,6 +289,7 @@ def _acme_source(source: str) -> bool:
     return "acme.example/" in source or source.startswith(str(SAMPLE / "acme") + "/")
 
 
+@pytest.mark.slow
 def test_search_results_stay_in_the_principals_tenant(sample_index):
     alice, gina = cli_many(
         [
@@ -327,6 +333,7 @@ def test_search_results_stay_in_the_principals_tenant(sample_index):
     )
 
 
+@pytest.mark.slow
 def test_search_exit_codes(sample_index, tmp_path, capsys):
     idx = sample_index.root
     mongolia, empty, bad_k = cli_many(
@@ -402,6 +409,7 @@ PRINCIPAL_ERRORS = {
 }
 
 
+@pytest.mark.slow
 def test_principal_file_errors_are_one_error_line(sample_index, tmp_path, capsys):
     paths = {}
     for name, (data, _) in PRINCIPAL_ERRORS.items():
@@ -423,6 +431,7 @@ def test_principal_file_errors_are_one_error_line(sample_index, tmp_path, capsys
         assert proc.stdout == ""
 
 
+@pytest.mark.slow
 def test_model_mismatch_tells_to_re_ingest(sample_index, other_model, capsys, monkeypatch):
     env = {"RAGCLI_EMBED_MODEL": str(other_model), "RAGCLI_EMBED_TOKENIZER": str(VOCAB_PATH)}
     hybrid, bm25, status = cli_many(
@@ -479,6 +488,7 @@ def test_cli_runner_quick_checks(sample_index):
     assert json.loads(found.stdout)["results"][0]["id"].endswith("#orb-7731")
 
 
+@pytest.mark.slow
 def test_search_table_output(sample_index):
     proc = cli("search", "ERR_4021", "--as", ALICE, "--index", sample_index.root, "--as-of", NOW, "-k", "3")
     assert proc.returncode == 0, proc.stderr

@@ -77,6 +77,7 @@ def test_the_sha256_verdict_is_reused_only_while_the_file_is_unchanged(model_cop
         _ = Embedder(model_copy).sha256
 
 
+@pytest.mark.slow
 def test_the_optimised_graph_is_cached_and_a_damaged_one_is_rebuilt(model_copy: ModelSpec, cache: Path) -> None:
     built = Embedder(model_copy).embed(TEXTS)
     (entry,) = _graph_dirs(cache)

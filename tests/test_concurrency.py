@@ -19,6 +19,7 @@ import sys
 import threading
 from pathlib import Path
 
+import pytest
 from support.cli import assert_one_error_line, cli, cli_many, cli_popen, result_ids, wait_for
 from support.corpus import audit_counts, passage_ids, write_round, write_user
 from support.fixtures import shared_embedder
@@ -52,6 +53,7 @@ def _whole(ids: list[str], old: set[str], new: set[str]) -> str:
     raise AssertionError(f"one result set mixes generations: {sorted(found)[:8]}")
 
 
+@pytest.mark.slow
 def test_searches_during_a_publish_see_one_whole_generation(tmp_path: Path) -> None:
     from ragcli.search import Retriever, SearchConfig
 
@@ -143,6 +145,7 @@ with write_lock(sys.argv[1], sys.argv[2]):
 """
 
 
+@pytest.mark.slow
 def test_second_ingest_is_refused_while_the_lock_is_held(tmp_path: Path) -> None:
     root, folder, tenant = tmp_path / "index", tmp_path / "docs", "lockco"
     old = write_round(folder, 1, 6)
@@ -174,6 +177,7 @@ def test_second_ingest_is_refused_while_the_lock_is_held(tmp_path: Path) -> None
     assert passage_ids(root, tenant) == new
 
 
+@pytest.mark.slow
 def test_a_running_ingest_blocks_its_own_tenant_only(tmp_path: Path) -> None:
     root = tmp_path / "index"
     folder_a, folder_b = tmp_path / "a", tmp_path / "b"

@@ -250,6 +250,7 @@ def cli_runs(sample_root) -> dict[str, Any]:
     return dict(zip(args, cli_many(list(args.values()), index=sample_root), strict=True))
 
 
+@pytest.mark.slow
 def test_cli_shows_the_conflict_note(cli_runs) -> None:
     data = json_of(cli_runs["alice-json"])
     assert cli_runs["alice-json"].returncode == 0 and data["disposition"] == "answered"

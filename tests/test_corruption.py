@@ -31,6 +31,8 @@ from support.corpus import passage_ids, write_round, write_user
 from support.fixtures import shared_embedder
 from support.paths import VOCAB_PATH
 
+pytestmark = pytest.mark.slow
+
 TENANT = "corrco"
 QUERY = "refund invoice policy backup audit"
 

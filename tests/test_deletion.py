@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from support.cli import cli
 from support.corpus import generation_dirs, markdown, write
 from support.fixtures import shared_embedder
@@ -126,6 +127,7 @@ def test_a_reader_keeps_its_generation_whole_until_it_closes_then_the_next_inges
     assert generation_dirs(index, TENANT) == [new]
 
 
+@pytest.mark.slow
 def test_status_prune_removes_a_released_generation_and_keeps_a_held_one(tmp_path: Path) -> None:
     folder, index = tmp_path / "docs", tmp_path / "index"
     _write_corpus(folder, with_secret=True)

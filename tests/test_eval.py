@@ -255,6 +255,7 @@ def cli_evals(sample_root: Path, tmp_path_factory: pytest.TempPathFactory) -> di
     return {"runs": results, "output": output, "bad": bad}
 
 
+@pytest.mark.slow
 def test_eval_default_gates_pass(cli_evals) -> None:
     proc = cli_evals["runs"]["default"]
     assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr)
@@ -274,6 +275,7 @@ def test_eval_default_gates_pass(cli_evals) -> None:
     assert isinstance(data["failures"], list)
 
 
+@pytest.mark.slow
 def test_sample_retrieval_metrics_do_not_regress(cli_evals) -> None:
     # Measured on the 31 labelled sample cases (2026-11, hybrid defaults): recall@10 1.0,
     # MRR 0.9677, nDCG@10 0.9762. The floors sit just below: one labelled case falling out of
@@ -286,11 +288,13 @@ def test_sample_retrieval_metrics_do_not_regress(cli_evals) -> None:
     assert retrieval["ndcg@10"] >= 0.96, retrieval
 
 
+@pytest.mark.slow
 def test_eval_output_file_holds_the_same_json(cli_evals) -> None:
     proc = cli_evals["runs"]["default"]
     assert json.loads(cli_evals["output"].read_text(encoding="utf-8")) == json_of(proc)
 
 
+@pytest.mark.slow
 def test_eval_k_renames_metrics_and_unmeetable_recall_fails(cli_evals) -> None:
     proc = cli_evals["runs"]["k5-recall"]
     assert proc.returncode == 1, proc.stderr
@@ -303,6 +307,7 @@ def test_eval_k_renames_metrics_and_unmeetable_recall_fails(cli_evals) -> None:
     assert data["gates"]["max_violations"]["passed"] is True
 
 
+@pytest.mark.slow
 def test_eval_unmeetable_mrr_fails_alone(cli_evals) -> None:
     proc = cli_evals["runs"]["mrr"]
     assert proc.returncode == 1, proc.stderr
@@ -312,6 +317,7 @@ def test_eval_unmeetable_mrr_fails_alone(cli_evals) -> None:
     assert gates["max_violations"]["passed"] is True
 
 
+@pytest.mark.slow
 def test_forbidden_label_that_comes_back_is_a_violation(cli_evals) -> None:
     proc = cli_evals["runs"]["violation"]
     assert proc.returncode == 1, proc.stderr
@@ -326,6 +332,7 @@ def test_forbidden_label_that_comes_back_is_a_violation(cli_evals) -> None:
     assert allowed.returncode == 0 and json_of(allowed)["permission_violations"] == data["permission_violations"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "name, needle",
     [
@@ -393,6 +400,7 @@ def test_answer_contains_is_matched_without_markup_and_gated(tmp_path) -> None:
 # --------------------------------------------------------------------------- --ask
 
 
+@pytest.mark.slow
 def test_eval_ask_local_reports_answer_metrics(ask_eval) -> None:
     code, data = _ask_result(ask_eval)
     assert REPORT_KEYS <= set(data)
@@ -405,6 +413,7 @@ def test_eval_ask_local_reports_answer_metrics(ask_eval) -> None:
     assert code == 0  # default gates: no violations
 
 
+@pytest.mark.slow
 def test_eval_ask_local_disposition_accuracy_does_not_regress(ask_eval) -> None:
     # The extractive local model is a heuristic: on the 43 sample cases it gets 41
     # dispositions right (q22, q25 answer weakly related sentences). This pins a level
@@ -413,6 +422,7 @@ def test_eval_ask_local_disposition_accuracy_does_not_regress(ask_eval) -> None:
     assert data["disposition_accuracy"] >= 0.85, [f["id"] for f in data["failures"]]
 
 
+@pytest.mark.slow
 def test_eval_ask_reason_accuracy_agrees_with_the_failures_listed(ask_eval) -> None:
     """Not a level (the local answerer is still changing) but what the number means.
 
@@ -485,6 +495,7 @@ CASE_KEYS = {
 }
 
 
+@pytest.mark.slow
 def test_json_has_one_row_per_case(cli_evals) -> None:
     data = json_of(cli_evals["runs"]["default"])
     rows = data["cases"]
@@ -506,6 +517,7 @@ def test_json_has_one_row_per_case(cli_evals) -> None:
     assert unlabelled and all(r["rr"] is None and r["ndcg"] is None for r in unlabelled)
 
 
+@pytest.mark.slow
 def test_new_gates_citations_latency_and_cost(cli_evals) -> None:
     proc = cli_evals["runs"]["small-ask"]
     assert proc.returncode == 1, proc.stderr  # the latency gate cannot be met
@@ -527,6 +539,7 @@ def test_new_gates_citations_latency_and_cost(cli_evals) -> None:
     assert data["outcomes"] == {"answered_right": 1, "answered_wrong": 0, "abstained_right": 1, "abstained_wrong": 0}
 
 
+@pytest.mark.slow
 def test_report_table_by_outcome_and_plurals(cli_evals) -> None:
     table = cli_evals["runs"]["small-ask-table"]
     assert table.returncode == 0, table.stderr

@@ -92,6 +92,7 @@ YAML_PIECES = (
 )
 
 
+@pytest.mark.slow
 @FUZZ
 @given(_tokens(*YAML_PIECES, "body text\n", "# Heading\n"))
 @example("---\nacl: &a [*a]\n---\nbody")

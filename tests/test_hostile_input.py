@@ -245,6 +245,7 @@ def test_script_and_style_text_of_html_is_never_searchable(base: Base, tmp_path:
         retriever.close()
 
 
+@pytest.mark.slow
 def test_cli_reports_rejected_files_grouped_by_reason(base: Base, tmp_path: Path) -> None:
     folder, index = _copy(base, tmp_path)
     expected = {str(_add_hostile(folder, name, base)) for name in HOSTILE_FILES}
@@ -317,6 +318,7 @@ BAD_TENANTS = [
 CLI_BAD_TENANTS = ["../escape", "/tmp/abs", "Has Space", "x" * 65]
 
 
+@pytest.mark.slow
 def test_bad_tenant_names_are_refused_everywhere(base: Base, tmp_path: Path) -> None:
     from ragcli import TenantIndex, ingest
     from ragcli.errors import InputError
@@ -378,6 +380,7 @@ BAD_USER_FILES = {
 CLI_USER_FILES = ["not_json", "missing_tenant", "huge_user_name", "groups_not_a_list"]
 
 
+@pytest.mark.slow
 def test_malformed_user_files_are_refused(base: Base, tmp_path: Path) -> None:
     from ragcli.errors import InputError
     from ragcli.principal import load_principal
@@ -432,6 +435,7 @@ CLI_EVAL_LINES = ["not_json", "question_missing", "unknown_principal_file"]
 GOOD_EVAL_LINE = json.dumps({"id": "ok", "question": "zebra crossing", "as": "kim.json", "relevant": ["good-zebra"]})
 
 
+@pytest.mark.slow
 def test_malformed_eval_files_name_the_bad_line(base: Base, tmp_path: Path) -> None:
     from ragcli.errors import InputError
     from ragcli.eval import load_cases
@@ -469,6 +473,7 @@ def test_malformed_eval_files_name_the_bad_line(base: Base, tmp_path: Path) -> N
 # --------------------------------------------------------------------------- queries
 
 
+@pytest.mark.slow
 def test_malformed_queries_through_the_cli(base: Base) -> None:
     def search(query: str, *extra: object) -> list[object]:
         return [
@@ -561,6 +566,7 @@ def test_queries_are_only_text_through_the_library(base: Base) -> None:
         retriever.close()
 
 
+@pytest.mark.slow
 def test_query_syntax_cannot_reach_another_tenant(base: Base, tmp_path: Path) -> None:
     from ragcli import ingest
     from ragcli.principal import load_principal

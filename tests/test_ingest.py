@@ -399,6 +399,7 @@ def _wait_for(predicate, proc: subprocess.Popen, limit: float = 120) -> bool:
     raise AssertionError("timed out waiting for the ingest subprocess")
 
 
+@pytest.mark.slow
 def test_sigkill_mid_ingest_leaves_the_previous_generation(tmp_path, embedder):
     corpus, index = tmp_path / "corpus", tmp_path / "index"
     tenant_dir = index / "t"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from support.cli import cli, invoke, json_of, stderr_lines
 from support.corpus import all_passages, markdown, write
 
@@ -76,6 +77,7 @@ def test_different_reasons_get_a_line_each_then_a_summary(tmp_path, capsys) -> N
     assert {p.doc_id for p in all_passages(index, "t")} == {"good"}
 
 
+@pytest.mark.slow
 def test_skipped_file_types_are_mentioned_once(tmp_path) -> None:
     docs, index = tmp_path / "docs", tmp_path / "index"
     write(docs / "good.md", markdown({"acl": ["everyone"]}, "# Good\n\nThe pelican archive holds the backup drives.\n"))

@@ -175,6 +175,7 @@ def test_tools_take_no_scope_and_no_extra_arguments(hana: McpServer) -> None:
 # --------------------------------------------------------------------------- the same objects as the CLI's --json
 
 
+@pytest.mark.slow
 def test_search_result_equals_cli_search_json(hana: McpServer, cli_runs: dict[str, Any]) -> None:
     result = hana.call("search", {"query": PAY_QUERY})
     assert not result.is_error
@@ -185,6 +186,7 @@ def test_search_result_equals_cli_search_json(hana: McpServer, cli_runs: dict[st
     assert hana.search(REFUND_QUERY, k=3) == search_json(cli_runs["search:hana:refund:k3"])
 
 
+@pytest.mark.slow
 def test_ask_equals_cli_ask_json(hana: McpServer, bob: McpServer, cli_runs: dict[str, Any]) -> None:
     outcomes = {}
     for server, key in ((hana, "ask:hana:pay"), (bob, "ask:bob:pay")):
@@ -212,6 +214,7 @@ def test_ask_equals_cli_ask_json(hana: McpServer, bob: McpServer, cli_runs: dict
 # --------------------------------------------------------------------------- permissions
 
 
+@pytest.mark.slow
 def test_forbidden_document_stays_invisible(
     hana: McpServer, bob: McpServer, cli_runs: dict[str, Any], sample_root: Path
 ) -> None:
@@ -290,6 +293,7 @@ def test_logs_go_to_stderr_with_passage_ids_not_text(hana: McpServer) -> None:
 # --------------------------------------------------------------------------- startup
 
 
+@pytest.mark.slow
 def test_start_fails_with_one_error_line(tmp_path: Path) -> None:
     empty = tmp_path / "no-index"
     empty.mkdir()
@@ -303,6 +307,7 @@ def test_start_fails_with_one_error_line(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- republish
 
 
+@pytest.mark.slow
 def test_new_generation_is_seen_at_the_next_call(sample_root: Path, tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
     from ragcli import ingest
 

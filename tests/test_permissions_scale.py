@@ -28,6 +28,8 @@ from support.fixtures import shared_embedder
 
 from ragcli.principal import Scope
 
+pytestmark = pytest.mark.slow
+
 TENANT = "scaleco"
 GROUPS = [f"g{i}" for i in range(8)]
 USERS = [f"u{i}" for i in range(12)]

@@ -19,6 +19,8 @@ from support.cli import clean_env, cli
 from support.corpus import current_name
 from support.paths import SAMPLE
 
+pytestmark = pytest.mark.ray
+
 TENANT = "acme"
 CORPUS = SAMPLE / "acme"
 TIMING_FIELDS = {"generation", "created", "checksums"}
@@ -92,6 +94,7 @@ def test_without_ray_the_cli_names_the_install_command(tmp_path):
     assert not (tmp_path / TENANT / "CURRENT").exists()
 
 
+@pytest.mark.slow
 def test_an_unreachable_cluster_is_one_error_line(tmp_path):
     pytest.importorskip("ray")
     proc = cli("ingest", CORPUS, "--tenant", TENANT, "--ray-address", "127.0.0.1:1", index=tmp_path, timeout=120)
@@ -102,6 +105,7 @@ def test_an_unreachable_cluster_is_one_error_line(tmp_path):
     assert not (tmp_path / TENANT / "CURRENT").exists()
 
 
+@pytest.mark.slow
 def test_a_ray_ingest_builds_the_same_index_as_a_local_one(ray_address, local_index, tmp_path, embedder):  # type: ignore[no-untyped-def]
     from ragcli import ingest
     from ragcli.ingestion import Progress
@@ -131,6 +135,7 @@ def test_a_ray_ingest_builds_the_same_index_as_a_local_one(ray_address, local_in
     assert not again.published and again.embedded == 0
 
 
+@pytest.mark.slow
 def test_a_worker_killed_mid_ingest_is_retried_and_the_index_is_complete(ray_address, local_index, tmp_path, embedder):  # type: ignore[no-untyped-def]
     from ragcli import ingest
     from ragcli.ingestion import Progress
@@ -155,6 +160,7 @@ def test_a_worker_killed_mid_ingest_is_retried_and_the_index_is_complete(ray_add
     assert_same_index(tmp_path, local_index)
 
 
+@pytest.mark.slow
 def test_cli_joins_a_running_cluster_with_ray_address(ray_address, local_index, tmp_path):  # type: ignore[no-untyped-def]
     proc = cli(
         "ingest", CORPUS, "--tenant", TENANT, "--ray-address", ray_address, "--json", index=tmp_path, timeout=180
@@ -171,6 +177,7 @@ def test_cli_joins_a_running_cluster_with_ray_address(ray_address, local_index, 
     assert json.loads(found.stdout)["results"]
 
 
+@pytest.mark.slow
 def test_cli_ray_flag_starts_its_own_local_instance(ray_address, tmp_path):  # type: ignore[no-untyped-def]
     corpus = tmp_path / "docs"
     corpus.mkdir()
@@ -184,6 +191,7 @@ def test_cli_ray_flag_starts_its_own_local_instance(ray_address, tmp_path):  # t
     assert proc.stderr.strip() == "", proc.stderr[-2000:]  # Ray kept quiet
 
 
+@pytest.mark.slow
 def test_ctrl_c_during_a_ray_ingest_keeps_the_published_index(ray_address, tmp_path, embedder):  # type: ignore[no-untyped-def]
     import shutil
 

@@ -129,6 +129,7 @@ def _run_and_kill(folder: Path, root: Path, trigger: str, delay: float, sig: int
     return signalled and proc.returncode in (-sig, 130), proc.returncode, err
 
 
+@pytest.mark.slow
 def test_sigkill_at_many_moments_never_breaks_the_published_index(tmp_path: Path) -> None:
     root = tmp_path / "index"
     folder = tmp_path / "docs"
@@ -241,6 +242,7 @@ def test_sigkill_at_many_moments_never_breaks_the_published_index(tmp_path: Path
     assert status.returncode == 0, status.stderr
 
 
+@pytest.mark.slow
 def test_ctrl_c_while_writing_exits_130_and_keeps_the_index(tmp_path: Path) -> None:
     root = tmp_path / "index"
     folder = tmp_path / "docs"
@@ -269,6 +271,7 @@ def _fsize_limit(limit: int):
     return preexec
 
 
+@pytest.mark.slow
 def test_a_write_that_fails_part_way_leaves_the_previous_index(tmp_path: Path) -> None:
     root = tmp_path / "index"
     folder = tmp_path / "docs"
@@ -314,6 +317,7 @@ sys.exit(ragcli.cli.main(sys.argv[1:]))
 """
 
 
+@pytest.mark.slow
 def test_a_bm25_write_failure_is_reported_and_leaves_the_previous_index(tmp_path: Path) -> None:
     root = tmp_path / "index"
     folder = tmp_path / "docs"

@@ -59,6 +59,7 @@ def _lines(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
+@pytest.mark.slow
 def test_trace_line_carries_what_a_ranking_needs(traced: Path, sample_root: Path, embedder) -> None:
     from ragcli.index import TenantIndex
 
@@ -79,6 +80,7 @@ def test_trace_line_carries_what_a_ranking_needs(traced: Path, sample_root: Path
             assert [s for _, _, s in search["dense"]] == sorted((s for _, _, s in search["dense"]), reverse=True)
 
 
+@pytest.mark.slow
 def test_replay_of_a_file_matches_exit_0(traced: Path, sample_root: Path) -> None:
     proc = cli("trace", "replay", traced, "--index", sample_root, "--json")
     assert proc.returncode == 0, proc.stderr
@@ -90,6 +92,7 @@ def test_replay_of_a_file_matches_exit_0(traced: Path, sample_root: Path) -> Non
     assert table.returncode == 0 and "match" in table.stdout and "differs" not in table.stdout
 
 
+@pytest.mark.slow
 def test_replay_of_one_line_given_as_the_argument(traced: Path, sample_root: Path, capsys) -> None:
     line = traced.read_text(encoding="utf-8").splitlines()[0]
     proc = invoke(capsys, "trace", "replay", line, "--index", sample_root, "--json")
@@ -97,6 +100,7 @@ def test_replay_of_one_line_given_as_the_argument(traced: Path, sample_root: Pat
     assert [r["user"] for r in json_of(proc)["runs"]] == ["alice"]
 
 
+@pytest.mark.slow
 def test_replay_runs_as_the_traced_groups(traced: Path, sample_root: Path, tmp_path: Path, capsys) -> None:
     bob = _lines(traced)[1]
     assert bob["user"] == "bob"
@@ -107,6 +111,7 @@ def test_replay_runs_as_the_traced_groups(traced: Path, sample_root: Path, tmp_p
     assert search["match"] is False and any("pay-bands" in d for d in search["differences"]), search
 
 
+@pytest.mark.slow
 def test_a_ranking_that_changed_is_reported(traced: Path, sample_root: Path, capsys) -> None:
     alice = _lines(traced)[0]
     first = alice["searches"][0]
@@ -127,6 +132,7 @@ def test_a_ranking_that_changed_is_reported(traced: Path, sample_root: Path, cap
     assert shown.returncode == 1 and "differs" in shown.stdout
 
 
+@pytest.mark.slow
 def test_another_generation_is_refused(traced: Path, sample_root: Path, capsys) -> None:
     alice = _lines(traced)[0]
     other = {**alice, "generation": "gen-20200101T000000-0000000000"}

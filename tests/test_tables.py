@@ -91,6 +91,7 @@ def test_status_in_a_pipe_prints_plain_untruncated_rows(sample_index) -> None:
     assert not BOX & set(table.stdout) and "…" not in table.stdout
 
 
+@pytest.mark.slow
 def test_ingest_summary_in_a_pipe_is_plain(tmp_path) -> None:
     write(tmp_path / "docs" / "a.md", markdown({"acl": ["everyone"]}, "# A\n\nThe walrus budget.\n"))
     proc = cli("ingest", tmp_path / "docs", "--tenant", "t", "--index", tmp_path / "index")
@@ -102,6 +103,7 @@ def test_ingest_summary_in_a_pipe_is_plain(tmp_path) -> None:
 # --------------------------------------------------------------------------- an 80-column terminal
 
 
+@pytest.mark.slow
 def test_search_fits_an_80_column_terminal_with_whole_ids_and_relative_sources(tmp_path, embedder) -> None:
     from ragcli import ingest
 

@@ -94,6 +94,7 @@ def cli_trace(sample_root: Path, tmp_path_factory: pytest.TempPathFactory) -> tu
     return path, procs
 
 
+@pytest.mark.slow
 def test_one_json_line_per_run(cli_trace) -> None:
     path, (answered, abstained) = cli_trace
     assert (answered.returncode, abstained.returncode) == (0, 1), (answered.stderr, abstained.stderr)
@@ -117,6 +118,7 @@ def test_one_json_line_per_run(cli_trace) -> None:
         dt.datetime.fromisoformat(line["time"])
 
 
+@pytest.mark.slow
 def test_trace_of_an_answered_run(cli_trace, sample_passages) -> None:
     path, (answered, _) = cli_trace
     request_id = json_of(answered)["request_id"]
@@ -162,6 +164,7 @@ def test_trace_of_an_answered_run(cli_trace, sample_passages) -> None:
     assert set(line["checks"][0]) == {"claim", "passage_id", "check", "passed"}
 
 
+@pytest.mark.slow
 def test_trace_of_an_abstained_run(cli_trace) -> None:
     path, (_, abstained) = cli_trace
     request_id = json_of(abstained)["request_id"]
@@ -171,6 +174,7 @@ def test_trace_of_an_abstained_run(cli_trace) -> None:
     assert not any(i.startswith("pay-bands@") for s in line["searches"] for i in s["selected"])
 
 
+@pytest.mark.slow
 def test_trace_holds_no_passage_text(cli_trace, sample_passages) -> None:
     path, (answered, _) = cli_trace
     lines = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]

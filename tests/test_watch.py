@@ -10,6 +10,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.support.cli import cli, cli_popen
 
 DOC = "---\nid: {id}\ntitle: {title}\nacl: [everyone]\n---\n# {title}\n\n{body}\n"
@@ -53,6 +55,7 @@ def _search_ids(index: Path, user: Path, query: str) -> list[str]:
     return [r["doc_id"] for r in json.loads(proc.stdout)["results"]]
 
 
+@pytest.mark.slow
 def test_watch_reingests_on_edits_reports_a_rejected_file_and_exits_130(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
