@@ -255,6 +255,22 @@ def cli_evals(sample_root: Path, tmp_path_factory: pytest.TempPathFactory) -> di
     return {"runs": results, "output": output, "bad": bad}
 
 
+def test_one_case_in_process_is_asked_gated_and_reported(capsys, tmp_path, sample_root) -> None:
+    # The quick run's whole `ragcli eval` (the subprocess runs of cli_evals are slow): search, ask, gates, both outputs.
+    from support.cli import invoke
+
+    questions = _write(tmp_path / "q.jsonl", [GOOD])
+    args = ("eval", questions, "--index", sample_root, "--ask", "--model", "local", "--min-recall", "1")
+    proc = invoke(capsys, *args, "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json_of(proc)
+    assert data["case_count"] == 1 and data["retrieval"]["recall@10"] == 1.0
+    assert data["gates"]["min_recall@10"]["passed"] is True
+    assert data["disposition_accuracy"] == 1.0 and data["answer_accuracy"] == 1.0
+    table = invoke(capsys, *args)
+    assert table.returncode == 0 and "recall@10" in table.stdout, table.stdout
+
+
 @pytest.mark.slow
 def test_eval_default_gates_pass(cli_evals) -> None:
     proc = cli_evals["runs"]["default"]
