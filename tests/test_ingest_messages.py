@@ -82,17 +82,17 @@ def test_skipped_file_types_are_mentioned_once(tmp_path) -> None:
     docs, index = tmp_path / "docs", tmp_path / "index"
     write(docs / "good.md", markdown({"acl": ["everyone"]}, "# Good\n\nThe pelican archive holds the backup drives.\n"))
     for i in range(3):
-        write(docs / f"table{i}.csv", "a,b\n1,2\n")
+        write(docs / f"table{i}.xlsx", b"PK\x03\x04")
     write(docs / "sub" / "photo.png", b"\x89PNG")
     write(docs / "good.meta.yaml", "title: not a document\n")  # a sidecar is not skipped: it is metadata
     proc = cli("ingest", docs, "--tenant", "t", "--index", index)
     assert proc.returncode == 0, proc.stderr
     lines = stderr_lines(proc)
-    assert "note: skipped 3 .csv files: unsupported type" in lines, lines
+    assert "note: skipped 3 .xlsx files: unsupported type" in lines, lines
     assert "note: skipped 1 .png file: unsupported type" in lines, lines
     assert len(lines) == 2, lines
     as_json = cli("ingest", docs, "--tenant", "t", "--index", index, "--json")
-    assert json_of(as_json)["skipped"] == {".csv": 3, ".png": 1}
+    assert json_of(as_json)["skipped"] == {".png": 1, ".xlsx": 3}
 
 
 class Recorder:

@@ -104,7 +104,7 @@ def _stderr(line: str) -> None:
 
 
 def report_skipped(report: IngestReport, write: Callable[[str], None] = _stderr) -> None:
-    """One note per file type ragcli does not read (``skipped 3 .csv files: unsupported type``)."""
+    """One note per file type ragcli does not read (``skipped 3 .xlsx files: unsupported type``)."""
     for suffix, n in sorted(report.skipped.items()):
         write(f"note: skipped {plural(n, printable(suffix) + ' file')}: unsupported type")
 

@@ -1,9 +1,15 @@
 """The ingestion layer: source files in, one new published generation out.
 
 sources      discovery, size limits, strict UTF-8, fingerprints
-metadata     front matter, sidecars and JSONL fields, validated
-loaders      Markdown, text, HTML, PDF and JSONL into ``Document``s
+metadata     front matter, sidecars, JSONL fields and text fields (Word, reStructuredText), validated
+loaders      every format into ``Document``s: Markdown, text, JSONL, and the formats below as Markdown
 html         HTML to the Markdown the chunker reads
+docx         Word documents to Markdown (python-docx): heading styles, lists, tables, properties
+rst          reStructuredText to Markdown (docutils): Sphinx markup as text, top field list as metadata
+notebook     Jupyter notebooks to Markdown (nbformat): Markdown cells and code cells, outputs dropped
+csv          CSV and TSV rows to ``Header: value`` list items
+pdf          PDF text by page (pypdf); headings from the outline when there is one
+mdwriter     writing escaped Markdown (headings, lists, tables, code) for the converters above
 markdown     Markdown as sections of blocks: admonitions unfolded, soft wraps joined
 chunking     structure-first splitting into ``Passage``s under the model's token cap
 incremental  what can be kept from the generation being replaced

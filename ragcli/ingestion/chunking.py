@@ -27,8 +27,9 @@ from ..text import slugify, split_sentences
 from .loaders import Document
 from .markdown import Block, markdown_sections, plain_sections
 
-CHUNKER_VERSION = 3
-"""3: soft wraps joined, admonitions and tabs unfolded, an introducing sentence kept with its block."""
+CHUNKER_VERSION = 4
+"""3: soft wraps joined, admonitions and tabs unfolded, an introducing sentence kept with its block.
+4: a PDF with an outline is cut by its bookmarks (Markdown, Word, reStructuredText, notebook and CSV loaders)."""
 OVERLAP_MAX_TOKENS = 48
 """A sentence repeated at the start of the next part must be short, or it crowds out new text."""
 INTRODUCED_KINDS = ("code", "list", "table")
@@ -230,10 +231,10 @@ def chunk_document(
 ) -> list[Passage]:
     """Cut one document into passages of at most ``max_tokens``
     model tokens, special tokens and heading line included."""
-    if doc.format in ("markdown", "html"):
+    if doc.reads_as == "markdown":
         sections = markdown_sections(doc.text, doc.title)
     else:
-        sections = plain_sections(doc.text, is_pdf=doc.format == "pdf")
+        sections = plain_sections(doc.text, is_pdf=doc.reads_as == "pages")
     passages: list[Passage] = []
     used: set[str] = set()
     for section in sections:

@@ -1,8 +1,13 @@
 """Loading source files into Documents: text plus validated metadata.
 
-Formats: Markdown (YAML front matter), plain text, HTML, PDF and JSONL corpora
-(one document per line, BEIR's ``corpus.jsonl`` as it is). Metadata of a
-non-Markdown file comes from a sidecar ``NAME.meta.yaml`` beside it.
+Formats: Markdown (YAML front matter), plain text, HTML, PDF, Word (``.docx``),
+reStructuredText, Jupyter notebooks, CSV/TSV and JSONL corpora (one document
+per line, BEIR's ``corpus.jsonl`` as it is). Every structured format becomes
+Markdown (its own module: ``html``, ``docx``, ``rst``, ``notebook``, ``csv``,
+``pdf``), so one chunker cuts them all the same way. Metadata comes from the
+file where the format has a place for it (front matter, Word properties, a
+reStructuredText field list) and from a sidecar ``NAME.meta.yaml`` beside any
+file, which wins.
 
 A file that cannot be trusted is *rejected* with a reason, never half-loaded:
 the ingest keeps that document's previously indexed version.
@@ -15,7 +20,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ..errors import DocumentRejected
 from ..text import slugify
@@ -31,6 +36,23 @@ from .sources import (
     read_bytes,
     read_sidecar,
 )
+
+Body = Literal["markdown", "plain", "pages"]
+"""How the chunker reads a Document's text: Markdown sections, blank-line paragraphs, or PDF pages (form feeds)."""
+
+FORMAT_BODIES: dict[Format, Body] = {
+    "markdown": "markdown",
+    "html": "markdown",
+    "docx": "markdown",
+    "rst": "markdown",
+    "notebook": "markdown",
+    "csv": "markdown",
+    "tsv": "markdown",
+    "text": "plain",
+    "pdf": "pages",
+}
+TITLE_FROM_FIRST_HEADING: frozenset[Format] = frozenset({"markdown", "html", "rst", "notebook"})
+"""Formats whose first heading names the document; a Word file has its Title, a PDF and a CSV their file name."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +76,12 @@ class Document:
     format: Format
     fingerprint: str
     """Hash of everything the passages depend on; unchanged means nothing to redo."""
+    body: Body | None = None
+    """How the chunker reads ``text``; None: the format's usual way (``FORMAT_BODIES``). An outlined PDF is Markdown."""
+
+    @property
+    def reads_as(self) -> Body:
+        return self.body or FORMAT_BODIES[self.format]
 
 
 def load_file(
@@ -69,20 +97,49 @@ def load_file(
     if sidecar_raw:
         meta = load_yaml_mapping(decode_text(sidecar_raw, str(src.sidecar)), str(src.sidecar))
     source = str(src.path)
-    text = _pdf_text(raw, source) if fmt == "pdf" else decode_text(raw, source)
-    if fmt == "markdown":
-        front, text = split_front_matter(text, source)
-        meta = {**front, **meta}
-    elif fmt == "html":
-        from .html import html_to_markdown
-
-        html_title, text = html_to_markdown(text)
-        if html_title and "title" not in meta:
-            meta["title"] = html_title
+    own_meta, text, body = _convert(fmt, raw, source, max_bytes)
+    meta = {**own_meta, **meta}
     if not text.strip():
         raise DocumentRejected(source, "no text to index")
     fp = file_fingerprint(src, raw, sidecar_raw, default_acl, salt)
-    return _build(meta, text, fmt, source, src.relative, default_acl, fp, content_hash(text.encode("utf-8")))
+    return _build(meta, text, fmt, source, src.relative, default_acl, fp, content_hash(text.encode("utf-8")), body)
+
+
+def _convert(fmt: Format, raw: bytes, source: str, max_bytes: int) -> tuple[dict[str, Any], str, Body]:
+    """The file's own metadata, its text (Markdown for every structured format) and how to read that text."""
+    if fmt == "pdf":
+        from .pdf import pdf_text
+
+        text, outlined = pdf_text(raw, source)
+        return {}, text, "markdown" if outlined else "pages"
+    if fmt == "docx":
+        from .docx import docx_to_markdown
+
+        meta, text = docx_to_markdown(raw, source, max_bytes)
+        return meta, text, "markdown"
+    text = decode_text(raw, source)
+    if fmt == "markdown":
+        front, text = split_front_matter(text, source)
+        return front, text, "markdown"
+    if fmt == "html":
+        from .html import html_to_markdown
+
+        title, text = html_to_markdown(text)
+        return ({"title": title} if title else {}), text, "markdown"
+    if fmt == "rst":
+        from .rst import rst_to_markdown
+
+        meta, text = rst_to_markdown(text, source)
+        return meta, text, "markdown"
+    if fmt == "notebook":
+        from .notebook import notebook_to_markdown
+
+        return {}, notebook_to_markdown(text, source), "markdown"
+    if fmt in ("csv", "tsv"):
+        from .csv import csv_to_markdown
+
+        return {}, csv_to_markdown(text, source, delimiter="\t" if fmt == "tsv" else None), "markdown"
+    return {}, text, "plain"
 
 
 def load_jsonl(
@@ -135,6 +192,7 @@ def _build(
     default_acl: tuple[str, ...],
     fp: str,
     body_hash: str,
+    body: Body | None = None,
 ) -> Document:
     meta = validate_metadata(meta_raw, source)
     acl = tuple(dict.fromkeys(meta.acl if meta.acl is not None else default_acl))
@@ -155,11 +213,12 @@ def _build(
         text=text,
         format=fmt,
         fingerprint=fp,
+        body=body,
     )
 
 
 def _first_heading(text: str, fmt: Format) -> str | None:
-    if fmt in ("markdown", "html"):
+    if fmt in TITLE_FROM_FIRST_HEADING:
         # Parsed, not matched line by line: a "# comment" in a code block is no heading.
         from markdown_it import MarkdownIt
 
@@ -170,24 +229,3 @@ def _first_heading(text: str, fmt: Format) -> str | None:
                 if heading:
                     return heading
     return None
-
-
-def _pdf_text(raw: bytes, source: str) -> str:
-    """Extract a PDF's text page by page; a PDF that fails to parse is rejected."""
-    import io
-    import logging
-
-    from pypdf import PdfReader
-    from pypdf.errors import PyPdfError
-
-    # pypdf logs its repairs ("invalid pdf header", "EOF marker not found") straight to
-    # stderr; a PDF it cannot read is reported once, as a rejection, and nothing else.
-    logging.getLogger("pypdf").setLevel(logging.CRITICAL)
-
-    try:
-        reader = PdfReader(io.BytesIO(raw))
-        pages = [page.extract_text() or "" for page in reader.pages]
-    except (PyPdfError, ValueError, KeyError, TypeError, OSError, RecursionError, AttributeError) as exc:
-        raise DocumentRejected(source, f"PDF could not be parsed ({type(exc).__name__})") from None
-    # Form feeds keep page boundaries for the chunker without inventing headings.
-    return "\n\n\f\n\n".join(p.strip() for p in pages if p.strip())

@@ -1,9 +1,11 @@
-"""Document metadata: YAML front matter, sidecars and JSONL fields, validated.
+"""Document metadata: YAML front matter, sidecars, JSONL fields and text fields, validated.
 
 Keys: ``id``, ``title``, ``version``, ``acl``, ``effective_from``,
 ``superseded_on``, ``source_url``; other keys are ignored (a BEIR line carries
 its own). Values YAML reads as something else (``version: 4.10`` as a float)
-are refused with a hint instead of silently changed.
+are refused with a hint instead of silently changed. Formats that hold only
+text (Word custom properties, a reStructuredText field list) go through
+``text_fields`` first: ``acl`` there is a comma-separated list.
 """
 
 from __future__ import annotations
@@ -122,3 +124,23 @@ def load_yaml_mapping(text: str, source: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise DocumentRejected(source, "YAML metadata must be a mapping of keys to values")
     return data
+
+
+def text_fields(fields: list[tuple[str, str]], source: str) -> dict[str, Any]:
+    """Metadata written as text (Word custom properties, a reStructuredText field list), as front matter gives it.
+
+    Names of metadata keys are matched without case and may appear once; other
+    names are not metadata and are left out. ``acl`` is a comma-separated list
+    of groups (an empty entry is kept, so validation refuses it); every other
+    value is the text itself, so ``version: 4.10`` stays "4.10" and a date is
+    read by the same ``YYYY-MM-DD`` rule.
+    """
+    out: dict[str, Any] = {}
+    for name, value in fields:
+        key = name.strip().lower()
+        if key not in Metadata.model_fields:
+            continue
+        if key in out:
+            raise DocumentRejected(source, f"metadata field '{key}' is given twice")
+        out[key] = [entry.strip() for entry in value.split(",")] if key == "acl" else value.strip()
+    return out

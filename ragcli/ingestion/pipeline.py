@@ -56,7 +56,7 @@ class IngestReport(BaseModel):
     generation: str | None = None
     """The published generation; None when nothing was ever published for the tenant."""
     skipped: dict[str, int] = Field(default_factory=dict)
-    """Files of types ragcli does not read, by suffix: ``{".csv": 3}``."""
+    """Files of types ragcli does not read, by suffix: ``{".xlsx": 3}``."""
     published: bool = Field(default=False, exclude=True)
     """Whether a new generation was published (False when nothing changed)."""
     files: int = Field(default=0, exclude=True)

@@ -14,7 +14,7 @@ from typing import Literal
 
 from ..errors import DocumentRejected
 
-Format = Literal["markdown", "text", "html", "pdf"]
+Format = Literal["markdown", "text", "html", "pdf", "docx", "rst", "notebook", "csv", "tsv"]
 
 SUFFIX_FORMATS: dict[str, Format] = {
     ".md": "markdown",
@@ -24,6 +24,11 @@ SUFFIX_FORMATS: dict[str, Format] = {
     ".html": "html",
     ".htm": "html",
     ".pdf": "pdf",
+    ".docx": "docx",
+    ".rst": "rst",
+    ".ipynb": "notebook",
+    ".csv": "csv",
+    ".tsv": "tsv",
 }
 JSONL_SUFFIX = ".jsonl"
 SIDECAR_SUFFIX = ".meta.yaml"
@@ -62,7 +67,7 @@ class Discovery:
     files: list[SourceFile] = field(default_factory=list)
     rejected: list[DocumentRejected] = field(default_factory=list)
     skipped: dict[str, int] = field(default_factory=dict)
-    """Files of types ragcli does not read, counted by suffix (``.csv``), so a user hears of them once."""
+    """Files of types ragcli does not read, counted by suffix (``.xlsx``), so a user hears of them once."""
 
 
 NO_SUFFIX = "(no suffix)"

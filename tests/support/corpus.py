@@ -64,8 +64,12 @@ def scope(name: str, as_of: dt.date):  # type: ignore[no-untyped-def]
     return Scope.of(user(name), as_of)
 
 
-def make_pdf(pages: list[str]) -> bytes:
-    """A small valid PDF with one line of Helvetica text per page, written with pypdf."""
+def make_pdf(pages: list[str], outline: Sequence[tuple[str, int, int | None]] = ()) -> bytes:
+    """A small valid PDF written with pypdf: each page's lines (split at "\\n") in Helvetica, one under the other.
+
+    ``outline`` adds bookmarks in order: (title, page index, index of the parent bookmark in
+    ``outline`` or None for a top-level one).
+    """
     from pypdf import PdfWriter
     from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
 
@@ -85,9 +89,19 @@ def make_pdf(pages: list[str]) -> bytes:
             {NameObject("/Font"): DictionaryObject({NameObject("/F1"): font})}
         )
         stream = DecodedStreamObject()
-        escaped = text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
-        stream.set_data(b"BT /F1 12 Tf 72 720 Td (" + escaped.encode("latin-1") + b") Tj ET")
+        shown = []
+        for line in text.split("\n"):
+            escaped = line.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+            shown.append(b"(" + escaped.encode("latin-1") + b") Tj 0 -16 Td")
+        stream.set_data(b"BT /F1 12 Tf 72 720 Td " + b" ".join(shown) + b" ET")
         page[NameObject("/Contents")] = writer._add_object(stream)
+    items: list[Any] = []
+    for title, page_index, parent in outline:
+        items.append(
+            writer.add_outline_item(
+                title=title, page_number=page_index, parent=None if parent is None else items[parent]
+            )
+        )
     buf = io.BytesIO()
     writer.write(buf)
     return buf.getvalue()

@@ -1,0 +1,142 @@
+"""Writing Markdown from a document's structure: what the Word, reStructuredText, CSV and PDF loaders produce.
+
+The chunker reads Markdown (``markdown.markdown_sections``), so a format turned
+into these shapes gets the passages a Markdown file would: heading paths, lists
+split by items, tables by rows with the header repeated, code blocks whole.
+Text from the source is escaped where it would otherwise read as markup: a
+paragraph that starts with ``#``, ``- `` or ``1.`` stays a paragraph, a ``|``
+in a table cell stays in its cell, a code block holding a fence stays one block.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+# A line start CommonMark (or a doc-site dialect the Markdown reader unfolds) reads as markup.
+_MARKUP_START = re.compile(
+    r"^(?:#{1,6}(?:\s|$)|[-*+](?:\s|$)|>|```|~~~|<|(?:[-*_][ \t]*){3,}$|=+[ \t]*$|!!!|\?\?\?|===|:::|\{\{)"
+)
+_ORDERED_START = re.compile(r"^(\d{1,9})([.)])(\s|$)")
+_BLOCK_START = re.compile(r"^(```|~~~|[-*+] |\d+[.)] |\||>|#)")
+_BACKTICKS = re.compile(r"`+")
+
+
+def one_line(text: str) -> str:
+    """Whitespace (line breaks included) collapsed to single spaces."""
+    return " ".join(text.split())
+
+
+def escape_start(line: str) -> str:
+    """A backslash before a line start that would read as markup (``\\# not a heading``, ``1\\. not a list``)."""
+    ordered = _ORDERED_START.match(line)
+    if ordered:
+        return f"{ordered.group(1)}\\{line[len(ordered.group(1)) :]}"
+    return "\\" + line if _MARKUP_START.match(line) else line
+
+
+def paragraph(text: str) -> str:
+    """One paragraph on one line, escaped."""
+    return escape_start(one_line(text))
+
+
+def heading(level: int, text: str) -> str:
+    """``## Text`` (levels past 6 are written as 6); "" for a heading without text."""
+    text = one_line(text)
+    if not text:
+        return ""
+    if re.search(r"(?:^|\s)#+$", text):  # a closing "#" run would be dropped from the heading
+        text = text[:-1] + "\\#"
+    return "#" * min(max(level, 1), 6) + " " + text
+
+
+@dataclass(frozen=True)
+class Item:
+    """One list item: its nesting depth (0 = top level), numbered or bulleted, its text and blocks kept under it."""
+
+    depth: int
+    ordered: bool
+    text: str
+    blocks: tuple[str, ...] = ()
+    """Markdown blocks (code, a table, a second paragraph) that belong to the item, written indented under it."""
+
+
+def list_block(items: Sequence[Item]) -> str:
+    """Items as one Markdown list; a child is indented under its parent's text, numbers count per level."""
+    lines: list[str] = []
+    indents: list[int] = []  # the content column of each open level
+    numbers: list[int] = []
+    kinds: list[bool] = []
+    for item in items:
+        text = paragraph(item.text)
+        if not text and not item.blocks:
+            continue
+        depth = min(item.depth, len(indents))  # a level cannot be skipped
+        if depth < len(indents) and kinds[depth] != item.ordered:
+            numbers[depth] = 0  # a bulleted run after a numbered one (or back) starts counting again
+        del indents[depth + 1 :], numbers[depth + 1 :], kinds[depth + 1 :]
+        if depth == len(indents):
+            indents.append(indents[-1] if indents else 0)
+            numbers.append(0)
+            kinds.append(item.ordered)
+        indent = indents[depth - 1] if depth else 0
+        numbers[depth] += 1
+        kinds[depth] = item.ordered
+        marker = f"{numbers[depth]}. " if item.ordered else "- "
+        indents[depth] = indent + len(marker)
+        # The text keeps its escape: after "- " a "#" or "1." would still open a heading or a list.
+        lines.append(" " * indent + marker + text)
+        for block in item.blocks:
+            pad = " " * indents[depth]
+            lines += ["", *(pad + line if line else "" for line in block.split("\n"))]
+    return "\n".join(lines)
+
+
+def table(rows: Sequence[Sequence[str]]) -> str:
+    """The first row as the header, the rest as body rows; every row padded to the widest one."""
+    cleaned = [[one_line(cell).replace("|", "\\|") for cell in row] for row in rows]
+    cleaned = [row for row in cleaned if any(row)]
+    if not cleaned:
+        return ""
+    width = max(len(row) for row in cleaned)
+    lines = ["| " + " | ".join([*row, *[""] * (width - len(row))]) + " |" for row in cleaned]
+    lines.insert(1, "|" + "---|" * width)
+    return "\n".join(lines)
+
+
+def code(text: str, language: str = "") -> str:
+    """A fenced code block, its fence longer than any backtick run inside."""
+    text = text.strip("\n")
+    if not text.strip():
+        return ""
+    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{one_line(language)}\n{text}\n{fence}"
+
+
+def quote(blocks: Iterable[str]) -> str:
+    """Blocks inside a blockquote."""
+    body = join(blocks).rstrip("\n")
+    return "\n".join("> " + line if line else ">" for line in body.split("\n")) if body else ""
+
+
+def labelled(label: str, blocks: Sequence[str]) -> list[str]:
+    """``Label: first sentence...`` before prose; ``Label:`` on its own before a list, table or code.
+
+    The same shape the Markdown reader gives an admonition, so a note or a warning
+    reads as prose that names what it is.
+    """
+    blocks = [b for b in blocks if b.strip()]
+    label = one_line(label)
+    if not label:
+        return blocks
+    if blocks and not _BLOCK_START.match(blocks[0]):
+        first = blocks[0][1:] if blocks[0].startswith("\\") else blocks[0]  # no longer at a line start
+        return [f"{label}: {first}", *blocks[1:]]
+    return [f"{label}:", *blocks]
+
+
+def join(blocks: Iterable[str]) -> str:
+    """Blocks separated by blank lines (empty ones dropped), ending in a newline."""
+    return "\n\n".join(b for b in blocks if b.strip()) + "\n"

@@ -1,0 +1,231 @@
+"""reStructuredText (real Sphinx pages from Flask's docs in tests/data/rst, and small files written here)
+reaches the same passages as Markdown; Sphinx-only markup degrades to its text; a top field list is metadata."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import shutil
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from support.corpus import write
+from support.paths import REPO
+
+from ragcli.errors import DocumentRejected
+from ragcli.ingestion.chunking import chunk_document
+from ragcli.ingestion.loaders import load_file
+from ragcli.ingestion.rst import rst_to_markdown
+from ragcli.ingestion.sources import SourceFile
+
+DATA = REPO / "tests" / "data" / "rst"
+EVERYONE = ("everyone",)
+# What a passage must never show of reStructuredText or Sphinx source.
+MARKUP = re.compile(
+    r"(:\w+:`|`_|\.\. [\w:-]+::|^\.\. |\|\w+\||(?<!`)``(?!`)|toctree|:maxdepth:|:caption:)", re.MULTILINE
+)
+
+
+def load(tmp_path, name, content, default_acl=EVERYONE):
+    path = write(tmp_path / name, content)
+    return load_file(SourceFile(path.resolve(), name), default_acl=default_acl)
+
+
+def load_real(tmp_path, name):
+    shutil.copy(DATA / name, tmp_path / name)
+    return load_file(SourceFile((tmp_path / name).resolve(), name), default_acl=EVERYONE)
+
+
+def test_sphinx_page_sections_code_and_tabs(tmp_path, embedder) -> None:
+    doc = load_real(tmp_path, "flask-installation.rst")
+    assert (doc.format, doc.title) == ("rst", "Installation")
+    passages = chunk_document(doc, "t", embedder.count_tokens)
+    paths = [p.heading_path for p in passages]
+    assert ("Dependencies", "Optional dependencies") in paths
+    assert ("Virtual environments", "Create an environment") in paths
+    create = next(p for p in passages if p.heading_path == ("Virtual environments", "Create an environment"))
+    # Each tab of the sphinx-tabs directive is labelled, its code-block kept whole.
+    assert "macOS/Linux:\n\n```text\n$ mkdir myproject\n$ cd myproject\n$ python3 -m venv .venv\n```" in create.text
+    assert "Windows:\n\n```text\n> mkdir myproject" in create.text
+    deps = next(p for p in passages if p.heading_path == ("Dependencies",))
+    # :doc:`signals` shows its text; the link targets (.. _Werkzeug: https://...) are not text.
+    assert "- Blinker provides support for signals." in deps.text and "https://" not in deps.text
+    for passage in passages:
+        assert not MARKUP.search(passage.text), passage.text
+
+
+def test_sphinx_roles_and_directives_degrade_to_their_text(tmp_path, embedder) -> None:
+    async_doc = load_real(tmp_path, "flask-async-await.rst")
+    assert async_doc.title == "Using async and await"
+    assert "New in version 2.0." in async_doc.text  # .. versionadded:: 2.0
+    # :meth:`~flask.views.View.dispatch_request` shows what Sphinx shows: the last name.
+    assert "This applies to the dispatch_request method" in async_doc.text
+    deploying = load_real(tmp_path, "flask-deploying.rst")
+    # The toctree's entries are navigation to other pages, which are documents of their own.
+    assert "gunicorn" not in deploying.text and "maxdepth" not in deploying.text
+    assert "You'll probably need to proxy_fix when using most hosting platforms." in deploying.text
+    for doc in (async_doc, deploying):
+        for passage in chunk_document(doc, "t", embedder.count_tokens):
+            assert not MARKUP.search(passage.text), passage.text
+
+
+SPHINX_PAGE = """\
+:acl: support, user:carol
+:effective_from: 2026-03-01
+:version: 4.10
+:orphan:
+
+Rate Limits
+===========
+
+Read :ref:`the quota rules <quotas>` first. See :py:class:`api.Client` and |release|.
+
+.. note::
+
+   Limits apply per API key.
+
+.. warning:: Bursts above the limit return HTTP 429.
+
+Tiers
+-----
+
+.. list-table:: Requests per minute
+   :header-rows: 1
+
+   * - Tier
+     - Requests per minute
+   * - Free
+     - 60
+   * - Pro
+     - 600
+
+.. code-block:: python
+   :caption: Retrying after a 429
+   :linenos:
+   :emphasize-lines: 2
+
+   for attempt in range(5):
+       time.sleep(2 ** attempt)
+
+.. versionchanged:: 3.1
+   Pro went from 300 to 600 requests.
+
+.. deprecated:: 3.0
+
+.. py:function:: limit(key)
+
+   Returns the remaining requests for *key*.
+
+.. seealso:: The status page.
+
+.. someextension:: Extension label
+
+   Text inside an extension's directive.
+
+.. toctree::
+
+   quotas
+"""
+
+
+def test_field_list_metadata_admonitions_tables_and_unknown_directives(tmp_path, embedder) -> None:
+    doc = load(tmp_path, "limits.rst", SPHINX_PAGE, default_acl=())
+    assert doc.acl == ("support", "user:carol")
+    assert doc.effective_from == dt.date(2026, 3, 1)
+    assert doc.version == "4.10"
+    assert doc.title == "Rate Limits"
+    passages = chunk_document(doc, "t", embedder.count_tokens)
+    text = "\n\n".join(p.text for p in passages)
+    assert "Read the quota rules first. See api.Client and release." in text
+    assert "Note: Limits apply per API key." in text
+    assert "Warning: Bursts above the limit return HTTP 429." in text
+    assert "Requests per minute:\n\n| Tier | Requests per minute |\n|---|---|\n| Free | 60 |\n| Pro | 600 |" in text
+    assert "Retrying after a 429:\n\n```python\nfor attempt in range(5):\n    time.sleep(2 ** attempt)\n```" in text
+    assert "Changed in version 3.1: Pro went from 300 to 600 requests." in text
+    assert "Deprecated since version 3.0." in text
+    assert "limit(key): Returns the remaining requests for key." in text
+    assert "See also: The status page." in text
+    assert "Extension label: Text inside an extension's directive." in text
+    assert "quotas\n" not in text and "orphan" not in text and "effective_from" not in text
+    assert {p.heading_path for p in passages} == {(), ("Tiers",)}
+    for passage in passages:
+        assert not MARKUP.search(passage.text), passage.text
+
+
+def test_a_field_list_right_after_the_title_is_metadata_too(tmp_path) -> None:
+    doc = load(tmp_path, "a.rst", "Runbook\n=======\n\n:acl: oncall\n:version: 7\n\nPage the secondary.\n")
+    assert (doc.acl, doc.version, doc.title) == (("oncall",), "7", "Runbook")
+    assert "oncall" not in doc.text
+    later = load(tmp_path, "b.rst", "Runbook\n=======\n\nPage the secondary.\n\n:acl: oncall\n")
+    assert later.acl == EVERYONE and "acl: oncall" in later.text  # a field list in the body is body text
+
+
+@pytest.mark.parametrize(
+    ("fields", "needle"),
+    [
+        (":effective_from: next monday\n", "effective_from"),
+        (":acl: support,\n", "acl"),
+        (":acl: a\n:ACL: b\n", "given twice"),
+    ],
+)
+def test_wrong_field_list_metadata_rejects_the_document(tmp_path, fields, needle) -> None:
+    with pytest.raises(DocumentRejected) as caught:
+        load(tmp_path, "bad.rst", fields + "\nTitle\n=====\n\nBody text.\n")
+    assert needle in caught.value.reason
+
+
+def test_a_long_grid_table_is_split_by_rows_with_the_header_repeated(tmp_path, embedder) -> None:
+    rows = [f"| Region {n:02d} | Business plan with priority support | {100 + n} EUR |" for n in range(1, 51)]
+    rule = "+-----------+-------------------------------------+---------+"
+    grid = [rule, "| Region    | Plan                                | Price   |", rule.replace("-", "=")]
+    for row in rows:
+        grid += [row, rule]
+    doc = load(tmp_path, "prices.rst", "Prices\n======\n\n" + "\n".join(grid) + "\n")
+    parts = chunk_document(doc, "t", embedder.count_tokens)
+    assert len(parts) > 1
+    assert all(p.text.startswith("| Region | Plan | Price |\n|---|---|---|\n") for p in parts)
+    body = [line for p in parts for line in p.text.split("\n")[2:]]
+    assert body == [f"| Region {n:02d} | Business plan with priority support | {100 + n} EUR |" for n in range(1, 51)]
+
+
+def test_nothing_is_read_from_outside_the_file(tmp_path) -> None:
+    secret = write(tmp_path / "secret.txt", "the launch code is 0000\n")
+    page = (
+        f"Title\n=====\n\nBefore.\n\n.. include:: {secret}\n\n.. raw:: html\n   :file: {secret}\n\n"
+        f".. csv-table:: Codes\n   :file: {secret}\n\nAfter.\n"
+    )
+    doc = load(tmp_path, "page.rst", page)
+    assert "launch code" not in doc.text
+    assert "Before." in doc.text and "After." in doc.text
+
+
+def test_spans_in_a_grid_table_repeat_their_text_in_each_cell() -> None:
+    table = """\
++--------+--------+--------+
+| Plan   | Region | Price  |
++========+========+========+
+| Pro    | EU     | 49     |
+|        +--------+--------+
+|        | US     | 59     |
++--------+--------+--------+
+| Team   | Any region      |
++--------+-----------------+
+"""
+    _, text = rst_to_markdown(table, "t.rst")
+    assert "| Pro | EU | 49 |\n| Pro | US | 59 |\n| Team | Any region | Any region |" in text
+
+
+RST_PIECES = [
+    "Title\n=====\n", ":ref:`x <y>`", ".. note::", "   body", "* a", "#. b", "`x`_", "|sub|", ".. code-block::",
+    "::", "   code", ":field: v", "+--+", "| a |", "====", ".. _t:", "[1]_", ".. [1] n", "word", "\n", "  ", "**", "``",
+]  # fmt: skip
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(RST_PIECES), max_size=40))
+def test_any_text_converts_or_is_rejected_with_a_reason(pieces) -> None:
+    try:
+        rst_to_markdown("\n".join(pieces), "fuzz.rst")
+    except DocumentRejected as rejected:
+        assert rejected.reason
