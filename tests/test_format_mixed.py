@@ -194,3 +194,11 @@ def test_bad_files_of_every_new_format_are_rejected_with_a_reason_and_nothing_el
     passages = all_passages(tmp_path / "index", "t")
     assert {p.doc_id for p in passages} == {"good"}
     assert not any("quokka" in p.text.lower() for p in passages)
+
+
+def test_a_pdf_with_an_outline_but_no_text_has_nothing_to_index(tmp_path) -> None:
+    from ragcli.errors import DocumentRejected
+
+    path = write(tmp_path / "scan.pdf", make_pdf(["", ""], outline=[("Chapter one", 0, None)]))
+    with pytest.raises(DocumentRejected, match="no text to index"):
+        load_file(SourceFile(path.resolve(), "scan.pdf"), default_acl=EVERYONE)

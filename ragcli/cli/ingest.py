@@ -25,7 +25,7 @@ def ingest(
         Path,
         typer.Argument(
             metavar="PATH",
-            help="Folder (or one file) to ingest: .md .markdown .txt .html .pdf .jsonl.",
+            help="Folder (or one file) to ingest: .md .markdown .txt .html .pdf .docx .rst .ipynb .csv .tsv .jsonl.",
             show_default=False,
         ),
     ],

@@ -45,7 +45,7 @@ def pdf_text(raw: bytes, source: str) -> tuple[str, bool]:
         pages = [(page.extract_text() or "").strip() for page in reader.pages]
     except (PyPdfError, ValueError, KeyError, TypeError, OSError, RecursionError, AttributeError) as exc:
         raise DocumentRejected(source, f"PDF could not be parsed ({type(exc).__name__})") from None
-    marks = bookmarks(reader, len(pages))
+    marks = bookmarks(reader, len(pages)) if any(pages) else []  # a scan without text has nothing to index
     if not marks:
         # Form feeds keep page boundaries for the chunker without inventing headings.
         return "\n\n\f\n\n".join(p for p in pages if p), False
