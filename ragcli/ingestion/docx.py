@@ -32,7 +32,7 @@ from .metadata import text_fields
 
 if TYPE_CHECKING:
     from docx.document import Document as WordDocument
-    from docx.styles.style import BaseStyle
+    from docx.styles.style import ParagraphStyle
 
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 _NS = {
@@ -241,8 +241,9 @@ class _Style:
     """Their XML elements, in the same order (where list numbering set by a style is found)."""
 
     @classmethod
-    def of(cls, style: BaseStyle | None) -> _Style:
-        names, elements = [], []
+    def of(cls, style: ParagraphStyle | None) -> _Style:
+        names: list[str] = []
+        elements: list[Any] = []
         while style is not None and len(names) < 10:  # a cycle of base styles ends here
             names.append((style.name or "").lower())
             elements.append(style.element)

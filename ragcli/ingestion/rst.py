@@ -67,8 +67,11 @@ _SILENT_DIRECTIVES = {
     "codeauthor", "literalinclude", "autosummary", "automodule", "include", "default-domain", "program",
 }  # fmt: skip
 _EXPLICIT_TITLE = re.compile(r"^(.+?)\s*<[^<>]*>$", re.DOTALL)
-_SKIPPED = ("comment", "target", "substitution_definition", "system_message", "raw", "pending", "decoration")
-_SKIPPED += ("docinfo", "meta", "transition", "image", "problematic", "footnote_reference")
+_SKIPPED = frozenset(
+    {"comment", "target", "substitution_definition", "system_message", "raw", "pending", "decoration", "docinfo"}
+    | {"meta", "transition", "image", "problematic", "footnote_reference"}
+)
+"""Node types that hold no text of the page (or whose text is handled where they occur)."""
 
 
 def rst_to_markdown(text: str, source: str) -> tuple[dict[str, Any], str]:
