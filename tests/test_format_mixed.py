@@ -98,6 +98,7 @@ def mixed_index(tmp_path_factory):
     return first, again, index
 
 
+@pytest.mark.slow  # the module's folder is ingested twice by the CLI (about 5 s)
 def test_a_mixed_folder_ingests_in_one_run_and_skips_only_unreadable_types(mixed_index) -> None:
     first, again, index = mixed_index
     assert first.returncode == 0, first.stderr
