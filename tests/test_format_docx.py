@@ -227,3 +227,36 @@ def test_an_archive_unpacking_past_the_size_limit_is_rejected_before_it_is_read(
     assert path.stat().st_size < 1_000_000
     with pytest.raises(DocumentRejected, match="unpacks to"):
         load_file(SourceFile(path.resolve(), "bomb.docx"), default_acl=EVERYONE, max_bytes=1_000_000)
+
+
+def test_damaged_word_parts_are_rejected_never_a_traceback() -> None:
+    """Seeded damage to the XML parts of a real Word file: each result is Markdown or a rejection with a reason."""
+    import io
+    import random
+
+    from ragcli.ingestion.docx import docx_to_markdown
+
+    document = travel_policy()
+    set_custom_properties(document, {"acl": ("lpwstr", "finance"), "version": ("lpwstr", "2")})
+    with zipfile.ZipFile(io.BytesIO(docx_bytes(document))) as archive:
+        parts = {info.filename: archive.read(info) for info in archive.infolist()}
+    rng = random.Random(25)
+    for _ in range(120):
+        damaged = dict(parts)
+        name = rng.choice(sorted(n for n in parts if n.endswith((".xml", ".rels"))))
+        data = bytearray(damaged[name])
+        if rng.random() < 0.5:
+            for _ in range(rng.randint(1, 4)):
+                data[rng.randrange(len(data))] = rng.randrange(256)
+        else:
+            start = rng.randrange(len(data))
+            del data[start : start + rng.randint(1, 300)]
+        damaged[name] = bytes(data)
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w") as archive:
+            for part, content in damaged.items():
+                archive.writestr(part, content)
+        try:
+            assert isinstance(docx_to_markdown(buf.getvalue(), "fuzz.docx", 10**8)[1], str)
+        except DocumentRejected as rejected:
+            assert rejected.reason

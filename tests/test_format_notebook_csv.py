@@ -8,6 +8,8 @@ import json
 import shutil
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from support.corpus import write
 from support.paths import REPO
 
@@ -18,6 +20,8 @@ from ragcli.ingestion.sources import SourceFile
 
 DATA = REPO / "tests" / "data" / "notebooks"
 EVERYONE = ("everyone",)
+NOTEBOOK_KEYS = ["nbformat", "nbformat_minor", "metadata", "cells", "worksheets", "cell_type", "source", "outputs"]
+NOTEBOOK_KEYS += ["kernelspec", "language", "language_info", "name", "text", "input"]
 
 
 def load(tmp_path, name, content, default_acl=EVERYONE):
@@ -141,3 +145,32 @@ def test_a_csv_with_only_a_header_has_nothing_to_index(tmp_path) -> None:
 def test_a_cell_over_the_csv_field_limit_is_rejected_not_cut(tmp_path) -> None:
     with pytest.raises(DocumentRejected, match="CSV could not be parsed"):
         load(tmp_path, "huge.csv", 'a,b\n"' + "x" * 200_000 + '",1\n')
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8) | st.sampled_from(["markdown", "code", "raw"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(NOTEBOOK_KEYS), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.dictionaries(st.sampled_from(NOTEBOOK_KEYS), JSON_VALUES, max_size=5))
+def test_any_json_as_a_notebook_converts_or_is_rejected_with_a_reason(value) -> None:
+    from ragcli.ingestion.notebook import notebook_to_markdown
+
+    try:
+        assert isinstance(notebook_to_markdown(json.dumps(value), "fuzz.ipynb"), str)
+    except DocumentRejected as rejected:
+        assert rejected.reason
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet='a,;"\n\t#|- 1\ré', max_size=80))
+def test_any_text_as_csv_converts_or_is_rejected_with_a_reason(text) -> None:
+    from ragcli.ingestion.csv import csv_to_markdown
+
+    try:
+        assert isinstance(csv_to_markdown(text, "fuzz.csv"), str)
+    except DocumentRejected as rejected:
+        assert rejected.reason

@@ -69,7 +69,16 @@ def docx_to_markdown(raw: bytes, source: str, max_bytes: int) -> tuple[dict[str,
         body = converter.markdown(md.one_line(str(meta.get("title", ""))))
     except DocumentRejected:
         raise
-    except (OpcError, LxmlError, zipfile.BadZipFile, KeyError, ValueError, TypeError, AttributeError) as exc:
+    except (
+        OpcError,
+        LxmlError,
+        zipfile.BadZipFile,
+        KeyError,
+        IndexError,
+        ValueError,
+        TypeError,
+        AttributeError,
+    ) as exc:
         raise DocumentRejected(source, f"Word document could not be read ({type(exc).__name__})") from None
     return meta, body
 
@@ -248,7 +257,7 @@ class _Style:
             names.append((style.name or "").lower())
             elements.append(style.element)
             style = style.base_style
-        return cls(names, elements)
+        return cls(names or [""], elements)  # no style at all (no default style defined) reads as Normal
 
 
 def _heading_level(styles: list[str]) -> int:

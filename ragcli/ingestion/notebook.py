@@ -42,7 +42,7 @@ def notebook_to_markdown(text: str, source: str) -> str:
 
 def _read(text: str, source: str) -> Any:
     """Any notebook format version, upgraded to version 4; the schema is not enforced (Jupyter opens such files too)."""
-    from nbformat import ValidationError, convert, reader
+    from nbformat import convert, reader
 
     logging.getLogger("traitlets").setLevel(logging.CRITICAL)  # nbformat logs its conversions to stderr
     try:
@@ -51,7 +51,7 @@ def _read(text: str, source: str) -> Any:
             notebook = convert(reader.reads(text), 4)
     except reader.NotJSONError:
         raise DocumentRejected(source, "not a Jupyter notebook (not valid JSON)") from None
-    except (ValidationError, KeyError, ValueError, TypeError, AttributeError, RecursionError) as exc:
+    except Exception as exc:  # nbformat's upgrades of old versions fail on bad input with any error
         raise DocumentRejected(source, f"not a Jupyter notebook nbformat can read ({type(exc).__name__})") from None
     if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
         raise DocumentRejected(source, "not a Jupyter notebook (no list of cells)")
@@ -59,9 +59,11 @@ def _read(text: str, source: str) -> Any:
 
 
 def _language(notebook: Any) -> str:
-    metadata = notebook.get("metadata") or {}
+    """The kernel's language for the code blocks' info string ("" when the notebook does not say)."""
+    metadata = notebook.get("metadata")
     for key, field in (("kernelspec", "language"), ("language_info", "name")):
-        value = (metadata.get(key) or {}).get(field)
+        entry = metadata.get(key) if isinstance(metadata, dict) else None
+        value = entry.get(field) if isinstance(entry, dict) else None
         if isinstance(value, str) and value.strip():
             return value.strip()
     return ""
