@@ -159,7 +159,7 @@ def _unknown_directive() -> Any:
         def __missing__(self, key: str) -> Any:
             return directives.unchanged
 
-    class Unknown(Directive):
+    class Unknown(Directive):  # type: ignore[misc]  # docutils ships no types: Directive is Any
         optional_arguments = 1
         final_argument_whitespace = True
         has_content = True
