@@ -805,8 +805,8 @@ def test_a_result_pointing_at_the_table_above_brings_that_section_to_the_model(s
 def test_the_local_answerer_gets_no_neighbours_and_prose_without_a_pointer_brings_none(
     sample_root, embedder, pid, local_model
 ) -> None:
-    from ragcli.answer.loop import neighbour_steps
     from ragcli.search import Retriever, SearchConfig
+    from ragcli.search.pointers import neighbour_steps
 
     table = pid("acme", "sso-setup", "values-for-your-identity-provider")
     top1 = Retriever(sample_root, embedder=embedder, config=SearchConfig(k=1))

@@ -19,7 +19,18 @@ from ..settings import default_answer_model
 
 if TYPE_CHECKING:
     from ..answer.protocol import AnswerModel, Verifier
+    from ..answer.setup import Answerer, AnswerSetup
     from ..embedder import Embedder
+
+
+def open_answerer(setup: AnswerSetup, *, embedder: Embedder | None = None) -> Answerer:
+    """The backend and the verifier ``setup`` names, opened now (a wrong model name or a missing key fails here,
+    before any question): what ``ragcli ask``, ``eval --ask`` and ``mcp`` answer with."""
+    from ..answer.setup import Answerer
+
+    backend = resolve_model(setup.model, embedder=embedder)
+    verifier = verifier_for(backend, verify=setup.verify, verify_model=setup.verify_model, model=setup.model)
+    return Answerer(backend, setup.limits, verifier)
 
 
 def resolve_model(spec: str | None = None, *, embedder: Embedder | None = None) -> AnswerModel:

@@ -5,6 +5,7 @@ query      normalising the query text
 gate       floors per ranker and the topic gate, with a reason per dropped candidate
 fusion     Reciprocal Rank Fusion
 response   ``SearchResponse`` and its ``--json`` shape
+pointers   the pointer rule: a passage that says "the table above" brings that section along
 retriever  ``Retriever``: view -> rankers -> gate -> fusion
 """
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Container, Hashable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, TypeVar
 
@@ -23,6 +23,7 @@ from ..settings import index_root
 from .config import SearchConfig
 from .fusion import fused_order
 from .gate import Status, apply_gates, rare_identifiers
+from .pointers import MAX_NEIGHBOURS, neighbour_steps
 from .query import clean_query
 from .response import Candidate, RankerHit, SearchResponse, SearchResult
 
@@ -174,6 +175,26 @@ class Retriever:
         if view.generation != response.generation or result.row < 0:
             return []
         return view.neighbours(result.row, steps)
+
+    def pointed_at(
+        self, scope: Scope, response: SearchResponse, seen: Container[str], limit: int = MAX_NEIGHBOURS
+    ) -> list[Passage]:
+        """The sections ``response``'s results point at ("the table above": see ``pointers``), not in ``seen``.
+
+        In result order, ``limit`` at most, each from the result's own document version and visible to ``scope``
+        (``neighbours``). They carry no rank: no search ranked them.
+        """
+        added: dict[str, Passage] = {}
+        for result in response.results:
+            if len(added) >= limit:
+                break
+            steps = neighbour_steps(result.passage.text)
+            if not steps:
+                continue
+            for p in self.neighbours(scope, response, result, steps):
+                if p.id not in seen and p.id not in added and len(added) < limit:
+                    added[p.id] = p
+        return list(added.values())
 
     def prepare(self, scope: Scope, queries: Sequence[str]) -> None:
         """Embed several queries in one model call, so searching each of them next costs no model time.

@@ -1,0 +1,148 @@
+"""One handler per kind of decision: what the loop does with a valid, offered decision of the model.
+
+Each takes the run (``answer.run``) and the decision and returns the outcome
+that ends the run, or None: the run goes on, and ``run.shown`` holds what the
+next turn shows the model. Searches run as the run's scope through
+``Run.model_search``; the notes they earn are worded in ``answer.notes``.
+
+    search     one more search; one that finds nothing new closes searching
+    parts      a decomposed question: each part searched, within the budget
+    grade      the model's grade of the evidence: irrelevant ends the run,
+               missing drives one gap-filling search
+    abstain    the model's own abstention
+    claims     the citation checks, the conflict rule (one turn to cite every
+               side) and, with a verifier, the second judgement
+"""
+
+from __future__ import annotations
+
+import time
+
+from .citations import all_passed, check_claims
+from .conflicts import find_conflicts, unresolved
+from .notes import GAP_EMPTY_NOTE, GAP_NOTE, GRADE_NOTES, NOTHING_NEW_NOTE, conflict_note, parts_note
+from .outcome import CitedClaim, Outcome
+from .protocol import (
+    AbstainDecision,
+    Claim,
+    ClaimsDecision,
+    GradeDecision,
+    SearchDecision,
+    SearchPartsDecision,
+    Verifier,
+)
+from .run import Run
+
+ValidDecision = SearchDecision | SearchPartsDecision | GradeDecision | AbstainDecision | ClaimsDecision
+
+
+def handle(run: Run, decision: ValidDecision) -> Outcome | None:
+    """The decision's handler: the outcome that ends the run, or None to go on."""
+    match decision:
+        case SearchDecision():
+            return on_search(run, decision)
+        case SearchPartsDecision():
+            return on_parts(run, decision)
+        case GradeDecision():
+            return on_grade(run, decision)
+        case AbstainDecision():
+            return on_abstain(run, decision)
+        case ClaimsDecision():
+            return on_claims(run, decision)
+
+
+def on_search(run: Run, decision: SearchDecision) -> Outcome | None:
+    new = run.model_search(decision.query)
+    if not new:
+        run.search_open = False
+        if run.retrying_empty:
+            return run.abstain("no_visible_evidence")  # the one rewrite found nothing either
+    run.retrying_empty = False
+    run.show(new, "" if new else NOTHING_NEW_NOTE)
+    return None
+
+
+def on_parts(run: Run, decision: SearchPartsDecision) -> Outcome | None:
+    """Decomposition: each part searched on its own, as the run's scope, while the search budget lasts."""
+    ran = decision.queries[: run.searches_left()]
+    run.prepare(ran)
+    new, counts, omitted = [], [], 0
+    for query in ran:
+        found = run.model_search(query)
+        new += found
+        counts.append(len(found))
+        omitted += run.omitted
+    run.omitted = omitted
+    if not new:
+        run.search_open = False
+    run.show(new, parts_note(ran, counts, len(decision.queries) - len(ran)))
+    return None
+
+
+def on_grade(run: Run, decision: GradeDecision) -> Outcome | None:
+    run.grade_open = False
+    if decision.verdict == "irrelevant":
+        return run.abstain("model_abstained")
+    if decision.verdict == "missing" and decision.gap and run.search_open and run.searches_left() > 0:
+        new = run.model_search(decision.gap)  # the one gap-filling search
+        if not new:
+            run.search_open = False
+        run.show(new, GAP_NOTE if new else GAP_EMPTY_NOTE)
+    else:
+        run.show([], GRADE_NOTES[decision.verdict], note_only=True)
+    return None
+
+
+def on_abstain(run: Run, decision: AbstainDecision) -> Outcome:
+    return run.abstain("conflicting_evidence" if run.asked_about else "model_abstained")
+
+
+def on_claims(run: Run, decision: ClaimsDecision) -> Outcome | None:
+    """Claims end the run: answered when every check passes and every side of a conflict is cited (verified too,
+    with a verifier); else an abstention, or the one turn to cite the other sides of a conflict."""
+    t = time.perf_counter()
+    run.checks = check_claims(decision.claims, run.evidence)
+    run.trace.add_checks(run.checks, [c.passage_id for c in decision.claims], (time.perf_counter() - t) * 1000)
+    if not all_passed(run.checks):
+        return run.abstain("citation_check_failed")
+    # Current sources that disagree on what the claims state: the answer cites every side, or it abstains.
+    conflicts = find_conflicts(decision.claims, run.evidence)
+    one_sided = unresolved(conflicts, (c.passage_id for c in decision.claims))
+    if one_sided:
+        if run.asked_about or run.turn_number >= run.limits.max_turns:
+            run.trace.add_conflicts(one_sided, "unresolved")
+            return run.abstain("conflicting_evidence")
+        run.trace.add_conflicts(one_sided, "asked_to_cite_all_sides")
+        run.asked_about = tuple(one_sided)
+        run.show([], conflict_note(one_sided))
+        return None
+    claims = decision.claims
+    if run.verifier is not None:
+        claims = _verified(run, run.verifier, claims)
+        if not claims:
+            return run.abstain("citation_check_failed")
+        kept = find_conflicts(claims, run.evidence)
+        dropped_a_side = unresolved(kept, (c.passage_id for c in claims))
+        if dropped_a_side:
+            run.trace.add_conflicts(dropped_a_side, "unresolved")
+            return run.abstain("conflicting_evidence")
+        conflicts = kept
+    if conflicts:
+        run.trace.add_conflicts(conflicts, "cited_all_sides")
+    return run.answer([CitedClaim(c.statement, run.evidence[c.passage_id], c.quote) for c in claims], conflicts)
+
+
+def _verified(run: Run, verifier: Verifier, claims: tuple[Claim, ...]) -> tuple[Claim, ...]:
+    """The claims the verifier judged supported (none when it failed), its verdicts in the trace."""
+    run.submitted_answer = " ".join(c.statement.strip() for c in claims)
+    t = time.perf_counter()
+    reply = verifier.verify(run.question, claims, {c.passage_id: run.evidence[c.passage_id] for c in claims})
+    run.trace.add_model_time((time.perf_counter() - t) * 1000)
+    run.usage.add(reply.usage)
+    run.trace.add_verification(
+        verifier.name, [c.passage_id for c in claims], reply.supported, reply.error, reply.request_id
+    )
+    if reply.supported is None:
+        return ()
+    run.verified = reply.supported
+    return tuple(c for c, ok in zip(claims, reply.supported, strict=True) if ok)
