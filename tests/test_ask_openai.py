@@ -1,16 +1,17 @@
-"""The openai backend (Chat Completions with tools) through the real SDK; only the network is scripted.
+"""The openai backend's wire: Chat Completions with tools, through the real SDK; only the network is scripted.
 
-Every run uses the real sample_corpus index and the real answer loop, so the
-searches the model asks for really run (as the --as principal) and the
-evidence in the request bodies is what the retriever returned. The CLI tests
-run ``ragcli`` as a subprocess against a real HTTP server on 127.0.0.1 that
-answers from the same script, the way a local Ollama would.
+What every backend must do is in ``test_backend_contract.py``; this file holds
+what only Chat Completions does: the assistant turn echoed with its tool
+calls, a tool message for every call (parallel ones included), arguments as
+JSON text, finish reasons and refusals, usage with cached tokens, request IDs
+and cost, retries and errors, ``openai:MODEL[@URL]`` and the servers behind it.
+The CLI tests run ``ragcli`` as a subprocess against a real HTTP server on
+127.0.0.1 that answers from the same script, the way a local Ollama would.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import html
 import json
 import subprocess
 from collections.abc import Callable
@@ -35,13 +36,10 @@ from support.openai_mock import (
     text_reply,
     tool_call,
     tool_messages,
-    tool_names,
     usage,
 )
-from support.outcomes import assert_every_reason_looks_the_same
 from support.paths import DAY, QUESTIONS, USERS
 from support.prompts import grouped_by_document, sent_passage_ids
-from support.schemas import assert_no_scope_fields, property_names
 
 from ragcli import Scope
 from ragcli.answer import ABSTAIN_MESSAGE, Limits, Outcome, ask
@@ -55,9 +53,6 @@ from ragcli.models.prompt import SYSTEM_PROMPT
 CDN_QUESTION = "Who is our CDN vendor and when does the contract renew?"
 CDN_QUOTE = "Our CDN vendor is Fastway, and the contract renews on 2027-03-31"
 SCIM_QUOTE = "SCIM user provisioning requires the Enterprise plan"
-OFF_TOPIC = "What is the capital of Mongolia?"
-URGENT_QUESTION = "How quickly do urgent support tickets get a first response?"
-SLA_QUOTE = "Urgent tickets get a first response within 1 hour"
 OPENAI_ENV = (
     "OPENAI_API_KEY",
     "OPENAI_BASE_URL",
@@ -99,7 +94,7 @@ def run(
 # --------------------------------------------------------------------------- happy path and what the SDK sent
 
 
-def test_search_then_answer_from_new_evidence(retriever, pid) -> None:
+def test_the_assistant_turn_is_echoed_and_its_call_answered_by_a_tool_message(retriever, pid) -> None:
     availability = pid("acme", "sso-setup", "availability")
     search = tool_call("search", {"query": "SCIM provisioning plan"})
     api = ScriptedAPI(
@@ -107,15 +102,8 @@ def test_search_then_answer_from_new_evidence(retriever, pid) -> None:
         answer_call(("SCIM provisioning requires the Enterprise plan.", availability, SCIM_QUOTE)),
     )
     outcome = run(api, CDN_QUESTION, retriever=retriever)
-    assert outcome.disposition == "answered", (getattr(outcome, "reason", None), outcome.checks)
-    assert [c.passage.id for c in outcome.claims] == [availability]
-    assert outcome.checks and all(c.passed for c in outcome.checks)
-    assert outcome.searches == 2 and outcome.model == f"openai:{MODEL}"
-    assert api.calls == 2 and api.remaining == 0 and not api.overrun
+    assert outcome.disposition == "answered" and outcome.model == f"openai:{MODEL}"
     assert all(r.path == "/v1/chat/completions" and r.host == "api.openai.com" for r in api.recorded)
-    # The cited passage was not in the first evidence: only the model's search found it.
-    assert availability not in sent_passage_ids(first_user_text(api.bodies[0]))
-
     second = api.bodies[1]["messages"]
     assert [m["role"] for m in second] == ["system", "user", "assistant", "tool"]
     # The assistant turn is echoed back with its text and its tool call, arguments as a JSON string.
@@ -127,22 +115,19 @@ def test_search_then_answer_from_new_evidence(retriever, pid) -> None:
     # The search result is the tool message for that call's id.
     assert second[3]["tool_call_id"] == search["id"]
     assert availability in sent_passage_ids(second[3]["content"])
-    assert [s.query for s in outcome.trace.searches] == [CDN_QUESTION, "SCIM provisioning plan"]
-    assert outcome.trace.user == "bob" and outcome.trace.tenant == "acme"
-    assert [d.kind for d in outcome.trace.decisions] == ["search", "claims"]
 
 
-def test_first_request_is_what_the_design_says(retriever) -> None:
+def test_first_request_requires_one_tool_call_in_the_function_shape(retriever) -> None:
     api = ScriptedAPI(abstain_call())
     outcome = run(api, CDN_QUESTION, retriever=retriever)
-    assert outcome.reason == "model_abstained" and api.calls == 1
+    assert outcome.disposition == "abstained" and api.calls == 1
     body = api.bodies[0]
     assert body["model"] == MODEL
     assert body["tool_choice"] == "required" and body["parallel_tool_calls"] is False
     # The OpenAI API takes max_completion_tokens (reasoning models reject max_tokens).
     assert body["max_completion_tokens"] > 0 and "max_tokens" not in body
     assert [m["role"] for m in body["messages"]] == ["system", "user"]
-    assert body["messages"][0]["content"] == SYSTEM_PROMPT and "untrusted data" in SYSTEM_PROMPT
+    assert body["messages"][0]["content"] == SYSTEM_PROMPT
     # The tools are the pydantic-generated schemas, in the Chat Completions function shape.
     assert body["tools"] == [
         {
@@ -155,45 +140,7 @@ def test_first_request_is_what_the_design_says(retriever) -> None:
         }
         for name in ("search", "submit_answer")
     ]
-    assert all(t["function"]["parameters"]["additionalProperties"] is False for t in body["tools"])
-    text = first_user_text(body)
-    assert text.startswith(f"Question: {CDN_QUESTION}") and text.rstrip().endswith("</evidence>")
-    selected = outcome.trace.searches[0].selected
-    assert selected and selected == list(outcome.evidence_ids)
-    # One <passage> per retrieved passage, grouped by document (documents in the order of their best passage).
-    assert sent_passage_ids(text) == grouped_by_document(selected)
-
-
-def test_no_tool_can_name_a_tenant_group_user_filter_or_date(retriever) -> None:
-    api = ScriptedAPI(abstain_call())
-    run(api, CDN_QUESTION, retriever=retriever)
-    names = property_names(api.bodies[0]["tools"])
-    assert set(names) == {"query", "claims", "statement", "passage_id", "quote", "abstain", "reason"}
-    assert_no_scope_fields(names)
-
-
-def test_search_with_max_searches_1_is_budget_exhausted(retriever) -> None:
-    api = ScriptedAPI(search_call("SCIM provisioning plan"))
-    outcome = run(api, CDN_QUESTION, limits=Limits(max_searches=1), retriever=retriever)
-    assert tool_names(api.bodies[0]) == ["submit_answer"]
-    assert (outcome.disposition, outcome.reason, outcome.searches, api.calls) == ("abstained", "budget_exhausted", 1, 1)
-
-
-def test_quote_not_in_passage_fails_the_citation_check(retriever, pid) -> None:
-    fastway = pid("acme", "vendor-notes", "fastway-cdn")
-    api = ScriptedAPI(
-        answer_call(("Our CDN vendor is Fastway.", fastway, "Our CDN vendor is Akamai, and the contract"))
-    )
-    outcome = run(api, CDN_QUESTION, retriever=retriever)
-    assert (outcome.disposition, outcome.reason) == ("abstained", "citation_check_failed")
-    assert {c.check for c in outcome.trace.checks if not c.passed} == {"quote_in_passage"}
-
-
-def test_empty_first_search_gives_one_turn_then_no_visible_evidence(retriever) -> None:
-    api = ScriptedAPI(search_call("Ulaanbaatar capital city"), abstain_call())
-    outcome = run(api, OFF_TOPIC, retriever=retriever)
-    assert (outcome.reason, api.calls, outcome.searches) == ("no_visible_evidence", 1, 2)
-    assert "first search found no passages" in first_user_text(api.bodies[0])
+    assert sent_passage_ids(first_user_text(body)) == grouped_by_document(outcome.trace.searches[0].selected)
 
 
 # --------------------------------------------------------------------------- parallel tool calls
@@ -270,11 +217,7 @@ def test_parallel_calls_that_finish_are_invalid(retriever, calls) -> None:
     assert "expected one tool call, got 2" in outcome.trace.decisions[0].error
 
 
-# --------------------------------------------------------------------------- invalid decisions
-
-
-def _submit(payload: Any) -> dict:
-    return completion(tool_call("submit_answer", payload))
+# --------------------------------------------------------------------------- replies that are no tool call
 
 
 @pytest.mark.parametrize(
@@ -305,39 +248,6 @@ def _submit(payload: Any) -> dict:
             lambda ids: completion(tool_call("search", '["pay bands"]')), "search", id="arguments-not-an-object"
         ),
         pytest.param(
-            lambda ids: completion(tool_call("search", {"query": "pay bands", "tenant": "globex"})),
-            "tenant",
-            id="search-with-tenant",
-        ),
-        pytest.param(
-            lambda ids: completion(tool_call("search", {"query": "pay bands", "user": "hana", "groups": ["hr"]})),
-            "user",
-            id="search-as-another-user",
-        ),
-        pytest.param(
-            lambda ids: _submit({**claims_payload(("Fastway.", ids[0], CDN_QUOTE)), "tenant": "globex"}),
-            "tenant",
-            id="answer-with-tenant",
-        ),
-        pytest.param(
-            lambda ids: _submit(
-                {"claims": [{"statement": "Fastway.", "passage_id": ids[0], "quote": CDN_QUOTE, "group": "hr"}]}
-            ),
-            "group",
-            id="claim-with-group",
-        ),
-        pytest.param(
-            lambda ids: _submit({"claims": [], "abstain": {"reason": "x"}}),
-            "submit_answer",
-            id="both-claims-and-abstain",
-        ),
-        pytest.param(
-            lambda ids: completion(tool_call("search", {"query": "   \t "})), "no words", id="search-blank-query"
-        ),
-        pytest.param(
-            lambda ids: completion(tool_call("read_document", {"id": ids[0]})), "unknown tool", id="unknown-tool"
-        ),
-        pytest.param(
             lambda ids: completion(
                 {"id": "call_c1", "type": "custom", "custom": {"name": "search", "input": "pay bands"}}
             ),
@@ -346,36 +256,15 @@ def _submit(payload: Any) -> dict:
         ),
     ],
 )
-def test_invalid_decision(retriever, reply, error) -> None:
+def test_a_reply_that_is_not_one_readable_tool_call_is_invalid(retriever, reply, error) -> None:
+    """What Chat Completions can send instead of one tool call: text, a refusal, nothing, broken JSON arguments,
+    another kind of call. (Tool calls that are readable but wrong are in the contract suite.)"""
     api = ScriptedAPI(lambda body: reply(sent_passage_ids(first_user_text(body))))
     outcome = run(api, CDN_QUESTION, retriever=retriever)
     assert (outcome.disposition, outcome.reason) == ("abstained", "invalid_decision")
     assert outcome.searches == 1 and api.calls == 1  # nothing the model sent was acted on
     decision = outcome.trace.decisions[-1]
     assert decision.valid is False and error in decision.error
-
-
-def test_every_reason_code_shows_the_same_message(retriever, pid) -> None:
-    fastway = pid("acme", "vendor-notes", "fastway-cdn")
-    sla_claim = (
-        "Urgent tickets get a first response within 1 hour.",
-        pid("acme", "support-sla", "response-times"),
-        SLA_QUOTE,
-    )
-    scenarios = {
-        "no_visible_evidence": (OFF_TOPIC, ScriptedAPI(abstain_call()), None),
-        "citation_check_failed": (
-            CDN_QUESTION,
-            ScriptedAPI(answer_call(("Fastway.", fastway, "Our CDN vendor is Akamai today"))),
-            None,
-        ),
-        "model_abstained": (CDN_QUESTION, ScriptedAPI(abstain_call()), None),
-        "invalid_decision": (CDN_QUESTION, ScriptedAPI(text_reply("Fastway.")), None),
-        "budget_exhausted": (CDN_QUESTION, ScriptedAPI(search_call("SCIM provisioning plan")), Limits(max_searches=1)),
-        # Cites one of two current pages that disagree, is told so, and cites one side again.
-        "conflicting_evidence": (URGENT_QUESTION, ScriptedAPI(answer_call(sla_claim), answer_call(sla_claim)), None),
-    }
-    assert_every_reason_looks_the_same(scenarios, run, retriever)
 
 
 # --------------------------------------------------------------------------- usage, request IDs, cost
@@ -721,18 +610,3 @@ def test_cli_without_a_key_or_server_exits_2(sample_root, tmp_path) -> None:
     proc = _ask("--model", "openai:gpt-4.1-mini", env=_env(sample_root, HOME=str(tmp_path)), cwd=tmp_path)
     assert_one_error_line(proc, "OPENAI_API_KEY")
     assert proc.stdout == ""
-
-
-def test_answers_quote_the_escaped_evidence(retriever, pid, text_of) -> None:
-    """The model sees passage text HTML-escaped (the shared format); copying it exactly must pass."""
-    how = pid("acme", "refunds-policy@2026-09", "how-to-request-a-refund")
-    assert "Console > Billing" in text_of("acme", how)
-
-    def answer(body: dict) -> dict:
-        line = next(line for line in first_user_text(body).splitlines() if "The account owner opens" in line)
-        quote = line.split(". ", 1)[1] if line[0].isdigit() else line
-        assert "&gt;" in quote and html.unescape(quote) != quote
-        return answer_call(("The account owner requests refunds in the console.", how, quote))
-
-    outcome = run(ScriptedAPI(answer), "How do I request a refund?", retriever=retriever)
-    assert outcome.disposition == "answered", outcome.checks

@@ -2,8 +2,9 @@
 
 The rule (``ragcli.answer.conflicts``) is checked on hand-made passages, then
 on the whole sample corpus (exactly the one planted disagreement), then end
-to end: the local model on the real index and CLI, and the anthropic and
-openai backends through their real SDKs with a scripted transport.
+to end: the local model on the real index and CLI, and eval. The loop's
+conflict turn is in ``test_answer_loop.py`` (every branch, a scripted model)
+and ``test_backend_contract.py`` (as each LLM backend sends it).
 """
 
 from __future__ import annotations
@@ -13,13 +14,12 @@ from typing import Any
 
 import pytest
 from support import anthropic_mock as am
-from support import openai_mock as om
 from support.cli import cli_many, json_of
 from support.corpus import all_passages, user
 from support.paths import DAY, QUESTIONS, USERS
 
 from ragcli import Passage, Scope
-from ragcli.answer import ABSTAIN_MESSAGE, Abstained, Answered, Limits, ask
+from ragcli.answer import Answered, ask
 from ragcli.answer.conflicts import corpus_conflicts, facts, find_conflicts
 from ragcli.answer.protocol import Claim, ClaimsDecision, Turn
 
@@ -261,105 +261,9 @@ def test_cli_shows_the_conflict_note(cli_runs) -> None:
     assert conflict["note"] in text.stdout
 
 
-# --------------------------------------------------------------------------- LLM backends through their real SDKs
+# --------------------------------------------------------------------------- LLM backends
 
-
-def _claim(quote: str, pid_: str) -> tuple[str, str, str]:
-    return (quote + ".", pid_, quote)
-
-
-def _anthropic(acme_pid, *script: Any) -> tuple[am.ScriptedAPI, Any]:
-    api = am.ScriptedAPI(*script)
-    return api, api.model()
-
-
-def _openai(acme_pid, *script: Any) -> tuple[om.ScriptedAPI, Any]:
-    api = om.ScriptedAPI(*script)
-    return api, api.model()
-
-
-BACKENDS = {"anthropic": (am, _anthropic), "openai": (om, _openai)}
-
-
-def _last_tool_result(backend: str, body: dict) -> str:
-    if backend == "anthropic":
-        return am.last_user_text(body)
-    return om.tool_messages(body)[0]["content"]
-
-
-def _offered(backend: str, body: dict) -> list[str]:
-    return am.tool_names(body) if backend == "anthropic" else om.tool_names(body)
-
-
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_llm_citing_both_sides_is_answered_with_the_note(retriever, acme_pid, backend: str) -> None:
-    mock, make = BACKENDS[backend]
-    sla, status = acme_pid("support-sla", "response-times"), acme_pid("status-page", "what-customers-can-expect")
-    api, model = make(
-        acme_pid,
-        mock.answer_call(
-            ("The SLA page says 1 hour.", sla, SLA_QUOTE), ("The status page says 4 hours.", status, STATUS_QUOTE)
-        ),
-    )
-    outcome = ask(URGENT, Scope.of(user("bob"), DAY), retriever, model)
-    assert isinstance(outcome, Answered) and api.calls == 1
-    assert len(outcome.conflicts) == 1 and outcome.trace.conflicts[0].verdict == "cited_all_sides"
-    assert outcome.to_wire().conflicts[0].note == "conflict: the sources disagree: [1] says 1 hour; [2] says 4 hours."
-
-
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_llm_citing_one_side_is_told_and_then_cites_both(retriever, acme_pid, backend: str) -> None:
-    mock, make = BACKENDS[backend]
-    sla, status = acme_pid("support-sla", "response-times"), acme_pid("status-page", "what-customers-can-expect")
-    api, model = make(
-        acme_pid,
-        mock.answer_call(("Urgent tickets get a first response within 1 hour.", sla, SLA_QUOTE)),
-        mock.answer_call(
-            ("The SLA page says 1 hour.", sla, SLA_QUOTE), ("The status page says 4 hours.", status, STATUS_QUOTE)
-        ),
-    )
-    outcome = ask(URGENT, Scope.of(user("bob"), DAY), retriever, model)
-    assert isinstance(outcome, Answered), outcome
-    assert api.calls == 2 and not api.overrun
-    second = api.bodies[1]
-    told = _last_tool_result(backend, second)
-    assert sla in told and status in told and "1 hour" in told and "4 hours" in told and "Do not pick one" in told
-    assert _offered(backend, second) == ["submit_answer"]  # no searching on the conflict turn
-    assert [c.verdict for c in outcome.trace.conflicts] == ["asked_to_cite_all_sides", "cited_all_sides"]
-    assert outcome.trace.disposition == "answered" and len(outcome.conflicts) == 1
-
-
-@pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("then", ["abstains", "one-side-again"])
-def test_llm_that_will_not_cite_both_abstains_conflicting_evidence(
-    retriever, acme_pid, backend: str, then: str
-) -> None:
-    mock, make = BACKENDS[backend]
-    sla = acme_pid("support-sla", "response-times")
-    one = mock.answer_call(("Urgent tickets get a first response within 1 hour.", sla, SLA_QUOTE))
-    api, model = make(acme_pid, one, mock.abstain_call() if then == "abstains" else one)
-    outcome = ask(URGENT, Scope.of(user("bob"), DAY), retriever, model)
-    assert isinstance(outcome, Abstained) and outcome.reason == "conflicting_evidence"
-    assert outcome.message == ABSTAIN_MESSAGE and api.calls == 2
-    wire = outcome.to_wire().model_dump(mode="json")
-    assert wire["conflicts"] == [] and wire["answer"] is None
-    assert outcome.trace.conflicts[0].verdict == "asked_to_cite_all_sides"
-    if then == "one-side-again":
-        assert outcome.trace.conflicts[-1].verdict == "unresolved"
-
-
-def test_no_turn_left_for_the_conflict_abstains_without_another_call(retriever, acme_pid) -> None:
-    sla = acme_pid("support-sla", "response-times")
-    api = am.ScriptedAPI(am.answer_call(("Urgent tickets get a first response within 1 hour.", sla, SLA_QUOTE)))
-    outcome = ask(URGENT, Scope.of(user("bob"), DAY), retriever, api.model(), limits=Limits(max_turns=1))
-    assert isinstance(outcome, Abstained) and outcome.reason == "conflicting_evidence" and api.calls == 1
-
-
-def test_a_user_who_sees_one_side_is_not_asked_again(retriever, acme_pid) -> None:
-    sla = acme_pid("support-sla", "response-times")
-    api = am.ScriptedAPI(am.answer_call(("Urgent tickets get a first response within 1 hour.", sla, SLA_QUOTE)))
-    outcome = ask(URGENT, Scope.of(user("hana"), DAY), retriever, api.model())
-    assert isinstance(outcome, Answered) and outcome.conflicts == () and api.calls == 1
+# The conflict turn as each LLM backend sends it: test_backend_contract.py; every branch of it: test_answer_loop.py.
 
 
 # --------------------------------------------------------------------------- eval
