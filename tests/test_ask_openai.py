@@ -42,7 +42,7 @@ from support.paths import DAY, QUESTIONS, USERS
 from support.prompts import grouped_by_document, sent_passage_ids
 
 from ragcli import Scope
-from ragcli.answer import ABSTAIN_MESSAGE, Limits, Outcome, ask
+from ragcli.answer import ABSTAIN_MESSAGE, Answerer, Limits, Outcome, ask
 from ragcli.answer.protocol import Usage
 from ragcli.answer.tools import TOOLS
 from ragcli.errors import BackendError, InputError
@@ -529,7 +529,7 @@ def test_eval_ask_runs_with_the_openai_model(retriever, sample_passages) -> None
     assert len(cases) == 4
     api = ScriptedAPI(*[_answer_from_first_passage(sample_passages)] * len(cases))
     model = api.model()
-    report = evaluate(cases, retriever, k=10, model=model)
+    report = evaluate(cases, retriever, k=10, answerer=Answerer(model))
     assert api.calls == len(cases) and api.remaining == 0 and not api.overrun
     assert report.model == f"openai:{MODEL}"
     for result in report.results:

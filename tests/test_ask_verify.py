@@ -21,7 +21,7 @@ from support.corpus import user
 from support.paths import DAY, QUESTIONS, USERS
 
 from ragcli import Scope
-from ragcli.answer import ABSTAIN_MESSAGE, Abstained, Answered, ask
+from ragcli.answer import ABSTAIN_MESSAGE, Abstained, Answered, Answerer, ask
 
 QUESTION = "Who is our CDN vendor and when does the contract renew?"
 CDN_QUOTE = "Our CDN vendor is Fastway, and the contract renews on 2027-03-31"
@@ -162,7 +162,7 @@ def test_eval_reports_what_the_verifier_stopped_and_lost(retriever, acme_pid) ->
         am.verdicts_call(False),
     )
     model = api.model()
-    report = evaluate(chosen, retriever, k=10, model=model, verifier=model)
+    report = evaluate(chosen, retriever, k=10, answerer=Answerer(model, verifier=model))
     data = report.to_wire()
     assert api.calls == 4 and not api.overrun
     assert (

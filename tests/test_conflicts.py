@@ -19,7 +19,7 @@ from support.corpus import all_passages, user
 from support.paths import DAY, QUESTIONS, USERS
 
 from ragcli import Passage, Scope
-from ragcli.answer import Answered, ask
+from ragcli.answer import Answered, Answerer, ask
 from ragcli.answer.conflicts import corpus_conflicts, facts, find_conflicts
 from ragcli.answer.protocol import Claim, ClaimsDecision, Turn
 
@@ -288,7 +288,7 @@ def test_eval_counts_conflict_cases(retriever, sample_passages) -> None:
     cases = [c for c in load_cases(QUESTIONS) if c.id in ("q41", "q42", "q43")]
     assert len(cases) == 3
     api = am.ScriptedAPI(*[reply] * 3)
-    report = evaluate(cases, retriever, k=10, model=api.model())
+    report = evaluate(cases, retriever, k=10, answerer=Answerer(api.model()))
     data = report.to_wire()
     assert data.conflicts_flagged == 2 and data.conflict_cases == ["q41", "q43"], [
         (r.case.id, r.disposition, r.reason) for r in report.results

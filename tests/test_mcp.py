@@ -304,6 +304,14 @@ def test_start_fails_with_one_error_line(tmp_path: Path) -> None:
     assert bad_day.stdout == no_index.stdout == ""
 
 
+@pytest.mark.slow
+def test_the_answer_options_are_checked_at_start(sample_root: Path) -> None:
+    """``mcp`` opens the same ``AnswerSetup`` as ``ask``: --verify with the local answerer fails before serving."""
+    proc = cli("mcp", "--as", USERS / "bob.json", "--model", "local", "--verify", "--index", sample_root, timeout=60)
+    assert_one_error_line(proc, "--verify needs an LLM model", "--verify-model")
+    assert proc.stdout == ""
+
+
 # --------------------------------------------------------------------------- republish
 
 

@@ -14,21 +14,42 @@ loop       ``ask()``: the bounded loop that owns scope, budgets and checks
 replay     re-running a traced run's searches to say whether each ranking still matches
 """
 
-from .loop import ask
-from .outcome import ABSTAIN_MESSAGE, REASON_CODES, Abstained, Answered, Outcome, ReasonCode
-from .protocol import AnswerModel
-from .setup import Answerer, AnswerSetup, Limits
+from __future__ import annotations
 
-__all__ = [
-    "ABSTAIN_MESSAGE",
-    "REASON_CODES",
-    "Abstained",
-    "AnswerModel",
-    "AnswerSetup",
-    "Answered",
-    "Answerer",
-    "Limits",
-    "Outcome",
-    "ReasonCode",
-    "ask",
-]
+from typing import TYPE_CHECKING
+
+from ..lazy import lazy_exports
+
+if TYPE_CHECKING:  # "X as X": an explicit re-export, so type checkers see the lazy names
+    from .loop import ask as ask
+    from .outcome import ABSTAIN_MESSAGE as ABSTAIN_MESSAGE
+    from .outcome import REASON_CODES as REASON_CODES
+    from .outcome import Abstained as Abstained
+    from .outcome import Answered as Answered
+    from .outcome import Outcome as Outcome
+    from .outcome import ReasonCode as ReasonCode
+    from .protocol import AnswerModel as AnswerModel
+    from .setup import Answerer as Answerer
+    from .setup import AnswerSetup as AnswerSetup
+    from .setup import Limits as Limits
+
+# Loaded on first use: the CLI reads the answer options' defaults (``setup``) to build its --help, and must not
+# pay for the loop (the retriever: numpy, Tantivy) or pydantic (``outcome``) to do so.
+_EXPORTS = {
+    "ABSTAIN_MESSAGE": "outcome",
+    "REASON_CODES": "outcome",
+    "Abstained": "outcome",
+    "AnswerModel": "protocol",
+    "AnswerSetup": "setup",
+    "Answered": "outcome",
+    "Answerer": "setup",
+    "Limits": "setup",
+    "Outcome": "outcome",
+    "ReasonCode": "outcome",
+    "ask": "loop",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+__getattr__ = lazy_exports(__name__, _EXPORTS)

@@ -8,7 +8,24 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from .console import console, emit_json
-from .options import DEFAULT_INDEX, AsOfOpt, AsOpt, IndexOpt, JsonOpt, ModelOpt, PlanOpt, VerifyModelOpt, VerifyOpt
+from .options import (
+    DEFAULT_INDEX,
+    LIMITS,
+    AsOfOpt,
+    AsOpt,
+    IndexOpt,
+    JsonOpt,
+    MaxSearchesOpt,
+    MaxTokensOpt,
+    MaxTurnsOpt,
+    ModelOpt,
+    PlanOpt,
+    RetryOnEmptyOpt,
+    TimeoutOpt,
+    VerifyModelOpt,
+    VerifyOpt,
+    answer_setup,
+)
 
 if TYPE_CHECKING:
     from ..answer import Outcome
@@ -23,32 +40,12 @@ def ask(
     as_file: AsOpt,
     as_of: AsOfOpt = None,
     model: ModelOpt = None,
-    max_searches: Annotated[
-        int,
-        typer.Option(
-            "--max-searches", metavar="N", help="Searches the model may run, the first included.", min=1, max=10
-        ),
-    ] = 3,
-    max_turns: Annotated[int, typer.Option("--max-turns", metavar="N", help="Model calls at most.", min=1, max=20)] = 6,
-    max_tokens: Annotated[
-        int,
-        typer.Option(
-            "--max-tokens", metavar="N", help="Total model tokens at most (input + output + cache).", min=1000
-        ),
-    ] = 200_000,
-    timeout: Annotated[
-        float,
-        typer.Option("--timeout", metavar="SECONDS", help="Wall-clock seconds at most for the whole answer.", min=1),
-    ] = 120.0,
-    retry_on_empty: Annotated[
-        bool,
-        typer.Option(
-            "--retry-on-empty/--no-retry-on-empty",
-            help="Let an LLM model (anthropic, openai) rewrite a query whose first search found nothing "
-            "(one extra call).",
-        ),
-    ] = True,
-    plan: PlanOpt = False,
+    max_searches: MaxSearchesOpt = LIMITS.max_searches,
+    max_turns: MaxTurnsOpt = LIMITS.max_turns,
+    max_tokens: MaxTokensOpt = LIMITS.max_tokens,
+    timeout: TimeoutOpt = LIMITS.timeout_s,
+    retry_on_empty: RetryOnEmptyOpt = LIMITS.retry_on_empty,
+    plan: PlanOpt = LIMITS.plan,
     verify: VerifyOpt = False,
     verify_model: VerifyModelOpt = None,
     trace: Annotated[
@@ -69,26 +66,28 @@ def ask(
     claims whose quotes code checks against the cited passages, or abstain.
     Exit 0 answered, 1 abstained, 2 error.
     """
-    from ..answer import Answered, Limits
+    from ..answer import Answered
     from ..answer import ask as run_ask
     from ..answer.trace import append_trace
-    from ..models import resolve_model, verifier_for
+    from ..models import open_answerer
     from ..search import Retriever
     from .options import resolve_scope
 
-    scope = resolve_scope(as_file, as_of)
-    retriever = Retriever(Path(index))
-    backend = resolve_model(model, embedder=retriever.embedder)
-    limits = Limits(
+    setup = answer_setup(
+        model,
         max_searches=max_searches,
         max_turns=max_turns,
         max_tokens=max_tokens,
-        timeout_s=timeout,
+        timeout=timeout,
         retry_on_empty=retry_on_empty,
         plan=plan,
+        verify=verify,
+        verify_model=verify_model,
     )
-    verifier = verifier_for(backend, verify=verify, verify_model=verify_model, model=model)
-    outcome = run_ask(question, scope, retriever, backend, limits=limits, verifier=verifier)
+    scope = resolve_scope(as_file, as_of)
+    retriever = Retriever(Path(index))
+    answerer = open_answerer(setup, embedder=retriever.embedder)
+    outcome = run_ask(question, scope, retriever, answerer.model, limits=answerer.limits, verifier=answerer.verifier)
     if trace is not None:
         append_trace(trace, outcome.trace)
     if as_json:

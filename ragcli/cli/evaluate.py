@@ -12,7 +12,23 @@ import typer
 
 from ..errors import InputError
 from .console import console, emit_json, err_console, plain_output, plural, tsv
-from .options import DEFAULT_INDEX, IndexOpt, JsonOpt, ModelOpt, PlanOpt, VerifyModelOpt, VerifyOpt
+from .options import (
+    DEFAULT_INDEX,
+    LIMITS,
+    IndexOpt,
+    JsonOpt,
+    MaxSearchesOpt,
+    MaxTokensOpt,
+    MaxTurnsOpt,
+    ModelOpt,
+    PlanOpt,
+    RetryOnEmptyOpt,
+    TimeoutOpt,
+    VerifyModelOpt,
+    VerifyOpt,
+    answer_options_given,
+    answer_setup,
+)
 
 if TYPE_CHECKING:
     from ..eval.report import EvalJson
@@ -45,10 +61,12 @@ def eval_command(
         ),
     ] = False,
     model: ModelOpt = None,
-    max_searches: Annotated[
-        int, typer.Option("--max-searches", metavar="N", help="Searches per case with --ask.", min=1, max=10)
-    ] = 3,
-    plan: PlanOpt = False,
+    max_searches: MaxSearchesOpt = LIMITS.max_searches,
+    max_turns: MaxTurnsOpt = LIMITS.max_turns,
+    max_tokens: MaxTokensOpt = LIMITS.max_tokens,
+    timeout: TimeoutOpt = LIMITS.timeout_s,
+    retry_on_empty: RetryOnEmptyOpt = LIMITS.retry_on_empty,
+    plan: PlanOpt = LIMITS.plan,
     verify: VerifyOpt = False,
     verify_model: VerifyModelOpt = None,
     min_recall: Annotated[
@@ -112,13 +130,12 @@ def eval_command(
 ) -> None:
     """Score retrieval, permissions and (with --ask) answers on a labelled question file.
 
-    --model, --max-searches, --plan, --verify and --verify-model act as in
-    ragcli ask, with --ask. Exit 0 when every gate passes, 1 when any
+    With --ask, --model and the limits, --plan, --verify and --verify-model
+    act as in ragcli ask, per case. Exit 0 when every gate passes, 1 when any
     fails, 2 on bad input. This is what a CI script calls.
     """
-    from ..answer import Limits
     from ..eval import Gates, evaluate, load_cases
-    from ..models import resolve_model, verifier_for
+    from ..models import open_answerer
     from ..search import Retriever
 
     gates = Gates(
@@ -133,25 +150,25 @@ def eval_command(
         max_violations=max_violations,
     )
     gates.check_asked(with_ask)
-    if not with_ask and (plan or verify or verify_model):
-        raise InputError("--plan, --verify and --verify-model change the answers: add --ask")
+    setup = answer_setup(
+        model,
+        max_searches=max_searches,
+        max_turns=max_turns,
+        max_tokens=max_tokens,
+        timeout=timeout,
+        retry_on_empty=retry_on_empty,
+        plan=plan,
+        verify=verify,
+        verify_model=verify_model,
+    )
+    given = answer_options_given(setup)
+    if not with_ask and given:
+        raise InputError(f"{', '.join(given)} {'changes' if len(given) == 1 else 'change'} the answers: add --ask")
     cases = load_cases(questions)
     retriever = Retriever(Path(index))
-    backend = resolve_model(model, embedder=retriever.embedder) if with_ask else None
-    verifier = (
-        verifier_for(backend, verify=verify, verify_model=verify_model, model=model) if backend is not None else None
-    )
+    answerer = open_answerer(setup, embedder=retriever.embedder) if with_ask else None
     with _progress(len(cases), enabled=not as_json) as tick:
-        report = evaluate(
-            cases,
-            retriever,
-            k=k,
-            model=backend,
-            limits=Limits(max_searches=max_searches, plan=plan),
-            gates=gates,
-            progress=tick,
-            verifier=verifier,
-        )
+        report = evaluate(cases, retriever, k=k, answerer=answerer, gates=gates, progress=tick)
     data = report.to_wire()
     if output_file is not None:
         try:

@@ -7,7 +7,22 @@ from typing import Annotated
 
 import typer
 
-from .options import DEFAULT_INDEX, AsOpt, IndexOpt, ModelOpt
+from .options import (
+    DEFAULT_INDEX,
+    LIMITS,
+    AsOpt,
+    IndexOpt,
+    MaxSearchesOpt,
+    MaxTokensOpt,
+    MaxTurnsOpt,
+    ModelOpt,
+    PlanOpt,
+    RetryOnEmptyOpt,
+    TimeoutOpt,
+    VerifyModelOpt,
+    VerifyOpt,
+    answer_setup,
+)
 
 EPILOG = "Example: claude mcp add ragcli -- ragcli mcp --as /path/to/user.json --index /path/to/.ragcli"
 
@@ -26,6 +41,14 @@ def mcp(
     as_file: AsOpt,
     as_of: SessionAsOfOpt = None,
     model: ModelOpt = None,
+    max_searches: MaxSearchesOpt = LIMITS.max_searches,
+    max_turns: MaxTurnsOpt = LIMITS.max_turns,
+    max_tokens: MaxTokensOpt = LIMITS.max_tokens,
+    timeout: TimeoutOpt = LIMITS.timeout_s,
+    retry_on_empty: RetryOnEmptyOpt = LIMITS.retry_on_empty,
+    plan: PlanOpt = LIMITS.plan,
+    verify: VerifyOpt = False,
+    verify_model: VerifyModelOpt = None,
     trace: Annotated[
         Path | None,
         typer.Option(
@@ -41,17 +64,29 @@ def mcp(
 
     The user, tenant and groups (and the date, with --as-of) are fixed here for
     the whole session: no tool argument can change them. Tools: search(query, k), ask(question);
-    resource ragcli://documents. stdout is the protocol; logs go to stderr.
+    resource ragcli://documents. The ask tool answers as ragcli ask does, with --model, the limits, --plan and
+    --verify given here. stdout is the protocol; logs go to stderr.
     Exit 0 when the client closes the connection, 2 on bad input or a broken index.
     """
     from ..mcp.service import Service, configure_logging
     from .options import resolve_scope
 
+    setup = answer_setup(
+        model,
+        max_searches=max_searches,
+        max_turns=max_turns,
+        max_tokens=max_tokens,
+        timeout=timeout,
+        retry_on_empty=retry_on_empty,
+        plan=plan,
+        verify=verify,
+        verify_model=verify_model,
+    )
     scope = resolve_scope(as_file, as_of)
     configure_logging()
     # The index and the models are opened before the SDK loads, so a bad index or model fails at once (exit 2).
     service = Service.open(
-        scope.principal, index, as_of=scope.as_of if as_of is not None else None, model=model, trace=trace
+        scope.principal, index, as_of=scope.as_of if as_of is not None else None, setup=setup, trace=trace
     )
     from ..mcp.server import serve  # the SDK takes a second or two to import; only this command needs it
 

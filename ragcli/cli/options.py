@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from ..answer.setup import AnswerSetup, Limits
 from ..settings import DEFAULT_INDEX_DIR, INDEX_ENV
 
 if TYPE_CHECKING:
@@ -52,7 +53,8 @@ AsOfOpt = Annotated[
     ),
 ]
 
-# How answers are made: ask, eval --ask and the MCP server's ask tool take the same options.
+# How answers are made: ask, eval --ask and the MCP server's ask tool take the same options, and each builds
+# the one AnswerSetup from them (``answer_setup``).
 ModelOpt = Annotated[
     str | None,
     typer.Option(
@@ -94,7 +96,72 @@ VerifyModelOpt = Annotated[
     ),
 ]
 
+MaxSearchesOpt = Annotated[
+    int,
+    typer.Option("--max-searches", metavar="N", help="Searches the model may run, the first included.", min=1, max=10),
+]
+MaxTurnsOpt = Annotated[int, typer.Option("--max-turns", metavar="N", help="Model calls at most.", min=1, max=20)]
+MaxTokensOpt = Annotated[
+    int,
+    typer.Option("--max-tokens", metavar="N", help="Total model tokens at most (input + output + cache).", min=1000),
+]
+TimeoutOpt = Annotated[
+    float,
+    typer.Option("--timeout", metavar="SECONDS", help="Wall-clock seconds at most for the whole answer.", min=1),
+]
+RetryOnEmptyOpt = Annotated[
+    bool,
+    typer.Option(
+        "--retry-on-empty/--no-retry-on-empty",
+        help="Let an LLM model (anthropic, openai) rewrite a query whose first search found nothing (one extra call).",
+    ),
+]
+
 DEFAULT_INDEX = DEFAULT_INDEX_DIR
+LIMITS = Limits()
+"""The answer options' defaults (``--max-searches`` ... ``--plan``): the library's own."""
+
+
+def answer_setup(
+    model: str | None,
+    *,
+    max_searches: int,
+    max_turns: int,
+    max_tokens: int,
+    timeout: float,
+    retry_on_empty: bool,
+    plan: bool,
+    verify: bool,
+    verify_model: str | None,
+) -> AnswerSetup:
+    """The answer options of ``ask``, ``eval`` and ``mcp`` as the one ``AnswerSetup`` (nothing opened yet)."""
+    limits = Limits(
+        max_searches=max_searches,
+        max_turns=max_turns,
+        max_tokens=max_tokens,
+        timeout_s=timeout,
+        retry_on_empty=retry_on_empty,
+        plan=plan,
+    )
+    return AnswerSetup(model=model, limits=limits, verify=verify, verify_model=verify_model)
+
+
+def answer_options_given(setup: AnswerSetup) -> list[str]:
+    """The answer options ``setup`` sets to other than their defaults (``--model`` aside), as flags."""
+    given = [
+        flag
+        for flag, name in (
+            ("--max-searches", "max_searches"),
+            ("--max-turns", "max_turns"),
+            ("--max-tokens", "max_tokens"),
+            ("--timeout", "timeout_s"),
+            ("--no-retry-on-empty", "retry_on_empty"),
+            ("--plan", "plan"),
+        )
+        if getattr(setup.limits, name) != getattr(LIMITS, name)
+    ]
+    given += ["--verify"] * setup.verify + ["--verify-model"] * (setup.verify_model is not None)
+    return given
 
 
 def resolve_scope(as_file: Path, as_of: str | None) -> Scope:

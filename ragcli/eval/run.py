@@ -10,8 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 
-from ..answer import Answered, AnswerModel, Limits, ask
-from ..answer.protocol import Verifier
+from ..answer import Answered, Answerer, ask
 from ..errors import InputError
 from ..search import Retriever
 from .cases import Case
@@ -25,24 +24,23 @@ def evaluate(
     retriever: Retriever,
     *,
     k: int = 10,
-    model: AnswerModel | None = None,
-    limits: Limits | None = None,
+    answerer: Answerer | None = None,
     gates: Gates | None = None,
     progress: Callable[[], None] | None = None,
-    verifier: Verifier | None = None,
 ) -> EvalReport:
-    """Run every case (search, and the answer loop when ``model`` is given) and apply the gates.
+    """Run every case (search, and the answer loop when ``answerer`` is given) and apply the gates.
 
-    ``verifier`` (``--verify``) judges the claims of every answer a second time (see ``answer.loop.ask``).
+    ``answerer``: the model, the limits of each case's run and, with ``--verify``, the verifier that judges the
+    claims of every answer a second time (see ``answer.loop.ask``).
     """
     _open_every_tenant(cases, retriever)
     _warm_up(cases, retriever)
     results = []
     for case in cases:
-        results.append(_run_case(case, retriever, k, model, limits, verifier))
+        results.append(_run_case(case, retriever, k, answerer))
         if progress is not None:
             progress()
-    return EvalReport.of(results, k=k, model=model.name if model else None, gates=gates or Gates())
+    return EvalReport.of(results, k=k, model=answerer.model.name if answerer else None, gates=gates or Gates())
 
 
 def _open_every_tenant(cases: Sequence[Case], retriever: Retriever) -> None:
@@ -78,9 +76,7 @@ def _run_case(
     case: Case,
     retriever: Retriever,
     k: int,
-    model: AnswerModel | None,
-    limits: Limits | None,
-    verifier: Verifier | None = None,
+    answerer: Answerer | None,
 ) -> CaseResult:
     t = time.perf_counter()
     response = retriever.search(case.scope, case.question, k=k)
@@ -93,9 +89,10 @@ def _run_case(
         scores=retrieval_scores(case.relevant, ranked, k) if case.relevant else None,
         violations=_violations(case, ranked),
     )
-    if model is not None:
+    if answerer is not None:
+        model, verifier = answerer.model, answerer.verifier
         t = time.perf_counter()
-        outcome = ask(case.question, case.scope, retriever, model, limits=limits, verifier=verifier)
+        outcome = ask(case.question, case.scope, retriever, model, limits=answerer.limits, verifier=verifier)
         result.ask_ms = (time.perf_counter() - t) * 1000
         result.disposition = outcome.disposition
         result.reason = None if isinstance(outcome, Answered) else outcome.reason

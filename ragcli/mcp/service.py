@@ -1,8 +1,9 @@
 """``Service``: what the MCP server does, without the protocol.
 
 One principal, fixed when the server starts (from the user file, resolved by
-the same code as the CLI), and one ``Retriever`` and answering model kept
-open between calls. Every call runs as that principal on the as-of day (the
+the same code as the CLI), and one ``Retriever`` and ``Answerer`` (the model,
+its limits and verifier, from the same options as ``ragcli ask``) kept open
+between calls. Every call runs as that principal on the as-of day (the
 ``--as-of`` date, else the day of the call), so no argument can widen what
 is seen. The retriever notices a newly published generation (``CURRENT``
 changed) at the next call and switches to it; a generation is only ever read
@@ -31,8 +32,7 @@ from ..principal import Principal, Scope
 from .tools import AskArgs, SearchArgs, parse_arguments
 
 if TYPE_CHECKING:
-    from ..answer import Limits, Outcome
-    from ..answer.protocol import AnswerModel
+    from ..answer import Answerer, AnswerSetup, Outcome
     from ..search import Retriever
 
 log = logging.getLogger("ragcli.mcp")
@@ -74,22 +74,17 @@ class Service:
         principal: Principal,
         retriever: Retriever,
         *,
+        answerer: Answerer,
         as_of: dt.date | None = None,
-        model: str | None = None,
-        limits: Limits | None = None,
         trace: str | os.PathLike[str] | None = None,
     ) -> None:
-        """``as_of`` fixes the day (None: the day of each call);
-        ``model`` is resolved now (``local``, ``anthropic[:NAME]``, ...)."""
-        from ..answer import Limits
-        from ..models import resolve_model
-
+        """``answerer`` answers every ask (``models.open_answerer``); ``as_of`` fixes the day (None: the day of
+        each call)."""
         self.principal = principal
         self.retriever = retriever
+        self.answerer = answerer
         self.fixed_as_of = as_of
-        self.limits = limits or Limits()
         self.trace_path = trace
-        self.backend: AnswerModel = resolve_model(model, embedder=retriever.embedder)
         self._lock = threading.Lock()
         """The retriever and the model are used by one call at a time (calls run on worker threads)."""
         self._scope: Scope | None = None
@@ -103,16 +98,19 @@ class Service:
         index: str | os.PathLike[str] | None = None,
         *,
         as_of: dt.date | None = None,
-        model: str | None = None,
+        setup: AnswerSetup | None = None,
         trace: str | os.PathLike[str] | None = None,
         warm: bool = True,
     ) -> Service:
-        """Open the principal's tenant index and the models now, so a missing
+        """Open the principal's tenant index and the models ``setup`` names (``ask``'s options) now, so a missing
         index or a wrong model fails at start, not at the first call."""
+        from ..answer import AnswerSetup
+        from ..models import open_answerer
         from ..search import Retriever
 
         retriever = Retriever(index)
-        service = cls(principal, retriever, as_of=as_of, model=model, trace=trace)
+        answerer = open_answerer(setup or AnswerSetup(), embedder=retriever.embedder)
+        service = cls(principal, retriever, answerer=answerer, as_of=as_of, trace=trace)
         tenant_index = retriever.index_for(principal.tenant)
         service._generation = tenant_index.generation
         if warm:
@@ -127,7 +125,7 @@ class Service:
                 as_of=as_of.isoformat() if as_of else "today",
                 index=str(retriever.root),
                 generation=service._generation,
-                model=service.backend.name,
+                model=service.answerer.model.name,
             )
         )
         return service
@@ -173,7 +171,10 @@ class Service:
         from ..answer import Answered
         from ..answer import ask as run_ask
 
-        outcome: Outcome = run_ask(args.question, self.scope(), self.retriever, self.backend, limits=self.limits)
+        a = self.answerer
+        outcome: Outcome = run_ask(
+            args.question, self.scope(), self.retriever, a.model, limits=a.limits, verifier=a.verifier
+        )
         generation = outcome.trace.generation
         if generation:
             self._note_generation(generation)
