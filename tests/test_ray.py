@@ -77,11 +77,12 @@ def assert_same_index(ray_root: Path, local_root: Path) -> None:
     assert np.all(np.abs(np.linalg.norm(ray_vectors, axis=1) - 1) < 1e-4), "a row was left unembedded"
 
 
-def test_without_ray_the_cli_names_the_install_command(tmp_path):
+@pytest.mark.parametrize("command", ["ingest", "watch"])
+def test_without_ray_the_cli_names_the_install_command(tmp_path, command):
     # Ray made unimportable in a real CLI process: what a user without the extra sees.
     code = "import sys; sys.modules['ray'] = None; from ragcli.cli.app import main; sys.exit(main(sys.argv[1:]))"
     proc = subprocess.run(
-        [sys.executable, "-c", code, "ingest", str(CORPUS), "--tenant", TENANT, "--ray", "--index", str(tmp_path)],
+        [sys.executable, "-c", code, command, str(CORPUS), "--tenant", TENANT, "--ray", "--index", str(tmp_path)],
         capture_output=True,
         text=True,
         env=clean_env(),
@@ -157,6 +158,25 @@ def test_a_worker_killed_mid_ingest_is_retried_and_the_index_is_complete(ray_add
         assert progress.killed is not None
         assert progress.killed not in backend.actor_pids()  # the actor was restarted in a new process
     assert report.published and report.embedded == report.passages
+    assert_same_index(tmp_path, local_index)
+
+
+@pytest.mark.slow
+def test_watch_embeds_every_round_on_ray(ray_address, local_index, tmp_path, embedder):  # type: ignore[no-untyped-def]
+    """``watch`` runs the same job as ``ingest``: with a Ray backend, its rounds embed on the cluster."""
+    import threading
+
+    from ragcli.ingestion import IngestJob
+    from ragcli.ingestion.ray_embed import RayEmbedding
+    from ragcli.ingestion.watch import watch
+
+    stop = threading.Event()
+    reports: list = []
+    with RayEmbedding(ray_address) as backend:
+        job = IngestJob(CORPUS, TENANT, index=tmp_path, embedding=backend)
+        watch(job, embedder=embedder, on_ready=stop.set, on_report=reports.append, stop=stop)
+    (report,) = reports
+    assert report.published and report.embedded == report.passages > 0
     assert_same_index(tmp_path, local_index)
 
 

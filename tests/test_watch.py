@@ -107,3 +107,24 @@ def test_watch_refuses_a_missing_folder(tmp_path: Path) -> None:
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.startswith("error: ") and "not found" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_every_round_runs_the_whole_job(tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
+    """``watch()`` takes the ingest job whole: its default ACL and size limit hold in every round."""
+    import threading
+
+    from ragcli.ingestion import IngestJob
+    from ragcli.ingestion.watch import watch
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    _write(docs, "kettle-policy.md", "Kettles are descaled every Thursday.", front=False)  # no ACL of its own
+    _write(docs, "long-memo.md", "A memo. " * 100)
+    stop = threading.Event()
+    reports: list = []
+    job = IngestJob(docs, "wt", index=tmp_path / "index", default_acl=("everyone",), max_file_bytes=400)
+    watch(job, embedder=embedder, on_ready=stop.set, on_report=reports.append, stop=stop)
+    (report,) = reports
+    assert report.published and report.documents.added == 1
+    (rejected,) = report.documents.rejected
+    assert rejected.path.endswith("long-memo.md") and "over the 400-byte limit" in rejected.reason

@@ -11,13 +11,22 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from .console import console, emit_json, err_console, plain_output, plural, printable, tsv
-from .options import DEFAULT_INDEX, AclOpt, IndexOpt, JsonOpt, TenantOpt
+from .options import (
+    DEFAULT_INDEX,
+    AclOpt,
+    IndexOpt,
+    JsonOpt,
+    MaxFileSizeOpt,
+    RayAddressOpt,
+    RayOpt,
+    TenantOpt,
+)
 
 if TYPE_CHECKING:
-    from ..ingestion import IngestReport
+    from ..ingestion import IngestJob, IngestReport
 
 EPILOG = "Example: ragcli ingest ./docs --tenant acme --acl everyone"
-RAY_INSTALL = "pip install 'ragcli[ray]'"
+MIB = 1024 * 1024
 
 
 def ingest(
@@ -31,30 +40,11 @@ def ingest(
     ],
     tenant: TenantOpt,
     acl: AclOpt = None,
-    max_file_size: Annotated[
-        int, typer.Option("--max-file-size", metavar="MiB", help="Reject files larger than this many MiB.", min=1)
-    ] = 64,
+    max_file_size: MaxFileSizeOpt = 64,
     index: IndexOpt = DEFAULT_INDEX,
     as_json: JsonOpt = False,
-    ray: Annotated[
-        bool,
-        typer.Option(
-            "--ray",
-            help=f"Embed new passages on Ray: a local Ray instance with this machine's CPUs, or the cluster of "
-            f"--ray-address. Needs {RAY_INSTALL}.",
-            show_default=False,
-        ),
-    ] = False,
-    ray_address: Annotated[
-        str | None,
-        typer.Option(
-            "--ray-address",
-            metavar="ADDRESS",
-            help="Embed on a running Ray cluster: auto (the one this machine joined with ray start) or HEAD:6379; "
-            "implies --ray.",
-            show_default=False,
-        ),
-    ] = None,
+    ray: RayOpt = False,
+    ray_address: RayAddressOpt = None,
 ) -> None:
     """Index documents for a tenant: cut them into passages, embed them, publish atomically.
 
@@ -63,21 +53,13 @@ def ingest(
     Exit 0, or 2 when any file was rejected (the rest is still committed).
     With --ray only the embedding runs on the cluster; the index is the same.
     """
-    from ..ingestion import ingest as run_ingest
-
     with (
-        _embedding(ray or ray_address is not None, ray_address) as embedding,
+        ingest_job(
+            path, tenant, acl=acl, max_file_size=max_file_size, index=index, ray=ray, ray_address=ray_address
+        ) as job,
         _progress(enabled=not as_json) as progress,
     ):
-        report = run_ingest(
-            path,
-            tenant,
-            index=index,
-            default_acl=acl or (),
-            max_file_bytes=max_file_size * 1024 * 1024,
-            progress=progress,
-            embedding=embedding,
-        )
+        report = job.run(progress=progress)
     if as_json:
         emit_json(report)
     else:
@@ -148,6 +130,32 @@ def _shown_path(path: str, root: Path) -> str:
         return printable(relative.as_posix())
     except ValueError:
         return printable(path)
+
+
+@contextmanager
+def ingest_job(
+    path: Path,
+    tenant: str,
+    *,
+    acl: list[str] | None,
+    max_file_size: int,
+    index: Path,
+    ray: bool,
+    ray_address: str | None,
+) -> Iterator[IngestJob]:
+    """The one ``IngestJob`` the options of ``ingest`` and ``watch`` describe, its Ray backend running for
+    ``--ray`` (stopped on the way out, Ctrl-C included)."""
+    from ..ingestion import IngestJob
+
+    with _embedding(ray or ray_address is not None, ray_address) as embedding:
+        yield IngestJob(
+            path,
+            tenant,
+            index=index,
+            default_acl=tuple(acl or ()),
+            max_file_bytes=max_file_size * MIB,
+            embedding=embedding,
+        )
 
 
 @contextmanager

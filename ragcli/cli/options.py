@@ -46,6 +46,29 @@ AclOpt = Annotated[
         show_default=False,
     ),
 ]
+MaxFileSizeOpt = Annotated[
+    int, typer.Option("--max-file-size", metavar="MiB", help="Reject files larger than this many MiB.", min=1)
+]
+RAY_INSTALL = "pip install 'ragcli[ray]'"  # as ingestion.ray_embed says it (importing that would slow --help)
+RayOpt = Annotated[
+    bool,
+    typer.Option(
+        "--ray",
+        help=f"Embed new passages on Ray: a local Ray instance with this machine's CPUs, or the cluster of "
+        f"--ray-address. Needs {RAY_INSTALL}.",
+        show_default=False,
+    ),
+]
+RayAddressOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--ray-address",
+        metavar="ADDRESS",
+        help="Embed on a running Ray cluster: auto (the one this machine joined with ray start) or HEAD:6379; "
+        "implies --ray.",
+        show_default=False,
+    ),
+]
 AsOfOpt = Annotated[
     str | None,
     typer.Option(

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from .ingest import report_rejections
-from .options import DEFAULT_INDEX, AclOpt, IndexOpt, TenantOpt
+from .ingest import ingest_job, report_rejections
+from .options import DEFAULT_INDEX, AclOpt, IndexOpt, MaxFileSizeOpt, RayAddressOpt, RayOpt, TenantOpt
 
 if TYPE_CHECKING:
     from ..ingestion import IngestReport
@@ -30,31 +30,32 @@ def watch(
             max=60_000,
         ),
     ] = 500,
-    max_file_size: Annotated[
-        int, typer.Option("--max-file-size", metavar="MiB", help="Reject files larger than this many MiB.", min=1)
-    ] = 64,
+    max_file_size: MaxFileSizeOpt = 64,
     index: IndexOpt = DEFAULT_INDEX,
+    ray: RayOpt = False,
+    ray_address: RayAddressOpt = None,
 ) -> None:
     """Ingest PATH now, then again after every change (Ctrl-C stops; exit 130).
 
-    Each ingest is the same as ``ragcli ingest``: atomic publish, mirroring of
-    PATH, unchanged files skipped. A rejected file is reported and keeps its
-    previous version; the rest is committed and watching goes on.
+    Each ingest is the same as ``ragcli ingest`` with the same options: atomic
+    publish, mirroring of PATH, unchanged files skipped, the embedding on Ray
+    with --ray (one Ray session for the whole watch). A rejected file is
+    reported and keeps its previous version; the rest is committed and
+    watching goes on.
     """
     from ..ingestion.watch import watch as run_watch
 
     root = Path(path)
-    run_watch(
-        root,
-        tenant,
-        index=index,
-        default_acl=tuple(acl or ()),
-        max_file_bytes=max_file_size * 1024 * 1024,
-        debounce_ms=debounce,
-        on_ready=lambda: _note(f"watching {root} for tenant {tenant} (Ctrl-C to stop)"),
-        on_report=lambda report: _report(report, root),
-        on_error=lambda message: _line(f"error: {message}"),
-    )
+    with ingest_job(
+        root, tenant, acl=acl, max_file_size=max_file_size, index=index, ray=ray, ray_address=ray_address
+    ) as job:
+        run_watch(
+            job,
+            debounce_ms=debounce,
+            on_ready=lambda: _note(f"watching {root} for tenant {tenant} (Ctrl-C to stop)"),
+            on_report=lambda report: _report(report, root),
+            on_error=lambda message: _line(f"error: {message}"),
+        )
 
 
 def _line(text: str) -> None:

@@ -15,9 +15,11 @@ chunking     structure-first splitting into ``Passage``s under the model's token
 incremental  what can be kept from the generation being replaced
 pipeline     ``ingest()``: the whole run, under the tenant's write lock
 ray_embed    ``RayEmbedding``: the passages that need vectors embedded on a Ray cluster (``--ray``)
-watch        ``watch()``: ingest again after every change to the folder
+job          ``IngestJob``: what one ingest does, described once for ``ingest`` and ``watch``
+watch        ``watch()``: run the job again after every change to the folder
 """
 
+from .job import IngestJob
 from .pipeline import IngestReport, Progress, ingest
 
-__all__ = ["IngestReport", "Progress", "ingest"]
+__all__ = ["IngestJob", "IngestReport", "Progress", "ingest"]

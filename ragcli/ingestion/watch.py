@@ -1,9 +1,10 @@
-"""``watch()``: ingest a folder now, then again after every change to it.
+"""``watch()``: run an ingest job now, then again after every change to its folder.
 
-Each round is a whole ``ingest()``: the same write lock, atomic publish and
-mirroring of the folder, and unchanged files are skipped by the incremental
-diff, so an edit to one file costs one file's embedding. One embedder serves
-every round, so the ONNX session opens once.
+Each round runs the same ``IngestJob`` (``job``): the same write lock, atomic
+publish and mirroring of the folder, the same options (a Ray cluster too), and
+unchanged files are skipped by the incremental diff, so an edit to one file
+costs one file's embedding. One embedder serves every round, so the ONNX
+session opens once.
 
 Rounds never overlap: changes that arrive during an ingest are collected by
 watchfiles and trigger the next round once the current one has finished.
@@ -14,7 +15,6 @@ successful round published.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING
 from ..embedder import Embedder
 from ..errors import InputError, RagcliError
 from ..settings import index_root
-from .pipeline import IngestReport, ingest
-from .sources import DEFAULT_MAX_FILE_BYTES, is_hidden
+from .job import IngestJob
+from .pipeline import IngestReport
+from .sources import is_hidden
 
 if TYPE_CHECKING:
     from threading import Event
@@ -35,12 +36,8 @@ DEFAULT_DEBOUNCE_MS = 500
 
 
 def watch(
-    path: str | os.PathLike[str],
-    tenant: str,
+    job: IngestJob,
     *,
-    index: str | os.PathLike[str] | None = None,
-    default_acl: tuple[str, ...] | list[str] = (),
-    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     debounce_ms: int = DEFAULT_DEBOUNCE_MS,
     embedder: Embedder | None = None,
     on_ready: Callable[[], None] = lambda: None,
@@ -48,7 +45,7 @@ def watch(
     on_error: Callable[[str], None] = lambda message: None,
     stop: Event | None = None,
 ) -> None:
-    """Ingest ``path`` into ``tenant``, then re-ingest after each batch of changes until ``stop`` is set or Ctrl-C.
+    """Run ``job``, then run it again after each batch of changes to its folder until ``stop`` is set or Ctrl-C.
 
     ``on_report`` gets every round's report (rejections included); ``on_error``
     the message of a round that failed as a whole. KeyboardInterrupt is not
@@ -56,17 +53,15 @@ def watch(
     """
     import watchfiles
 
-    root = Path(path)
+    root = Path(job.path)
     if not root.exists():
         raise InputError(f"path not found: {root}")
     embedder = embedder or Embedder()
-    index_dir = index_root(index).resolve()
+    index_dir = index_root(job.index).resolve()
 
     def one_round() -> None:
         try:
-            report = ingest(
-                root, tenant, index=index, default_acl=default_acl, embedder=embedder, max_file_bytes=max_file_bytes
-            )
+            report = job.run(embedder=embedder)
         except RagcliError as exc:
             on_error(exc.message)
             return
