@@ -11,7 +11,8 @@
     └── BackendError            the answering model's API failed after its retries
 
 Every message names the failing value and says what to do next, because it is
-the only line a user (or a CI log) will see. ``plain_validation_message`` is
+the only line a user (or a CI log) will see; ``error_line`` is how that line
+reads, wherever it is written. ``plain_validation_message`` is
 the one place where a pydantic error becomes such a line: which field, what
 was given, what is allowed, in words a user understands.
 """
@@ -25,6 +26,14 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pydantic import ValidationError
     from pydantic_core import ErrorDetails
+
+
+def error_line(message: str) -> str:
+    """The one way an error reads for a person, on a terminal, in a log or in an MCP tool result:
+    ``error: MESSAGE`` on one line (whitespace runs are one space; a control character, perhaps from a file
+    name, is written out as its escape)."""
+    text = " ".join(message.split())
+    return "error: " + "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
 
 
 class RagcliError(Exception):
@@ -175,6 +184,7 @@ __all__ = [
     "ModelError",
     "PrincipalError",
     "RagcliError",
+    "error_line",
     "plain_validation_message",
 ]
 

@@ -55,3 +55,19 @@ def test_the_version_is_written_once_in_pyproject() -> None:
 def test_the_package_ships_its_types() -> None:
     assert (PACKAGE / "py.typed").is_file()
     assert "py.typed" in _pyproject()["tool"]["setuptools"]["package-data"]["ragcli"]
+
+
+def _error_literals(path: Path) -> list[int]:
+    """Lines of ``path`` where a string (or f-string) starts with ``error: ``: a hand-written error line."""
+    lines = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        head = node.values[0] if isinstance(node, ast.JoinedStr) and node.values else node
+        if isinstance(head, ast.Constant) and isinstance(head.value, str) and head.value.startswith("error: "):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_one_place_words_an_error_line() -> None:
+    """``errors.error_line`` words every ``error:`` line (the CLI's stderr, MCP tool errors); nothing else does."""
+    written = {str(p.relative_to(REPO)): lines for p in sorted(PACKAGE.rglob("*.py")) if (lines := _error_literals(p))}
+    assert written == {"ragcli/errors.py": written.get("ragcli/errors.py", [])} and written["ragcli/errors.py"]

@@ -17,9 +17,10 @@ import typer
 
 from ..errors import RagcliError
 from . import ask, evaluate, ingest, mcp, search, status, trace, watch
+from .console import error
 
 EXIT_OK, EXIT_NO, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
-INTERRUPTED = "error: interrupted; the published index is unchanged\n"
+INTERRUPTED = "interrupted; the published index is unchanged"
 
 app = typer.Typer(
     name="ragcli",
@@ -91,10 +92,10 @@ def main(argv: list[str] | None = None) -> int:
         # Without standalone mode the parser returns an Exit's code instead of exiting.
         result = command().main(args=argv, prog_name="ragcli", standalone_mode=False)
     except RagcliError as exc:
-        sys.stderr.write(f"error: {exc.message}\n")
+        error(exc.message)
         return EXIT_ERROR
     except KeyboardInterrupt:
-        sys.stderr.write(INTERRUPTED)
+        error(INTERRUPTED)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_NO
@@ -107,17 +108,17 @@ def main(argv: list[str] | None = None) -> int:
                 sys.stdout.write(exc.format_message() + "\n")
             return EXIT_OK  # bare ``ragcli`` (or ``ragcli trace``): the help was printed, which is what was asked
         if type(exc).__name__ == "Abort":
-            sys.stderr.write(INTERRUPTED)
+            error(INTERRUPTED)
             return EXIT_INTERRUPTED
         if isinstance(exc, _ClickError):
-            sys.stderr.write(f"error: {_usage_message(exc)}\n")
+            error(_usage_message(exc))
             return EXIT_ERROR
         exit_code = getattr(exc, "exit_code", None)
         if type(exc).__name__ == "Exit" and isinstance(exit_code, int):
             return exit_code
         raise
     if result == EXIT_INTERRUPTED:  # typer turns Ctrl-C into a silent return of 130
-        sys.stderr.write(INTERRUPTED)
+        error(INTERRUPTED)
     return result if isinstance(result, int) else EXIT_OK
 
 

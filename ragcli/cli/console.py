@@ -68,7 +68,15 @@ def _cell(value: object) -> str:
     return printable(" ".join(str(text).split()))
 
 
+def error(message: str) -> None:
+    """The one writer of ``error:`` lines: ``message`` on stderr, as ``errors.error_line`` words it."""
+    from ..errors import error_line
+
+    sys.stderr.write(error_line(message) + "\n")
+    sys.stderr.flush()
+
+
 def fail(message: str, code: int = 2) -> NoReturn:
     """Print one ``error:`` line and exit with ``code``."""
-    sys.stderr.write(f"error: {message}\n")
+    error(message)
     raise typer.Exit(code)

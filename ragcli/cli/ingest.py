@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from .console import console, emit_json, err_console, plain_output, plural, printable, tsv
+from .console import console, emit_json, err_console, error, plain_output, plural, printable, tsv
 from .options import (
     DEFAULT_INDEX,
     AclOpt,
@@ -72,7 +72,7 @@ def ingest(
             if report.documents.rejected
             else f"no file of a supported type under {printable(str(path))}"
         )
-        _stderr(f"error: nothing was indexed for tenant '{tenant}': {why}; no index was created")
+        error(f"nothing was indexed for tenant '{tenant}': {why}; no index was created")
     if report.documents.rejected or report.generation is None:
         raise typer.Exit(2)
 
@@ -91,8 +91,9 @@ def report_skipped(report: IngestReport, write: Callable[[str], None] = _stderr)
         write(f"note: skipped {plural(n, printable(suffix) + ' file')}: unsupported type")
 
 
-def report_rejections(report: IngestReport, root: Path, write: Callable[[str], None] = _stderr) -> None:
-    """Rejections grouped by reason: one ``error:`` line per reason, then a summary when there are several.
+def report_rejections(report: IngestReport, root: Path, write: Callable[[str], None] = error) -> None:
+    """Rejections grouped by reason: one ``error:`` line per reason (``write``), then a summary when there are
+    several.
 
     A folder of 81 files without an ACL gets one line, not 81 identical ones;
     ``--json`` still lists every rejected path.
@@ -104,16 +105,14 @@ def report_rejections(report: IngestReport, root: Path, write: Callable[[str], N
     of_total = f" of {max(report.files, files)}" if len(groups) == 1 else ""
     for reason, paths in sorted(groups.items(), key=lambda g: -len(g[1])):  # the most common reason first
         if len(paths) == 1:
-            write(f"error: rejected {paths[0]}: {printable(reason)}")
+            write(f"rejected {paths[0]}: {printable(reason)}")
             continue
         named = ", ".join(paths[:SHOWN_PATHS]) + (
             f" and {len(paths) - SHOWN_PATHS} more" if len(paths) > SHOWN_PATHS else ""
         )
-        write(f"error: rejected {len(paths)}{of_total} files: {printable(reason)} ({named})")
+        write(f"rejected {len(paths)}{of_total} files: {printable(reason)} ({named})")
     if len(groups) > 1:
-        write(
-            f"error: rejected {files} of {max(report.files, files)} files ({len(groups)} reasons); the rest was indexed"
-        )
+        write(f"rejected {files} of {max(report.files, files)} files ({len(groups)} reasons); the rest was indexed")
 
 
 def _file_of(path: str) -> str:

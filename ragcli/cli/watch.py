@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from .console import error
 from .ingest import ingest_job, report_rejections
 from .options import DEFAULT_INDEX, AclOpt, IndexOpt, MaxFileSizeOpt, RayAddressOpt, RayOpt, TenantOpt
 
@@ -54,7 +55,7 @@ def watch(
             debounce_ms=debounce,
             on_ready=lambda: _note(f"watching {root} for tenant {tenant} (Ctrl-C to stop)"),
             on_report=lambda report: _report(report, root),
-            on_error=lambda message: _line(f"error: {message}"),
+            on_error=error,
         )
 
 
@@ -81,4 +82,4 @@ def _report(report: IngestReport, root: Path) -> None:
         )
     else:
         _line(f"no change; generation {printable(report.generation or '-')} kept")
-    report_rejections(report, root, write=_line)
+    report_rejections(report, root)

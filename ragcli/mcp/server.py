@@ -26,7 +26,7 @@ from mcp.shared.exceptions import MCPError
 
 from .. import __version__
 from ..answer.outcome import AnswerJson
-from ..errors import RagcliError
+from ..errors import RagcliError, error_line
 from ..search.response import SearchJson
 from .service import DOCUMENTS_URI, DocumentsJson, Service, log
 from .tools import INPUTS, TITLES, ToolName, description, input_schema
@@ -98,8 +98,8 @@ def build_server(service: Service) -> Server[Any]:
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
         reply = await anyio.to_thread.run_sync(service.call, params.name, params.arguments)
-        if reply.is_error:
-            return types.CallToolResult(content=[types.TextContent(text=f"error: {reply.error}")], is_error=True)
+        if reply.error is not None:
+            return types.CallToolResult(content=[types.TextContent(text=error_line(reply.error))], is_error=True)
         # The --json object as the CLI serialises it (the wire model's own JSON), as data and as text.
         return types.CallToolResult(content=[types.TextContent(text=reply.text or "")], structured_content=reply.data)
 
