@@ -14,7 +14,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ..errors import IndexCorruptError, InputError
 from ..passage import Passage
@@ -23,8 +23,33 @@ from .bm25 import filtered_count, filtered_search, permission_query, text_query
 
 if TYPE_CHECKING:
     import numpy as np
+    import tantivy
 
-    from .reader import TenantIndex
+    from .manifest import Manifest
+    from .rows import RowFile
+
+
+class Generation(Protocol):
+    """What a view reads of one opened generation. ``reader.TenantIndex`` is one; naming it here keeps the
+    view below the reader (the reader opens views, the view never imports the reader)."""
+
+    tenant: str
+    manifest: Manifest
+    acl: np.ndarray
+    """Per row and ACL entry of ``manifest.groups``: may the entry read the row."""
+    valid_from: np.ndarray
+    valid_until: np.ndarray
+    embeddings: np.ndarray
+    _bm25: tantivy.Index
+    _rows: RowFile
+
+    @property
+    def size(self) -> int: ...
+
+    @property
+    def generation(self) -> str: ...
+
+    def check_model(self, model_id: str, sha256: str) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -38,7 +63,7 @@ class Hit:
 class View:
     """What ``scope`` may see of ``index``; build one with ``TenantIndex.view(scope)``."""
 
-    def __init__(self, index: TenantIndex, scope: Scope) -> None:
+    def __init__(self, index: Generation, scope: Scope) -> None:
         if scope.tenant != index.tenant:
             # Defence in depth: the caller picked this index from the principal.
             raise InputError(f"principal of tenant '{scope.tenant}' cannot read tenant '{index.tenant}'")

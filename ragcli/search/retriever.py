@@ -30,6 +30,7 @@ from .response import Candidate, RankerHit, SearchResponse, SearchResult
 if TYPE_CHECKING:
     import numpy as np
 
+    from ..index.view import Generation
     from ..passage import Passage
 
 VECTOR_CACHE_SIZE = 256
@@ -215,7 +216,7 @@ class Retriever:
         for text, vector in zip(missing, embedder.embed(missing), strict=True):
             _store(self._vectors, (embedder.sha256, text), vector, VECTOR_CACHE_SIZE)
 
-    def _query_vector(self, index: TenantIndex, text: str) -> np.ndarray:
+    def _query_vector(self, index: Generation, text: str) -> np.ndarray:
         embedder = self.embedder
         index.check_model(embedder.model_id, embedder.sha256)
         return _cached(self._vectors, (embedder.sha256, text), lambda: embedder.embed([text])[0], VECTOR_CACHE_SIZE)
