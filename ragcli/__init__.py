@@ -28,7 +28,9 @@ from .lazy import lazy_exports
 if TYPE_CHECKING:  # "X as X": an explicit re-export, so type checkers see the lazy names
     from .answer import Abstained as Abstained
     from .answer import Answered as Answered
+    from .answer import Answerer as Answerer
     from .answer import AnswerModel as AnswerModel
+    from .answer import AnswerSetup as AnswerSetup
     from .answer import Limits as Limits
     from .answer import Outcome as Outcome
     from .answer import ask as ask
@@ -48,8 +50,10 @@ if TYPE_CHECKING:  # "X as X": an explicit re-export, so type checkers see the l
     from .index import Audit as Audit
     from .index import TenantIndex as TenantIndex
     from .index import View as View
+    from .ingestion import IngestJob as IngestJob
     from .ingestion import IngestReport as IngestReport
     from .ingestion import ingest as ingest
+    from .models import open_answerer as open_answerer
     from .models import resolve_model as resolve_model
     from .passage import Passage as Passage
     from .principal import Principal as Principal
@@ -66,7 +70,9 @@ if TYPE_CHECKING:  # "X as X": an explicit re-export, so type checkers see the l
 _EXPORTS = {
     "Abstained": "answer",
     "AnswerModel": "answer",
+    "AnswerSetup": "answer",
     "Answered": "answer",
+    "Answerer": "answer",
     "Audit": "index",
     "BackendError": "errors",
     "Case": "eval",
@@ -75,6 +81,7 @@ _EXPORTS = {
     "Gates": "eval",
     "IndexCorruptError": "errors",
     "IndexLockedError": "errors",
+    "IngestJob": "ingestion",
     "IngestReport": "ingestion",
     "InputError": "errors",
     "Limits": "answer",
@@ -96,6 +103,7 @@ _EXPORTS = {
     "ingest": "ingestion",
     "load_cases": "eval",
     "load_principal": "principal",
+    "open_answerer": "models",
     "parse_principal": "principal",
     "resolve_model": "models",
 }
