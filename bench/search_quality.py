@@ -84,16 +84,25 @@ VARIANTS = (
 )
 
 
-def search_config(variant: Variant, k: int, candidates: int) -> Any:
+def search_config(variant: Variant, k: int, candidates: int, per_doc: int | None = None) -> Any:
     from ragcli.search import SearchConfig
+    from ragcli.search.config import PER_DOC
 
+    limit = PER_DOC if per_doc is None else per_doc
     if variant.no_floors:
-        return SearchConfig(mode=variant.mode, k=k, candidates=candidates, bm25_floor=-1.0, dense_floor=-1.0)  # type: ignore[arg-type]
-    return SearchConfig(mode=variant.mode, k=k, candidates=candidates)  # type: ignore[arg-type]
+        return SearchConfig(
+            mode=variant.mode,  # type: ignore[arg-type]
+            k=k,
+            candidates=candidates,
+            bm25_floor=-1.0,
+            dense_floor=-1.0,
+            per_doc=limit,
+        )
+    return SearchConfig(mode=variant.mode, k=k, candidates=candidates, per_doc=limit)  # type: ignore[arg-type]
 
 
 def ragcli_rankings(
-    index_dir: Path, tenant: str, queries: dict[str, str], k: int, candidates: int
+    index_dir: Path, tenant: str, queries: dict[str, str], k: int, candidates: int, per_doc: int | None = None
 ) -> dict[str, dict[str, Any]]:
     """Per variant: {qid: ranked doc ids}, plus seconds and how many queries came back empty."""
     from ragcli.principal import Scope, parse_principal
@@ -101,7 +110,7 @@ def ragcli_rankings(
 
     scope = Scope.of(parse_principal(bench_principal(tenant)))
     retriever = Retriever(index_dir)
-    configs = {v.label: search_config(v, k, candidates) for v in VARIANTS}
+    configs = {v.label: search_config(v, k, candidates, per_doc) for v in VARIANTS}
     out: dict[str, dict[str, Any]] = {v.label: {"runs": {}, "seconds": 0.0, "empty": 0} for v in VARIANTS}
     try:
         for qid, text in queries.items():  # variants inside, so the query-vector cache serves dense and hybrid
@@ -129,6 +138,7 @@ def bm25s_rankings(dataset: RetrievalSet, queries: dict[str, str], k: int) -> di
 def scifact_metrics(runs: dict[str, list[str]], qrels: dict[str, dict[str, int]]) -> dict[str, float]:
     return {
         "ndcg@10": mean(ndcg_at_k(runs[q], qrels[q], 10) for q in runs),
+        "recall@5": mean(recall_at_k(runs[q], qrels[q], 5) for q in runs),
         "recall@100": mean(recall_at_k(runs[q], qrels[q], 100) for q in runs),
     }
 
@@ -141,9 +151,16 @@ def squad_metrics(runs: dict[str, list[str]], qrels: dict[str, dict[str, int]]) 
 
 
 def evaluate(
-    dataset: RetrievalSet, queries: dict[str, str], index_dir: Path, tenant: str, k: int, candidates: int, metrics: Any
+    dataset: RetrievalSet,
+    queries: dict[str, str],
+    index_dir: Path,
+    tenant: str,
+    k: int,
+    candidates: int,
+    metrics: Any,
+    per_doc: int | None = None,
 ) -> list[dict[str, Any]]:
-    systems = ragcli_rankings(index_dir, tenant, queries, k, candidates)
+    systems = ragcli_rankings(index_dir, tenant, queries, k, candidates, per_doc)
     systems["bm25s (same run)"] = bm25s_rankings(dataset, queries, k)
     rows = []
     for label, result in systems.items():
@@ -154,14 +171,15 @@ def evaluate(
     return rows
 
 
-def scifact_table(out: Output, rows: list[dict[str, Any]], n: int, candidates: int) -> None:
+def scifact_table(out: Output, rows: list[dict[str, Any]], n: int, candidates: int, per_doc_label: str) -> None:
     body = [
-        [r["system"], r["source"], r["ndcg@10"], r["recall@100"], r["empty_results"], r["ms_per_query"]] for r in rows
+        [r["system"], r["source"], r["ndcg@10"], r["recall@5"], r["recall@100"], r["empty_results"], r["ms_per_query"]]
+        for r in rows
     ]
-    body += [[name, "published", ndcg, r100, None, None] for name, ndcg, r100 in PUBLISHED_SCIFACT]
+    body += [[name, "published", ndcg, None, r100, None, None] for name, ndcg, r100 in PUBLISHED_SCIFACT]
     out.table(
-        f"SciFact test: {n} queries, k={K}, candidates={candidates} per ranker",
-        ["system", "source", "nDCG@10", "Recall@100", "empty", "ms/query"],
+        f"SciFact test: {n} queries, k={K}, candidates={candidates} per ranker, per-doc limit {per_doc_label}",
+        ["system", "source", "nDCG@10", "Recall@5", "Recall@100", "empty", "ms/query"],
         body,
         caption="documents ranked by their first passage; "
         "'published' rows are copied from ../shared/data/README.md, not measured; "
@@ -182,6 +200,13 @@ def squad_table(out: Output, rows: list[dict[str, Any]], n: int) -> None:
     )
 
 
+def per_doc_label(per_doc: int | None) -> str:
+    from ragcli.search.config import PER_DOC
+
+    limit = PER_DOC if per_doc is None else per_doc
+    return f"{limit} (default)" if per_doc is None else ("none" if limit == 0 else str(limit))
+
+
 def pick(queries: dict[str, str], n: int, seed: int) -> dict[str, str]:
     return {q: queries[q] for q in sample_ids(list(queries), n, seed)}
 
@@ -190,8 +215,8 @@ def run_scifact(args: Any, out: Output, candidates: int) -> None:
     data = load_beir(args.data / "scifact", "test")
     report = ensure_index(data.corpus_path, SCIFACT_TENANT, args.index, out)
     queries = pick(data.queries, args.queries, args.seed)
-    rows = evaluate(data, queries, args.index, SCIFACT_TENANT, K, candidates, scifact_metrics)
-    scifact_table(out, rows, len(queries), candidates)
+    rows = evaluate(data, queries, args.index, SCIFACT_TENANT, K, candidates, scifact_metrics, args.per_doc)
+    scifact_table(out, rows, len(queries), candidates, per_doc_label(args.per_doc))
     out.put(
         "scifact",
         {
@@ -210,7 +235,7 @@ def run_squad(args: Any, out: Output, candidates: int) -> None:
     report = ensure_index(data.corpus_path, SQUAD_TENANT, args.index, out)
     answerable = {q: t for q, t in data.queries.items() if q in data.qrels}
     queries = pick(answerable, args.squad_queries if args.squad_queries is not None else args.queries, args.seed)
-    rows = evaluate(data, queries, args.index, SQUAD_TENANT, 10, candidates, squad_metrics)
+    rows = evaluate(data, queries, args.index, SQUAD_TENANT, 10, candidates, squad_metrics, args.per_doc)
     squad_table(out, rows, len(queries))
     out.put(
         "squad2",
@@ -241,6 +266,12 @@ def main() -> None:
     )
     parser.add_argument("--candidates", type=int, default=100, help="candidates per ranker (at least 100)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--per-doc",
+        type=int,
+        default=None,
+        help="at most N passages of one document in ragcli's results (0 = no limit; default: ragcli's default)",
+    )
     parser.add_argument("--skip", choices=("scifact", "squad"), action="append", default=[], help="skip a dataset")
     args = parser.parse_args()
 

@@ -39,6 +39,12 @@ MAX_MODEL_TOKENS = 256
 SPECIAL_TOKENS = 2
 """[CLS] and [SEP], added to every input by ``Embedder.embed``."""
 DEFAULT_BATCH = 8
+ATTENTION_WIDTH = 540
+"""Sequence length at which a position costs twice what it costs in a very short sequence: attention grows with
+the square of the length, the rest of the layer linearly. Fitted on the CPU time of each embedding step of an
+ingest of the uv docs (``bench/eta_bench.py``; its step fit said 542)."""
+BATCH_OVERHEAD = 38
+"""What one call of the model costs whatever its size, in positions of a short sequence (the same fit: 38)."""
 
 VOCAB_PATH = Path(__file__).with_name("data") / "minilm-vocab.txt"
 PROBE_TEXT = "ragcli probe: does the cached graph embed like the model file?"
@@ -87,6 +93,15 @@ def default_spec() -> ModelSpec:
         pooling="mean",
         expected_sha256=bundled.SHA256,
     )
+
+
+def sequence_work(widths: Sequence[int]) -> float:
+    """The work of one batch: a fixed cost per call, and every row computed at the batch's longest width,
+    each position costlier as the width grows."""
+    if not widths:
+        return 0.0
+    width = max(widths)
+    return BATCH_OVERHEAD + len(widths) * width * (1.0 + width / ATTENTION_WIDTH)
 
 
 def file_sha256(path: Path) -> str:
@@ -157,6 +172,17 @@ class Embedder:
         tok.no_padding()
         tok.no_truncation()
         return tok
+
+    def batch_work(self, token_counts: Sequence[int], batch_size: int = DEFAULT_BATCH) -> float:
+        """The model work of ``embed`` on texts of these word-piece counts, as the model sees them.
+
+        ``embed`` sorts by length and pads each batch to its longest input (special
+        tokens included, cut at ``max_tokens``); a position costs more in a longer
+        sequence (``ATTENTION_WIDTH``). Proportional to the time ``embed`` takes, so a
+        progress bar counted in it moves at a steady pace and its ETA holds.
+        """
+        widths = sorted(min(n + SPECIAL_TOKENS, self.max_tokens) for n in token_counts)
+        return sum(sequence_work(widths[i : i + batch_size]) for i in range(0, len(widths), batch_size))
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         """Word pieces per text, without the two special tokens (see ``special_tokens``)."""

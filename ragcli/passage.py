@@ -36,6 +36,12 @@ class Passage:
     """The file (or ``file:line`` of a JSONL corpus) it was read from."""
     source_url: str | None
     text: str
+    path: str = ""
+    """The file relative to the folder it was ingested from (``guides/setup.md``, ``corpus.jsonl:12``);
+    empty for an index written before paths were recorded."""
+    carried: int = 0
+    """How many leading characters of ``text`` repeat the part before it: the sentence that introduces a
+    split code block, list or table, carried into every part for its meaning. A snippet starts after them."""
 
     @property
     def heading_label(self) -> str:
@@ -49,5 +55,11 @@ class Passage:
 
     @property
     def shown_source(self) -> str:
-        """Where a person should look: the document's URL if it has one, else its file."""
-        return self.source_url or self.source
+        """Where a person (or a model) should look: the document's URL if it has one, else its file relative to
+        the ingested folder; never an absolute local path unless the index predates relative paths."""
+        return self.source_url or self.path or self.source
+
+    @property
+    def own_text(self) -> str:
+        """``text`` without what it carries from the part before: what this part adds, for snippets."""
+        return self.text[self.carried :].lstrip() or self.text

@@ -5,7 +5,7 @@ a setting once at their entry point (the CLI through Typer's ``envvar=``, a
 library user when a function is called without the value) and pass the
 result down as a typed value.
 
-    RAGCLI_INDEX              index directory (default ./.ragcli)
+    RAGCLI_INDEX              index directory (else the nearest .ragcli, else the per-user data directory)
     RAGCLI_MODEL              default answering model: local | anthropic[:NAME] | openai:MODEL[@URL]
     ANTHROPIC_API_KEY         enables (and defaults to) the anthropic model
     RAGCLI_EMBED_MODEL        another ONNX embedding model (.onnx path) ...
@@ -28,12 +28,61 @@ ANTHROPIC_KEY_ENV = "ANTHROPIC_API_KEY"
 OPENAI_BASE_URL_ENV = "RAGCLI_OPENAI_BASE_URL"
 OPENAI_KEY_ENV = "OPENAI_API_KEY"
 CACHE_ENV = "RAGCLI_CACHE"
-DEFAULT_INDEX_DIR = Path(".ragcli")
+INDEX_DIR_NAME = ".ragcli"
+"""The folder name an index is found by, like ``.git``: in the current folder or a parent."""
+
+
+@dataclass(frozen=True)
+class IndexLocation:
+    """Where the index is, and how it was found (said in errors, so a user knows why it was looked for there)."""
+
+    path: Path
+    origin: str
+    """``--index``, ``RAGCLI_INDEX``, ``the nearest .ragcli from DIR`` or ``the per-user index; …``."""
+
+
+_ORIGINS: dict[Path, str] = {}
+"""How each index path this process located was found, for messages about it (see ``index_origin``)."""
+
+
+def locate_index(given: str | os.PathLike[str] | None = None, *, cwd: Path | None = None) -> IndexLocation:
+    """The index directory, found the way git finds a repository.
+
+    ``given`` (``--index``), else $RAGCLI_INDEX, else the nearest ``.ragcli``
+    folder in ``cwd`` (default: the current folder) or one of its parents, else
+    the per-user data directory (``~/.local/share/ragcli/index`` on Linux,
+    via platformdirs), so a command run from another folder finds the same index.
+    """
+    if given:
+        found = IndexLocation(Path(given), "--index")
+    elif os.environ.get(INDEX_ENV):
+        found = IndexLocation(Path(os.environ[INDEX_ENV]), INDEX_ENV)
+    else:
+        here = (cwd or Path.cwd()).absolute()
+        nearest = next((d / INDEX_DIR_NAME for d in (here, *here.parents) if (d / INDEX_DIR_NAME).is_dir()), None)
+        if nearest is not None:
+            found = IndexLocation(nearest, f"the nearest {INDEX_DIR_NAME} from {here}")
+        else:
+            found = IndexLocation(user_index_dir(), f"the per-user index; no {INDEX_DIR_NAME} in {here} or above")
+    _ORIGINS.setdefault(found.path.absolute(), found.origin)
+    return found
+
+
+def user_index_dir() -> Path:
+    """The per-user index: ``$XDG_DATA_HOME/ragcli/index`` (``~/.local/share/ragcli/index``) on Linux."""
+    import platformdirs
+
+    return platformdirs.user_data_path("ragcli", appauthor=False) / "index"
 
 
 def index_root(given: str | os.PathLike[str] | None = None) -> Path:
-    """``given``, else $RAGCLI_INDEX, else ``./.ragcli``."""
-    return Path(given) if given else Path(os.environ.get(INDEX_ENV) or DEFAULT_INDEX_DIR)
+    """The index directory (see ``locate_index``)."""
+    return locate_index(given).path
+
+
+def index_origin(root: Path) -> str | None:
+    """How this process found ``root`` (``--index``, ``RAGCLI_INDEX``, …), if it located it."""
+    return _ORIGINS.get(Path(root).absolute())
 
 
 def default_answer_model() -> str:

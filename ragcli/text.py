@@ -140,3 +140,36 @@ def slugify(text: str, *, fallback: str = "section") -> str:
     """Lowercase ASCII slug: runs of anything but a-z and 0-9 become one '-'."""
     slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
     return slug[:80].strip("-") or fallback
+
+
+# --------------------------------------------------------------------------- text shown to people
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+"""C0 controls but newline and tab, DEL, and C1 controls (``\\x9b`` is a one-byte CSI to some terminals)."""
+
+
+def visible_controls(text: str) -> str:
+    """``text`` with every control character but newline and tab written out (``ESC`` becomes ``\\x1b``).
+
+    Titles, headings, passage text and file names come from the documents, which
+    anyone who can write the ingested folder controls: printed raw, ``ESC ] 0 ;``
+    would set a reader's window title, ``ESC [ 2 J`` clear the screen, an OSC 8
+    sequence plant a hyperlink. Escaped, the bytes stay visible and inert.
+    """
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+_INLINE_LINK = re.compile(r"!?\[([^\]\n]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"\n]*\")?\)")
+_REFERENCE_LINK = re.compile(r"\[([^\]\n]+)\]\[[^\]\n]*\]")
+_AUTOLINK = re.compile(r"<((?:https?|mailto):[^>\s]+)>")
+
+
+def links_as_text(markdown: str) -> str:
+    """Markdown links as their text: ``[project dependencies](../concepts/x.md)`` reads ``project dependencies``.
+
+    Images keep their alt text, reference links their text, autolinks their URL;
+    what is not a link is left as it is.
+    """
+    text = _INLINE_LINK.sub(r"\1", markdown)
+    text = _REFERENCE_LINK.sub(r"\1", text)
+    return _AUTOLINK.sub(r"\1", text)

@@ -224,7 +224,7 @@ def test_cli_text_output(cli_runs) -> None:
     answered = cli_runs["text:err4021"]
     assert answered.returncode == 0, answered.stderr
     assert "ERR_4021" in answered.stdout and "[1] error-codes@" in answered.stdout
-    assert "model: local" in answered.stdout
+    assert "model: local" in answered.stderr and "model:" not in answered.stdout  # the footer goes to stderr
     abstained = cli_runs["text:forbidden"]
     assert abstained.returncode == 1, abstained.stderr
     assert ABSTAIN_MESSAGE in abstained.stdout and "reason: " in abstained.stdout
@@ -241,7 +241,8 @@ def test_missing_and_forbidden_look_identical(cli_runs, sample_passages, index_w
     forbidden_json, missing_json = cli_runs["json:forbidden"], cli_runs["json:missing"]
     for proc in (forbidden_text, missing_text, forbidden_json, missing_json):
         assert proc.returncode == 1, (proc.args, proc.stdout, proc.stderr)
-        assert proc.stderr == ""
+    assert forbidden_json.stderr == missing_json.stderr == ""
+    assert REQUEST_ID.sub("<id>", forbidden_text.stderr) == REQUEST_ID.sub("<id>", missing_text.stderr)  # the footer
     assert ABSTAIN_MESSAGE in forbidden_text.stdout
     assert REQUEST_ID.sub("<id>", forbidden_text.stdout) == REQUEST_ID.sub("<id>", missing_text.stdout)
 

@@ -20,8 +20,21 @@ ALICE = USERS / "alice.json"
 NOW = "2026-11-29"
 BAD_TENANTS = ["../x", "/abs", "A B", "a/b", "", "x" * 65]
 
-REPORT_KEYS = {"tenant", "documents", "passages", "embedded", "seconds", "generation", "skipped"}
-RESULT_KEYS = {"rank", "id", "doc_id", "title", "heading_path", "source", "text", "score", "bm25", "dense"}
+REPORT_KEYS = {"tenant", "documents", "passages", "embedded", "seconds", "generation", "skipped", "index"}
+RESULT_KEYS = {
+    "rank",
+    "id",
+    "doc_id",
+    "title",
+    "heading_path",
+    "source",
+    "source_path",
+    "text",
+    "score",
+    "bm25",
+    "dense",
+    "more_from_document",
+}
 
 
 def small_corpus(root: Path) -> Path:
@@ -198,7 +211,9 @@ def test_status_json_shape(sample_index):
 
 
 def test_status_errors(tmp_path, sample_index, capsys):
-    assert_one_error_line(cli("status", "--index", tmp_path / "nothing-here"), "no tenants indexed", "ragcli ingest")
+    assert_one_error_line(
+        cli("status", "--index", tmp_path / "nothing-here"), "no tenant is indexed", "nothing-here", "ragcli ingest"
+    )
     assert_one_error_line(
         invoke(capsys, "status", "--index", sample_index.root, "--tenant", "initech"), "unknown tenant 'initech'"
     )
@@ -271,7 +286,7 @@ def test_search_json_shape_and_explain(sample_index):
     assert e["bm25"] and e["dense"]
     for cand in e["bm25"] + e["dense"]:
         assert set(cand) == {"id", "rank", "score", "kept", "status"}
-        assert cand["kept"] == (cand["status"] in ("in_results", "cut_at_k"))
+        assert cand["kept"] == (cand["status"] in ("in_results", "cut_at_k", "more_from_document"))
     in_results = {c["id"] for c in e["bm25"] + e["dense"] if c["status"] == "in_results"}
     assert in_results == {r["id"] for r in ex["results"]}
     floor = e["floors"]["dense"]
@@ -322,15 +337,13 @@ def test_search_results_stay_in_the_principals_tenant(sample_index):
     assert alice.returncode == 0, alice.stderr
     assert json_of(alice)["tenant"] == "acme"
     results = json_of(alice)["results"]
-    assert results and all(_acme_source(r["source"]) for r in results)
+    assert results and all(_acme_source(r["source_path"]) for r in results)
     assert results[0]["doc_id"] == "refunds-policy" and results[0]["id"].startswith("refunds-policy@2026-09#")
     assert gina.returncode == 0, gina.stderr
     assert json_of(gina)["tenant"] == "globex"
     results = json_of(gina)["results"]
-    assert results and not any(_acme_source(r["source"]) for r in results)
-    assert all(
-        "globex.example/" in r["source"] or r["source"].startswith(str(SAMPLE / "globex") + "/") for r in results
-    )
+    assert results and not any(_acme_source(r["source_path"]) for r in results)
+    assert all(r["source_path"].startswith(str(SAMPLE / "globex") + "/") for r in results)
 
 
 @pytest.mark.slow

@@ -508,6 +508,8 @@ CASE_KEYS = {
     "ask_ms",
     "violations",
     "conflict",
+    "question",
+    "timings_ms",
 }
 
 

@@ -107,14 +107,14 @@ class Recorder:
     def file_done(self) -> None:
         self.calls.append(("file_done", ()))
 
-    def embedding(self, passages: int, tokens: int) -> None:
-        self.calls.append(("embedding", (passages, tokens)))
+    def embedding(self, passages: int, work: float) -> None:
+        self.calls.append(("embedding", (passages, work)))
 
-    def embedded(self, tokens: int) -> None:
-        self.calls.append(("embedded", (tokens,)))
+    def embedded(self, work: float) -> None:
+        self.calls.append(("embedded", (work,)))
 
 
-def test_embedding_progress_is_counted_in_model_tokens(tmp_path, embedder) -> None:
+def test_embedding_progress_is_counted_in_model_work_padding_included(tmp_path, embedder) -> None:
     from ragcli.ingestion import Progress
 
     docs, index = tmp_path / "docs", tmp_path / "index"
@@ -128,10 +128,14 @@ def test_embedding_progress_is_counted_in_model_tokens(tmp_path, embedder) -> No
     recorder = Recorder()
     assert issubclass(Recorder, object) and hasattr(Progress, "embedding")
     report = ingest(docs, "t", index=index, embedder=embedder, progress=recorder)  # type: ignore[arg-type]
-    [(passages, tokens)] = [args for name, args in recorder.calls if name == "embedding"]
+    [(passages, work)] = [args for name, args in recorder.calls if name == "embedding"]
     steps = [args[0] for name, args in recorder.calls if name == "embedded"]
     texts = [p.index_text for p in all_passages(index, "t")]
-    expected = sum(min(n + 2, embedder.max_tokens) for n in embedder.count_tokens(texts))
+    lengths = sorted(embedder.count_tokens(texts))
+    # Shortest first, 16 passages per step, each step padded batch by batch as the model runs it.
+    expected = [embedder.batch_work(lengths[i : i + 16]) for i in range(0, len(lengths), 16)]
     assert passages == report.embedded == len(texts)
-    assert tokens == expected and sum(steps) == tokens
+    assert steps == pytest.approx(expected) and sum(steps) == pytest.approx(work)
     assert len(steps) > 1  # progress moves during the run, not once at the end
+    tokens = sum(min(n + 2, embedder.max_tokens) for n in lengths)
+    assert work > tokens  # padding and longer sequences cost more than their word pieces

@@ -283,7 +283,8 @@ def test_paraphrase_is_found_by_dense_where_bm25_misses(retriever):
         Scope.of(user("alice"), NOW), query, config=SearchConfig(mode="bm25", k=100, candidates=100)
     )
     assert target not in {(r.passage.doc_id, r.passage.section) for r in bm25.results}
-    hybrid = retriever.search(Scope.of(user("alice"), NOW), query, config=SearchConfig(mode="hybrid", k=5))
+    # No per-document limit: the target is one of several refunds-policy passages this query finds.
+    hybrid = retriever.search(Scope.of(user("alice"), NOW), query, config=SearchConfig(mode="hybrid", k=5, per_doc=0))
     hits = [r for r in hybrid.results if (r.passage.doc_id, r.passage.section) == target]
     assert hits and hits[0].bm25 is None and hits[0].dense is not None
 

@@ -3,17 +3,11 @@ centred on the first matched word with whole words highlighted."""
 
 from __future__ import annotations
 
-import fcntl
-import os
-import pty
 import re
-import struct
-import subprocess
-import termios
 from pathlib import Path
 
 import pytest
-from support.cli import clean_env, cli, cli_args, json_of
+from support.cli import cli, cli_tty, json_of
 from support.corpus import markdown, write, write_user
 from support.paths import USERS
 
@@ -25,24 +19,9 @@ BOX = set("│┃─━┏┓┗┛┡┩└┘┌┐╇╈┼")
 
 def in_terminal(*args: object, columns: int = 80, cwd: Path | None = None, index: Path | None = None) -> str:
     """Run the CLI with stdout on a pseudo-terminal ``columns`` wide; return what it showed (ANSI removed)."""
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
-    env = clean_env({"COLUMNS": str(columns), "TERM": "xterm-256color"}, index=index)
-    proc = subprocess.Popen(cli_args(*args), stdout=slave, stderr=subprocess.PIPE, env=env, cwd=str(cwd or os.getcwd()))
-    os.close(slave)
-    chunks = []
-    while True:
-        try:
-            data = os.read(master, 65536)
-        except OSError:  # EIO: the child closed the terminal
-            break
-        if not data:
-            break
-        chunks.append(data)
-    os.close(master)
-    proc.wait(timeout=120)
-    assert proc.returncode in (0, 1), proc.stderr.read() if proc.stderr else ""
-    return ANSI.sub("", b"".join(chunks).decode("utf-8", "replace")).replace("\r\n", "\n")
+    proc = cli_tty(*args, columns=columns, cwd=cwd or Path.cwd(), index=index)
+    assert proc.returncode in (0, 1), proc.stderr
+    return ANSI.sub("", proc.stdout)
 
 
 # --------------------------------------------------------------------------- pipes
@@ -154,7 +133,7 @@ def _highlighted(text) -> list[str]:  # type: ignore[no-untyped-def]
 
 
 def test_snippet_highlights_whole_words_with_stemmed_matches() -> None:
-    from ragcli.cli.search import snippet
+    from ragcli.cli.results import snippet
 
     out = snippet("Run syncing now; async tasks wait; then sync again and resynchronise.", "sync")
     assert _highlighted(out) == ["syncing", "sync"]
@@ -168,7 +147,7 @@ def test_snippet_highlights_whole_words_with_stemmed_matches() -> None:
 
 
 def test_snippet_is_centred_on_the_first_matched_word() -> None:
-    from ragcli.cli.search import snippet
+    from ragcli.cli.results import snippet
 
     filler = " ".join(["lorem ipsum dolor sit amet"] * 60)
     text = f"{filler} The retry_backoff_ms setting doubles each time. {filler}"
@@ -182,7 +161,7 @@ def test_snippet_is_centred_on_the_first_matched_word() -> None:
 
 @pytest.mark.parametrize("query", ["", "the of and", "zzzz"])
 def test_snippet_without_a_match_starts_at_the_beginning(query: str) -> None:
-    from ragcli.cli.search import snippet
+    from ragcli.cli.results import snippet
 
     out = snippet("First words of the passage. " * 30, query, width=60)
     assert out.plain.startswith("First words") and out.plain.endswith("…") and _highlighted(out) == []

@@ -129,8 +129,10 @@ def _scope(trace: Trace) -> Scope:
 
 
 def _config(trace: Trace) -> SearchConfig:
+    # A trace written before the per-document limit existed was ranked without one.
+    settings = {"per_doc": 0, **(trace.search_config or {})}
     try:
-        return SearchConfig(**(trace.search_config or {}))
+        return SearchConfig(**settings)
     except TypeError as exc:
         raise InputError(f"run {trace.request_id}: search_config is not one this ragcli knows ({exc})") from None
     except RagcliError as exc:

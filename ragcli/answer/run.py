@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from ..passage import Passage
@@ -102,7 +102,9 @@ class Run:
 
     def _search(self, query: str) -> list[Passage]:
         t = time.perf_counter()
-        response = self.retriever.search(self.scope, query)
+        # Evidence is not a list for a person to read: the answer may sit in a document's third-best section
+        # (uv docs, "turn on all preview features"), so the per-document limit of results lists is off here.
+        response = self.retriever.search(self.scope, query, config=replace(self.retriever.config, per_doc=0))
         self.searches += 1
         new = self._take(response)
         cut = {c.id for c in (*response.bm25_candidates, *response.dense_candidates) if c.status == "cut_at_k"}

@@ -88,6 +88,7 @@ def _tidy_help(cmd: Any, *, plain: bool) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; every RagcliError or usage error becomes one ``error:`` line and exit 2."""
+    args = list(sys.argv[1:] if argv is None else argv)  # for hints only: click reads sys.argv itself when None
     try:
         # Without standalone mode the parser returns an Exit's code instead of exiting.
         result = command().main(args=argv, prog_name="ragcli", standalone_mode=False)
@@ -111,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
             error(INTERRUPTED)
             return EXIT_INTERRUPTED
         if isinstance(exc, _ClickError):
-            error(_usage_message(exc))
+            error(_option_like_text(exc, args) or _usage_message(exc))
             return EXIT_ERROR
         exit_code = getattr(exc, "exit_code", None)
         if type(exc).__name__ == "Exit" and isinstance(exit_code, int):
@@ -131,6 +132,8 @@ class _ClickError(Protocol):
 
 def _usage_message(exc: _ClickError) -> str:
     message = " ".join(exc.format_message().split())
+    if type(exc).__name__ == "NoSuchOption":
+        message = _no_such_option(exc)
     param = getattr(exc, "param", None)
     param_name = getattr(param, "name", None)
     name = getattr(param, "opts", None) or ([param_name] if param_name else None)
@@ -139,6 +142,55 @@ def _usage_message(exc: _ClickError) -> str:
     if name and name[0] not in message:
         message = f"{name[0]}: {message}"
     return f"{message} (see: {command} --help)"
+
+
+TEXT_ARGUMENT_VERBS = {"search": "search for", "ask": "ask"}
+"""Commands whose one argument is free text, which may start with a dash (``--no-dev``)."""
+
+
+def _option_like_text(exc: object, args: list[str]) -> str | None:
+    """When the text to search for (or ask) was taken for an unknown option, how to pass it: after ``--``.
+
+    ``ragcli search --no-dev --as me.json`` reads ``--no-dev`` as an option; the
+    hint is given only when moving it after ``--`` makes it the query.
+    """
+    ctx = getattr(exc, "ctx", None)
+    option = getattr(exc, "option_name", None)
+    verb = TEXT_ARGUMENT_VERBS.get(getattr(ctx, "info_name", None) or "")
+    if type(exc).__name__ != "NoSuchOption" or ctx is None or not option or verb is None or "--" in args:
+        return None
+    start = args.index(ctx.info_name) + 1 if ctx.info_name in args else 0
+    rest = args[start:]
+    token = next((a for a in rest if a == option or a.startswith(option + "=")), None)
+    if token is None:
+        return None
+    suggested = [a for a in rest if a is not token] + ["--", token]
+    argument = next((p.name for p in ctx.command.params if p.param_type_name == "argument"), None)
+    try:
+        parsed = ctx.command.make_context(ctx.info_name, list(suggested), resilient_parsing=True)
+    except Exception:  # another unknown option, a bad value: no hint, the usual message
+        return None
+    if argument is None or parsed.params.get(argument) != token:
+        return None
+    import shlex
+
+    return (
+        f'to {verb} "{token}", put -- before it: {shlex.join([ctx.command_path.split()[0], ctx.info_name, *suggested])}'
+    )
+
+
+def _no_such_option(exc: object) -> str:
+    """``No such option: --k``, with the option it resembles (``-k``) even when only the dashes differ."""
+    option = str(getattr(exc, "option_name", "") or "")
+    ctx = getattr(exc, "ctx", None)
+    known = [o for p in getattr(getattr(ctx, "command", None), "params", []) for o in (*p.opts, *p.secondary_opts)]
+    same = [o for o in known if o.startswith("-") and o.lstrip("-") == option.lstrip("-").split("=")[0]]
+    if same:
+        return f"No such option: {option}; did you mean {same[0]}?"
+    import difflib
+
+    close = difflib.get_close_matches(option, [o for o in known if o.startswith("--")], n=1)
+    return f"No such option: {option}" + (f"; did you mean {close[0]}?" if close else "")
 
 
 def run() -> None:

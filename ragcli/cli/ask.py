@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from .console import console, emit_json
+from ..text import links_as_text
+from .console import emit_json, footer, line
 from .options import (
     DEFAULT_INDEX,
     LIMITS,
@@ -28,7 +29,7 @@ from .options import (
 )
 
 if TYPE_CHECKING:
-    from ..answer import Outcome
+    from ..answer import Answered, Outcome
 
 EPILOG = "Example: ragcli ask 'how long do we have to refund an annual plan?' --as user.json --trace ask.jsonl"
 
@@ -73,6 +74,7 @@ def ask(
     from ..search import Retriever
     from .options import resolve_scope
 
+    _check_question(question)
     setup = answer_setup(
         model,
         max_searches=max_searches,
@@ -85,7 +87,7 @@ def ask(
         verify_model=verify_model,
     )
     scope = resolve_scope(as_file, as_of)
-    retriever = Retriever(Path(index))
+    retriever = Retriever(index)
     answerer = open_answerer(setup, embedder=retriever.embedder)
     outcome = run_ask(question, scope, retriever, answerer.model, limits=answerer.limits, verifier=answerer.verifier)
     if trace is not None:
@@ -97,22 +99,36 @@ def ask(
     raise typer.Exit(0 if isinstance(outcome, Answered) else 1)
 
 
-def _print(outcome: Outcome) -> None:
-    """An answer as prose with numbered markers and a source list; an abstention as one sentence."""
-    from rich.markup import escape
+def _check_question(question: str) -> None:
+    """An empty question is a usage error that says "question" (search's own message speaks of words to search for)."""
+    from ..errors import InputError
+    from ..search.query import clean_query
 
+    try:
+        clean_query(question)
+    except InputError:
+        raise InputError("empty question: give the question to answer, in plain words") from None
+
+
+def _print(outcome: Outcome) -> None:
+    """The answer (or the abstention) on stdout; the footer (model, searches, request) on stderr."""
     from ..answer import Answered
 
     if isinstance(outcome, Answered):
-        console().print(escape(outcome.answer))
-        for note in outcome.conflict_notes:
-            console().print(f"[yellow]{escape(note)}[/yellow]")
-        console().print()
+        line(answer_text(outcome))
+        for conflict in outcome.conflict_notes:
+            line(conflict, style="yellow")
+        line("")
         for i, p in enumerate(outcome.sources, start=1):
-            console().print(f"[bold][{i}][/bold] {escape(p.id)} — {escape(p.heading_label)} — {escape(p.shown_source)}")
+            line(f"[{i}] {p.id} — {p.heading_label} — {p.shown_source}", lead=len(f"[{i}]"))
     else:
-        console().print(escape(outcome.message))
-        console().print(f"[dim]reason: {outcome.reason}[/dim]")
-    console().print(
-        f"[dim]model: {escape(outcome.model)} · searches: {outcome.searches} · request {outcome.request_id}[/dim]"
-    )
+        line(outcome.message)
+        line(f"reason: {outcome.reason}", style="dim")
+    footer(f"model: {outcome.model} · searches: {outcome.searches} · request {outcome.request_id}")
+
+
+def answer_text(outcome: Answered) -> str:
+    """The claims as a person reads them: Markdown links as their text.
+
+    The claims themselves are rendered by ``Answered.answer``; this only adapts them for a reader."""
+    return links_as_text(outcome.answer)

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ..errors import InputError
-from .console import console, emit_json, err_console, plain_output, plural, tsv
+from ..search.config import PER_DOC
+from .console import console, emit_json, err_console, plain_output, plural, safe, tsv
 from .options import (
     DEFAULT_INDEX,
     LIMITS,
@@ -31,7 +32,7 @@ from .options import (
 )
 
 if TYPE_CHECKING:
-    from ..eval.report import EvalJson
+    from ..eval.wire import EvalJson
 
 EPILOG = "Example: ragcli eval questions.jsonl --min-recall 0.9 --json --output report.json"
 
@@ -125,6 +126,39 @@ def eval_command(
             "--output", "-o", metavar="FILE", help="Also write the JSON report to this file.", show_default=False
         ),
     ] = None,
+    junit_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--junit",
+            metavar="FILE",
+            help="Also write JUnit XML (a test case per question and per gate) for GitHub Actions, GitLab, Jenkins.",
+            show_default=False,
+        ),
+    ] = None,
+    summary_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--summary",
+            metavar="FILE",
+            help="Also write a Markdown summary (gates, metrics, failures), e.g. to $GITHUB_STEP_SUMMARY.",
+            show_default=False,
+        ),
+    ] = None,
+    report_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--report",
+            metavar="FILE.html",
+            help="Also write one self-contained HTML page: gates, outcomes, latency per stage, sortable cases.",
+            show_default=False,
+        ),
+    ] = None,
+    per_doc: Annotated[
+        int,
+        typer.Option(
+            "--per-doc", metavar="N", help="At most N passages of one document in each search (0 = no limit).", min=0
+        ),
+    ] = PER_DOC,
     index: IndexOpt = DEFAULT_INDEX,
     as_json: JsonOpt = False,
 ) -> None:
@@ -136,7 +170,7 @@ def eval_command(
     """
     from ..eval import Gates, evaluate, load_cases
     from ..models import open_answerer
-    from ..search import Retriever
+    from ..search import Retriever, SearchConfig
 
     gates = Gates(
         min_recall=min_recall,
@@ -165,21 +199,56 @@ def eval_command(
     if not with_ask and given:
         raise InputError(f"{', '.join(given)} {'changes' if len(given) == 1 else 'change'} the answers: add --ask")
     cases = load_cases(questions)
-    retriever = Retriever(Path(index))
+    retriever = Retriever(index, config=SearchConfig(per_doc=per_doc))
     answerer = open_answerer(setup, embedder=retriever.embedder) if with_ask else None
     with _progress(len(cases), enabled=not as_json) as tick:
         report = evaluate(cases, retriever, k=k, answerer=answerer, gates=gates, progress=tick)
     data = report.to_wire()
-    if output_file is not None:
-        try:
-            output_file.write_text(data.model_dump_json(indent=2) + "\n", encoding="utf-8")
-        except OSError as exc:
-            raise InputError(f"cannot write {output_file}: {exc.strerror or exc}") from None
+    write_reports(
+        data,
+        questions.name,
+        json_file=output_file,
+        junit_file=junit_file,
+        summary_file=summary_file,
+        report_file=report_file,
+    )
     if as_json:
         emit_json(data)
     else:
         _tables(data)
     raise typer.Exit(0 if report.passed else 1)
+
+
+def write_reports(
+    data: EvalJson,
+    name: str,
+    *,
+    json_file: Path | None = None,
+    junit_file: Path | None = None,
+    summary_file: Path | None = None,
+    report_file: Path | None = None,
+) -> None:
+    """Each report file asked for; a file that cannot be written is one ``error:`` (exit 2)."""
+    from ..eval.html import html_report
+    from ..eval.junit import junit_xml
+    from ..eval.summary import markdown_summary
+    from .console import json_text
+
+    makers: list[tuple[Path | None, str, Callable[[], str]]] = [
+        (json_file, "w", lambda: json_text(data.model_dump_json(indent=2)) + "\n"),
+        (junit_file, "w", lambda: junit_xml(data, name=name)),
+        # Appended, as $GITHUB_STEP_SUMMARY expects: other steps of the job write to the same file.
+        (summary_file, "a", lambda: markdown_summary(data, name=name)),
+        (report_file, "w", lambda: html_report(data, name=name)),
+    ]
+    for path, mode, make in makers:
+        if path is None:
+            continue
+        try:
+            with path.open(mode, encoding="utf-8") as fh:
+                fh.write(make())
+        except OSError as exc:
+            raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 @contextmanager
@@ -261,13 +330,13 @@ def _tables(data: EvalJson) -> None:
     from rich.table import Table
 
     for title, header, rows in _sections(data):
-        table = Table(title=escape(title), title_justify="left", show_lines=header[0] == "case")
+        table = Table(title=escape(safe(title)), title_justify="left", show_lines=header[0] == "case")
         for col in header:
             table.add_column(
                 col, overflow="fold", justify="right" if col in ("value", "cases", "share", "threshold") else "left"
             )
         for row in rows:
-            cells = [escape(c) for c in row]
+            cells = [escape(safe(c)) for c in row]  # a question or an answer is anyone's text
             if header[-1] == "result":
                 cells[-1] = "[green]pass[/green]" if row[-1] == "pass" else "[bold red]FAIL[/bold red]"
             table.add_row(*cells)

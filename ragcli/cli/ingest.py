@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from .console import console, emit_json, err_console, error, plain_output, plural, printable, tsv
+from .console import console, emit_json, err_console, error, footer, plain_output, plural, printable, tsv
 from .options import (
     DEFAULT_INDEX,
     AclOpt,
@@ -138,7 +138,7 @@ def ingest_job(
     *,
     acl: list[str] | None,
     max_file_size: int,
-    index: Path,
+    index: Path | None,
     ray: bool,
     ray_address: str | None,
 ) -> Iterator[IngestJob]:
@@ -176,21 +176,36 @@ def _embedding(use_ray: bool, address: str | None) -> Iterator[Any]:
 
 @contextmanager
 def _progress(enabled: bool) -> Iterator[Any]:
-    """Rich progress bars for files parsed and passages embedded (only on a terminal)."""
+    """Progress bars on stderr for files parsed and model work embedded (only on a terminal).
+
+    The embedding bar's time left comes from ``RemainingTime``: model work (padding and
+    sequence length as the model sees them) over a moving rate, not Rich's estimate in tokens.
+    """
     from ..ingestion import Progress
 
     if not enabled or not err_console().is_terminal:
         yield Progress()
         return
-    from rich.progress import BarColumn, MofNCompleteColumn, TaskProgressColumn, TextColumn, TimeRemainingColumn
+    import time
+
+    from rich.progress import BarColumn, ProgressColumn, TaskProgressColumn, TextColumn
     from rich.progress import Progress as Bars
+    from rich.text import Text
+
+    from ..ingestion import RemainingTime
+
+    class _TimeLeft(ProgressColumn):
+        def render(self, task: Any) -> Text:
+            estimate = task.fields.get("estimate")
+            seconds = estimate.seconds_left(time.monotonic()) if estimate is not None else task.time_remaining
+            return Text(clock(seconds), style="progress.remaining")
 
     bars = Bars(
         TextColumn("{task.description}"),
         BarColumn(),
-        MofNCompleteColumn(),
-        TaskProgressColumn(show_speed=True),
-        TimeRemainingColumn(),
+        TextColumn("{task.fields[count]}"),
+        TaskProgressColumn(),
+        _TimeLeft(),
         console=err_console(),
         transient=True,
     )
@@ -198,27 +213,50 @@ def _progress(enabled: bool) -> Iterator[Any]:
     class _Bars(Progress):
         files_task: Any = None
         embed_task: Any = None
+        total_files = 0
+        estimate: RemainingTime | None = None
+        done = 0.0
 
         def files(self, total: int) -> None:
-            self.files_task = bars.add_task("parsing files", total=total)
+            self.total_files = total
+            self.files_task = bars.add_task("parsing files", total=total, count=f"0/{total}")
 
         def file_done(self) -> None:
             bars.advance(self.files_task)
+            done = int(bars.tasks[self.files_task].completed)
+            bars.update(self.files_task, count=f"{done}/{self.total_files}")
 
-        def embedding(self, passages: int, tokens: int) -> None:
+        def embedding(self, passages: int, work: float) -> None:
             if passages:
-                self.embed_task = bars.add_task(f"embedding {plural(passages, 'passage')} (tokens)", total=tokens)
+                self.estimate = RemainingTime(work)
+                self.estimate.start(time.monotonic())
+                description = f"embedding {plural(passages, 'passage')}"
+                self.embed_task = bars.add_task(description, total=work, count="", estimate=self.estimate)
 
-        def embedded(self, tokens: int) -> None:
-            bars.advance(self.embed_task, tokens)
+        def embedded(self, work: float) -> None:
+            self.done += work
+            if self.estimate is not None:
+                self.estimate.update(self.done, time.monotonic())
+            bars.advance(self.embed_task, work)
 
     with bars:
         yield _Bars()
 
 
+def clock(seconds: float | None) -> str:
+    """``0:01:05``; ``-:--:--`` while there is no estimate yet."""
+    if seconds is None:
+        return "-:--:--"
+    whole = int(round(seconds))
+    return f"{whole // 3600}:{whole // 60 % 60:02d}:{whole % 60:02d}"
+
+
 def _summary(report: IngestReport) -> None:
+    """The counts, and where the index is (``index``: what later commands find, or take as ``--index``)."""
+    from ..settings import index_origin
+
     docs = report.documents
-    header = ("added", "updated", "unchanged", "deleted", "rejected", "passages", "embedded", "seconds")
+    header = ("added", "updated", "unchanged", "deleted", "rejected", "passages", "embedded", "seconds", "index")
     row = [
         *(
             str(n)
@@ -236,16 +274,19 @@ def _summary(report: IngestReport) -> None:
     ]
     kept = report.generation is not None and not report.published
     if plain_output():
-        tsv(header, [row])
+        tsv(header, [[*row, report.index]])
         if kept:
             _stderr("note: nothing changed; the published index was kept")
         return
+    from rich.markup import escape
     from rich.table import Table
 
-    table = Table(title=f"ingest: tenant {report.tenant}", show_header=True, title_justify="left")
-    for col in header:
+    origin = index_origin(Path(report.index))
+    where = printable(report.index) + (f" ({printable(origin)})" if origin else "")
+    table = Table(title=escape(f"ingest: tenant {report.tenant} in {where}"), show_header=True, title_justify="left")
+    for col in header[:-1]:
         table.add_column(col, justify="right")
     table.add_row(*row)
     console().print(table)
     if kept:
-        console().print("[dim]nothing changed; the published index was kept[/dim]")
+        footer("note: nothing changed; the published index was kept")

@@ -8,15 +8,19 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ..answer.setup import AnswerSetup, Limits
-from ..settings import DEFAULT_INDEX_DIR, INDEX_ENV
 
 if TYPE_CHECKING:
     from ..principal import Scope
 
 IndexOpt = Annotated[
-    Path,
+    Path | None,
     typer.Option(
-        "--index", metavar="DIR", envvar=INDEX_ENV, help="Index directory (one subfolder per tenant).", show_envvar=True
+        "--index",
+        metavar="DIR",
+        help="Index directory (one subfolder per tenant). Found like git finds a repository: --index, else "
+        "$RAGCLI_INDEX, else the nearest .ragcli folder here or in a parent folder, else the per-user data "
+        "directory (~/.local/share/ragcli/index on Linux).",
+        show_default=False,
     ),
 ]
 JsonOpt = Annotated[
@@ -140,7 +144,8 @@ RetryOnEmptyOpt = Annotated[
     ),
 ]
 
-DEFAULT_INDEX = DEFAULT_INDEX_DIR
+DEFAULT_INDEX = None
+"""No --index: the index is located (see ``settings.locate_index``)."""
 LIMITS = Limits()
 """The answer options' defaults (``--max-searches`` ... ``--plan``): the library's own."""
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from .console import console, emit_json, fail
+from .console import console, emit_json, fail, safe
 from .options import DEFAULT_INDEX, IndexOpt, JsonOpt
 
 if TYPE_CHECKING:
@@ -36,10 +36,12 @@ def status(
     """
     from ..embedder import Embedder
     from ..index import audit_index, prune_index
+    from ..settings import index_root
 
-    pruned = prune_index(index, tenant) if prune else None
+    root = index_root(index)
+    pruned = prune_index(root, tenant) if prune else None
     embedder = Embedder()
-    report = audit_index(index, tenant, model_id=embedder.model_id, model_sha256=embedder.sha256)
+    report = audit_index(root, tenant, model_id=embedder.model_id, model_sha256=embedder.sha256)
     report.pruned = pruned
     for p in [] if as_json else pruned or []:
         sys.stderr.write(
@@ -95,7 +97,7 @@ def _table(audits: list[Audit]) -> None:
     builds: dict[str, list[str]] = {}
     for a in audits:
         table.add_row(
-            escape(a.tenant),
+            escape(safe(a.tenant)),
             str(a.documents),
             str(a.passages),
             human_bytes(a.disk_bytes),
@@ -109,7 +111,7 @@ def _table(audits: list[Audit]) -> None:
     console().print(table)
     for build, tenants in builds.items():
         console().print(
-            escape(build) + ("" if len(builds) == 1 else f": {escape(', '.join(tenants))}"), highlight=False
+            escape(safe(build)) + ("" if len(builds) == 1 else f": {escape(safe(', '.join(tenants)))}"), highlight=False
         )
 
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from .console import console, emit_json, printable
+from .console import emit_json, line, printable
 from .options import DEFAULT_INDEX, IndexOpt, JsonOpt
 
 if TYPE_CHECKING:
@@ -40,7 +39,7 @@ def replay(
     from ..search import Retriever
 
     traces = read_traces(trace)
-    retriever = Retriever(Path(index))
+    retriever = Retriever(index)
     try:
         report = replay_traces(traces, retriever)
     finally:
@@ -53,16 +52,14 @@ def replay(
 
 
 def _print(report: ReplayReport) -> None:
-    from rich.markup import escape
-
+    """Per run, each search's verdict and its first differences: whole lines in a pipe, coloured on a terminal."""
     for run in report.runs:
-        console().print(
-            f"run {escape(run.request_id)} · {escape(run.tenant)} as {escape(run.user)} on {run.as_of} · generation "
-            f"{escape(run.generation)}"
-        )
+        line(f"run {run.request_id} · {run.tenant} as {run.user} on {run.as_of} · generation {run.generation}")
         for i, s in enumerate(run.searches, start=1):
-            verdict = "[green]match[/green]" if s.match else "[bold red]differs[/bold red]"
-            console().print(f"  search {i}: {verdict}  {escape(printable(s.query))}")
+            verdict = "match" if s.match else "differs"
+            line(f"  search {i}: {verdict}  {printable(s.query)}", style=None if s.match else "bold red")
             for diff in s.differences:
-                console().print(f"    {escape(diff)}")
-    console().print("every ranking matches" if report.match else "[bold red]some rankings differ[/bold red]")
+                line(f"    {diff}")
+    line(
+        "every ranking matches" if report.match else "some rankings differ", style=None if report.match else "bold red"
+    )

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from .console import error
+from .console import error, printable
 from .ingest import ingest_job, report_rejections
 from .options import DEFAULT_INDEX, AclOpt, IndexOpt, MaxFileSizeOpt, RayAddressOpt, RayOpt, TenantOpt
 
@@ -53,7 +53,7 @@ def watch(
         run_watch(
             job,
             debounce_ms=debounce,
-            on_ready=lambda: _note(f"watching {root} for tenant {tenant} (Ctrl-C to stop)"),
+            on_ready=lambda: _note(f"watching {printable(str(root))} for tenant {tenant} (Ctrl-C to stop)"),
             on_report=lambda report: _report(report, root),
             on_error=error,
         )
@@ -71,8 +71,6 @@ def _note(text: str) -> None:
 
 
 def _report(report: IngestReport, root: Path) -> None:
-    from .console import printable
-
     docs = report.documents
     if report.published:
         _line(

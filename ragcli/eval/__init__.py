@@ -4,7 +4,11 @@ cases    the question file, validated line by line before anything runs
 metrics  label matching, recall / precision / MRR / nDCG, percentiles
 gates    CI thresholds from the command line, validated before anything runs
 run      ``evaluate()``: one search per case, and the answer loop with ``--ask``
-report   aggregation, gates, failures and the ``--json`` report
+report   aggregation, gates, failures, and ``EvalReport.to_wire``
+wire     the ``--json`` shapes (``EvalJson``, ``CaseJson``, gates, failures) every format below reads
+junit    ``--junit``: JUnit XML for CI pages (a test case per question and per gate)
+summary  ``--summary``: Markdown for ``$GITHUB_STEP_SUMMARY``
+html     ``--report``: one self-contained HTML page (gates, outcomes, latency histograms, sortable cases)
 """
 
 from .cases import Case, load_cases

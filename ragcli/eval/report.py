@@ -6,17 +6,15 @@ Permission violations are always gated (default: at most 0).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
-
-from pydantic import BaseModel
 
 from ..answer.citations import normalize
 from .cases import Case
 from .gates import Gates
-from .metrics import RetrievalScores, label_matches, label_ranks, mean, percentile
+from .metrics import RetrievalScores, label_matches, label_ranks, mean
+from .wire import CaseJson, EvalJson, Failure, FailureKind, GateResult, Latency
 
-FailureKind = Literal["permission_violation", "missed_relevant", "disposition", "reason", "answer"]
 Outcome = Literal["answered_right", "answered_wrong", "abstained_right", "abstained_wrong"]
 OUTCOMES: tuple[Outcome, ...] = ("answered_right", "answered_wrong", "abstained_right", "abstained_wrong")
 
@@ -49,6 +47,8 @@ class CaseResult:
     verifier_failed: bool = False
     submitted_answer: str | None = None
     """With a verifier: the claims as submitted, before it judged them."""
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    """The search's stages (embed, bm25, dense) in milliseconds."""
 
     @property
     def verifier_effect(self) -> Literal["stopped_wrong", "lost_right"] | None:
@@ -104,101 +104,8 @@ class CaseResult:
         return "abstained_right" if self.case.expect == "abstain" else "abstained_wrong"
 
 
-class GateResult(BaseModel):
-    threshold: float
-    value: float | None
-    passed: bool
-
-
-class Failure(BaseModel):
-    """One check a case failed, for the report and a CI log."""
-
-    id: str
-    line: int
-    question: str
-    kind: FailureKind
-    expected: Any
-    got: Any
-
-
 def _round(value: float | None, digits: int = 4) -> float | None:
     return None if value is None else round(value, digits)
-
-
-class Latency(BaseModel):
-    p50: float
-    p95: float
-
-    @classmethod
-    def of(cls, values: list[float]) -> Latency:
-        return cls(p50=round(percentile(values, 50), 2), p95=round(percentile(values, 95), 2))
-
-
-class CaseJson(BaseModel):
-    """One case's results, so a CI log can say which case failed and how."""
-
-    id: str
-    line: int
-    expect: Literal["answer", "abstain"] | None
-    disposition: str | None
-    reason: str | None
-    retrieved: list[str]
-    """The top k passage IDs, in order."""
-    hits: list[str]
-    """The retrieved IDs that match a relevant label."""
-    recall: float | None
-    rr: float | None
-    ndcg: float | None
-    answer_ok: bool | None
-    citations_ok: bool | None
-    search_ms: float
-    ask_ms: float | None
-    violations: list[str]
-    conflict: bool | None = None
-    """With --ask: current sources disagreed on what the answer relied on (flagged, never silently ranked)."""
-
-
-class EvalJson(BaseModel):
-    """The ``eval --json`` report."""
-
-    case_count: int
-    cases: list[CaseJson]
-    k: int
-    retrieval: dict[str, float | None]
-    retrieval_cases: int
-    permission_violations: int
-    disposition_accuracy: float | None
-    reason_accuracy: float | None
-    latency_ms: dict[str, Latency]
-    failures: list[Failure]
-    gates: dict[str, GateResult]
-    model: str | None = None
-    citation_pass_rate: float | None = None
-    searches_per_case: float | None = None
-    tokens_per_case: float | None = None
-    cost_usd_per_case: float | None = None
-    answer_accuracy: float | None = None
-    """With --ask: answerable cases with ``answer_contains`` whose answer contains one of them."""
-    answer_cases: int = 0
-    cost_usd: float | None = None
-    """With --ask: the run's total model cost (0 for the local model), None when a backend gave no price."""
-    outcomes: dict[str, int] | None = None
-    """With --ask: labelled cases by outcome (answered right / wrong, abstained right / wrong)."""
-    conflicts_flagged: int | None = None
-    """With --ask: cases where current sources disagreed and the run said so
-    (answered with a conflict note, or abstained ``conflicting_evidence``)."""
-    conflict_cases: list[str] | None = None
-    """With --ask: the IDs of those cases."""
-    verifier_rejections: int | None = None
-    """With --verify: claims the verifier judged unsupported, over all cases."""
-    verifier_failures: int | None = None
-    """With --verify: cases whose verifier gave no verdicts (timeout, API error): they abstained."""
-    verifier_stopped_wrong: int | None = None
-    """With --verify: answerable cases whose submitted answer lacked
-    every ``answer_contains`` and that the verifier kept from the user."""
-    verifier_lost_right: int | None = None
-    """With --verify: answerable cases whose submitted answer was
-    right and that the verifier turned wrong (dropped or abstained)."""
 
 
 @dataclass
@@ -363,6 +270,8 @@ class EvalReport:
                     ask_ms=round(r.ask_ms, 2) if self.asked else None,
                     violations=r.violations,
                     conflict=r.conflict,
+                    question=r.case.question[:200],
+                    timings_ms={stage: round(ms, 2) for stage, ms in r.timings_ms.items()},
                 )
             )
         return rows

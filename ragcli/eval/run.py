@@ -88,6 +88,7 @@ def _run_case(
         search_ms=search_ms,
         scores=retrieval_scores(case.relevant, ranked, k) if case.relevant else None,
         violations=_violations(case, ranked),
+        timings_ms=dict(response.timings_ms),
     )
     if answerer is not None:
         model, verifier = answerer.model, answerer.verifier

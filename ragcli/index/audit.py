@@ -67,7 +67,10 @@ def audit_index(root: Path, tenant: str | None, *, model_id: str, model_sha256: 
     """Audit ``tenant`` (or every tenant) under ``root`` against the configured embedding model."""
     tenants = [tenant] if tenant is not None else list_tenants(root)
     if not tenants:
-        raise InputError(f"no tenants indexed under {root}; run: ragcli ingest PATH --tenant NAME")
+        raise InputError(
+            f"no tenant is indexed in {layout.described(root)}; if the index is elsewhere, give --index DIR or set "
+            "RAGCLI_INDEX; else run: ragcli ingest PATH --tenant NAME"
+        )
     audits = [audit_tenant(root, name, model_id=model_id, model_sha256=model_sha256) for name in tenants]
     return StatusReport(index=str(root), tenants=audits)
 

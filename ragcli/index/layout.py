@@ -34,6 +34,7 @@ from pathlib import Path
 
 from ..errors import IndexCorruptError, InputError
 from ..principal import validate_tenant
+from ..settings import INDEX_ENV, index_origin
 
 CURRENT = "CURRENT"
 MANIFEST = "manifest.json"
@@ -61,8 +62,33 @@ def published_dir(root: Path, tenant: str) -> Path:
     """The tenant's directory if it has a published generation; else a clear InputError."""
     directory = tenant_dir(root, tenant)
     if not (directory / CURRENT).exists():
-        raise InputError(f"unknown tenant '{tenant}': no index under {root}; run: ragcli ingest PATH --tenant {tenant}")
+        raise InputError(unknown_tenant(root, tenant))
     return directory
+
+
+SHOWN_TENANTS = 10
+
+
+def described(root: Path) -> str:
+    """The index folder as messages name it: absolute, with how it was found (``--index``, the nearest .ragcli, …)."""
+    origin = index_origin(Path(root))
+    return f"{Path(root).absolute()}" + (f" ({origin})" if origin else "")
+
+
+def unknown_tenant(root: Path, tenant: str) -> str:
+    """The folder searched (and why there), the tenants it holds; ``ingest`` is suggested only when it holds none."""
+    where = described(root)
+    elsewhere = f"give --index DIR or set {INDEX_ENV}"
+    others = list_tenants(Path(root))
+    if not others:
+        return (
+            f"unknown tenant '{tenant}': no tenant is indexed in {where}; if the index is elsewhere, {elsewhere}; "
+            f"else run: ragcli ingest PATH --tenant {tenant}"
+        )
+    shown = ", ".join(others[:SHOWN_TENANTS]) + (
+        f" and {len(others) - SHOWN_TENANTS} more" if len(others) > SHOWN_TENANTS else ""
+    )
+    return f"unknown tenant '{tenant}' in the index at {where}; tenants there: {shown}; for another index, {elsewhere}"
 
 
 def current_name(directory: Path) -> str | None:

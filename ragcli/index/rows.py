@@ -41,6 +41,8 @@ def _record(p: Passage, text_hash: str) -> dict[str, Any]:
         "source": p.source,
         "source_url": p.source_url,
         "text": p.text,
+        "path": p.path,
+        "carried": p.carried,
         "text_hash": text_hash,
     }
 
@@ -60,6 +62,8 @@ def _passage(d: dict[str, Any]) -> Passage:
         source=d["source"],
         source_url=d["source_url"],
         text=d["text"],
+        path=d.get("path", ""),  # absent in indexes written before paths and carried leads were recorded
+        carried=d.get("carried", 0),
     )
 
 

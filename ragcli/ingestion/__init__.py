@@ -13,6 +13,7 @@ mdwriter     writing escaped Markdown (headings, lists, tables, code) for the co
 markdown     Markdown as sections of blocks: admonitions unfolded, soft wraps joined
 chunking     structure-first splitting into ``Passage``s under the model's token cap
 incremental  what can be kept from the generation being replaced
+progress     the hooks progress bars are drawn with, and a remaining-time estimate from a moving rate
 pipeline     ``ingest()``: the whole run, under the tenant's write lock
 ray_embed    ``RayEmbedding``: the passages that need vectors embedded on a Ray cluster (``--ray``)
 job          ``IngestJob``: what one ingest does, described once for ``ingest`` and ``watch``
@@ -20,6 +21,7 @@ watch        ``watch()``: run the job again after every change to the folder
 """
 
 from .job import IngestJob
-from .pipeline import IngestReport, Progress, ingest
+from .pipeline import IngestReport, ingest
+from .progress import Progress, RemainingTime
 
-__all__ = ["IngestJob", "IngestReport", "Progress", "ingest"]
+__all__ = ["IngestJob", "IngestReport", "Progress", "RemainingTime", "ingest"]

@@ -27,9 +27,10 @@ from ..text import slugify, split_sentences
 from .loaders import Document
 from .markdown import Block, markdown_sections, plain_sections
 
-CHUNKER_VERSION = 4
+CHUNKER_VERSION = 5
 """3: soft wraps joined, admonitions and tabs unfolded, an introducing sentence kept with its block.
-4: a PDF with an outline is cut by its bookmarks (Markdown, Word, reStructuredText, notebook and CSV loaders)."""
+4: a PDF with an outline is cut by its bookmarks (Markdown, Word, reStructuredText, notebook and CSV loaders).
+5: passages record their file relative to the ingested folder and the length of a carried introduction."""
 OVERLAP_MAX_TOKENS = 48
 """A sentence repeated at the start of the next part must be short, or it crowds out new text."""
 INTRODUCED_KINDS = ("code", "list", "table")
@@ -260,9 +261,25 @@ def chunk_document(
                     source=doc.source,
                     source_url=doc.source_url,
                     text=text,
+                    path=doc.path,
+                    carried=carried_lead(parts[n - 2], text) if n > 1 else 0,
                 )
             )
     return passages
+
+
+def carried_lead(before: str, text: str) -> int:
+    """How many leading characters of ``text`` repeat a paragraph of the part ``before`` it.
+
+    When a block is split, each part repeats the sentence that introduces it, so the part
+    means what it says to the rankers; a snippet should show what the part adds.
+    """
+    lead, sep, rest = text.partition("\n\n")
+    if not sep or not rest.strip() or not lead.strip():
+        return 0
+    lead = lead.strip()
+    repeated = any(p.strip().endswith(lead) for p in before.split("\n\n"))
+    return len(text) - len(rest) if repeated else 0
 
 
 def _section_slug(path: tuple[str, ...], used: set[str]) -> str:

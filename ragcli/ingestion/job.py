@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..embedder import Embedder
-from .pipeline import EmbeddingBackend, IngestReport, Progress, ingest
+from .pipeline import EmbeddingBackend, IngestReport, ingest
+from .progress import Progress
 from .sources import DEFAULT_MAX_FILE_BYTES
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -78,6 +78,8 @@ class Document:
     """Hash of everything the passages depend on; unchanged means nothing to redo."""
     body: Body | None = None
     """How the chunker reads ``text``; None: the format's usual way (``FORMAT_BODIES``). An outlined PDF is Markdown."""
+    path: str = ""
+    """The file relative to the ingested folder (``corpus.jsonl:12`` for a JSONL line): what people are shown."""
 
     @property
     def reads_as(self) -> Body:
@@ -180,7 +182,9 @@ def jsonl_document(line: str, *, source: str, relative: str, default_acl: tuple[
     if not isinstance(body, str) or not body.strip():
         raise DocumentRejected(source, "missing or empty 'text'")
     fp = fingerprint(line, ",".join(default_acl), salt)
-    return _build(record, body, "text", source, relative, default_acl, fp, content_hash(body.encode("utf-8")))
+    line_no = source.rpartition(":")[2]
+    doc = _build(record, body, "text", source, relative, default_acl, fp, content_hash(body.encode("utf-8")))
+    return replace(doc, path=f"{relative}:{line_no}" if line_no.isdigit() else relative)
 
 
 def _build(
@@ -214,6 +218,7 @@ def _build(
         format=fmt,
         fingerprint=fp,
         body=body,
+        path=relative,
     )
 
 

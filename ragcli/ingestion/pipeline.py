@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from pydantic import BaseModel, Field, field_serializer
 
-from ..embedder import SPECIAL_TOKENS, Embedder
+from ..embedder import Embedder
 from ..errors import DocumentRejected, IndexWriteError, InputError
 from ..index.manifest import ModelEntry
 from ..index.previous import PreviousGeneration
@@ -26,6 +26,7 @@ from ..settings import index_root
 from .chunking import CHUNKER_VERSION, chunk_document
 from .incremental import Incremental, Loaded
 from .loaders import Document, load_file, load_jsonl
+from .progress import Progress
 from .sources import DEFAULT_MAX_FILE_BYTES, SourceFile, discover_all, file_fingerprint, read_bytes, read_sidecar
 
 if TYPE_CHECKING:
@@ -55,6 +56,8 @@ class IngestReport(BaseModel):
     seconds: float = 0.0
     generation: str | None = None
     """The published generation; None when nothing was ever published for the tenant."""
+    index: str = ""
+    """The index directory written to (absolute; the tenant is a folder in it): ``--index`` of later commands."""
     skipped: dict[str, int] = Field(default_factory=dict)
     """Files of types ragcli does not read, by suffix: ``{".xlsx": 3}``."""
     published: bool = Field(default=False, exclude=True)
@@ -68,20 +71,6 @@ class IngestReport(BaseModel):
 
     def reject(self, path: str, reason: str) -> None:
         self.documents.rejected.append(Rejection(path=path, reason=reason))
-
-
-class Progress:
-    """Hooks the CLI uses to draw bars; the library stays silent by default.
-
-    Embedding is counted in model tokens, not passages: batches run shortest
-    first, so a rate in passages falls during a run and its ETA climbs; the
-    cost of a batch follows its tokens.
-    """
-
-    def files(self, total: int) -> None: ...
-    def file_done(self) -> None: ...
-    def embedding(self, passages: int, tokens: int) -> None: ...
-    def embedded(self, tokens: int) -> None: ...
 
 
 EMBED_STEP = 16
@@ -135,6 +124,7 @@ def ingest(
         progress or Progress(),
         embedding or LocalEmbedding(),
     )
+    run.report.index = str(index_root(index).absolute())
     with write_lock(index_root(index), tenant) as lock:
         previous = PreviousGeneration.open(lock)
         try:
@@ -328,14 +318,14 @@ class _Run:
         self.report.passages = len(passages)
 
     def _embed(self, vectors: np.ndarray, rows: list[int], texts: list[str]) -> None:
-        """Embed ``texts`` into ``vectors[rows]``, shortest first, reporting progress in model tokens."""
-        cap = self.embedder.max_tokens
-        tokens = [min(n + SPECIAL_TOKENS, cap) for n in self.embedder.count_tokens(texts)] if texts else []
-        self.progress.embedding(len(texts), sum(tokens))
+        """Embed ``texts`` into ``vectors[rows]``, shortest first, reporting progress in model work."""
+        tokens = self.embedder.count_tokens(texts) if texts else []
         order = sorted(range(len(texts)), key=tokens.__getitem__)
         steps = [order[start : start + EMBED_STEP] for start in range(0, len(order), EMBED_STEP)]
+        work = [self.embedder.batch_work([tokens[i] for i in step]) for step in steps]
+        self.progress.embedding(len(texts), sum(work))
         results = iter(self.embedding.embed_steps(self.embedder, [[texts[i] for i in step] for step in steps]))
-        for step in steps:
+        for step, step_work in zip(steps, work, strict=True):
             # A backend that returns less (or other shapes) than asked must not publish zero vectors.
             embedded = next(results, None)
             if embedded is None or embedded.shape != (len(step), vectors.shape[1]):
@@ -344,4 +334,4 @@ class _Run:
                     "the previous index is unchanged"
                 )
             vectors[[rows[i] for i in step]] = embedded
-            self.progress.embedded(sum(tokens[i] for i in step))
+            self.progress.embedded(step_work)

@@ -165,7 +165,9 @@ class Service:
     def _search(self, args: SearchArgs) -> tuple[str, dict[str, Any]]:
         response = self.retriever.search(self.scope(), args.query, k=args.k)
         self._note_generation(response.generation)
-        return response.to_wire().model_dump_json(), {"generation": response.generation, "results": response.ids}
+        # The client is a model: it gets each source relative to the ingested folder, never a local absolute path.
+        text = response.to_wire().model_dump_json(exclude={"results": {"__all__": {"source_path"}}})
+        return text, {"generation": response.generation, "results": response.ids}
 
     def _ask(self, args: AskArgs) -> tuple[str, dict[str, Any]]:
         from ..answer import Answered

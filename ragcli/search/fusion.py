@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import TypeVar
 
 from .config import RRF_K
@@ -28,3 +28,33 @@ def fused_order(rankings: Sequence[Sequence[int]], k: int = RRF_K) -> list[tuple
             best_rank[row] = min(best_rank.get(row, rank), rank)
     order = sorted(scores, key=lambda row: (-scores[row], best_rank[row], row))
     return [(row, scores[row]) for row in order]
+
+
+def cut_per_document(
+    order: Sequence[tuple[int, float]], k: int, per_doc: int, document_of: Callable[[int], str]
+) -> tuple[list[tuple[int, float]], dict[int, int]]:
+    """The first ``k`` of ``order`` with at most ``per_doc`` rows of one document (0: no limit).
+
+    Returns the selection and the rows the limit dropped while slots were left,
+    each mapped to the first selected row of its document (which shows "N more from
+    this document"). Rows are read in order and only until ``k`` are selected, so a
+    search reads a few more passage IDs than it returns, never all of them.
+    """
+    selected: list[tuple[int, float]] = []
+    dropped: dict[int, int] = {}
+    first_of: dict[str, int] = {}
+    shown: dict[str, int] = {}
+    for row, score in order:
+        if len(selected) >= k:
+            break
+        if per_doc <= 0:
+            selected.append((row, score))
+            continue
+        document = document_of(row)
+        if shown.get(document, 0) >= per_doc:
+            dropped[row] = first_of[document]
+            continue
+        shown[document] = shown.get(document, 0) + 1
+        first_of.setdefault(document, row)
+        selected.append((row, score))
+    return selected, dropped

@@ -17,7 +17,9 @@ from ..passage import Passage
 from ..principal import Scope
 from .config import SearchConfig
 
-CandidateStatus = Literal["in_results", "cut_at_k", "under_floor", "topic_gate", "weak_word_match"]
+CandidateStatus = Literal[
+    "in_results", "cut_at_k", "more_from_document", "under_floor", "topic_gate", "weak_word_match"
+]
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,8 @@ class SearchResult:
     dense: RankerHit | None
     row: int = -1
     """Its row in the generation searched (``SearchResponse.generation``): how its neighbours are found."""
+    more_from_document: int = 0
+    """On a document's first result: how many more of its passages the per-document limit left out."""
 
     @property
     def id(self) -> str:
@@ -54,12 +58,13 @@ class Candidate:
     rank: int
     score: float
     status: CandidateStatus
-    """In the results, or why not: fused but cut at k, under its ranker's floor, or dropped by the topic gate."""
+    """In the results, or why not: fused but cut at k, left out by the per-document limit, under its
+    ranker's floor, or dropped by the topic gate."""
 
     @property
     def kept(self) -> bool:
         """Whether it passed its floor and the gate, i.e. took part in the fusion."""
-        return self.status in ("in_results", "cut_at_k")
+        return self.status in ("in_results", "cut_at_k", "more_from_document")
 
 
 @dataclass
@@ -102,10 +107,15 @@ class ResultJson(BaseModel):
     title: str
     heading_path: list[str]
     source: str
+    """The document's URL, else its file relative to the ingested folder."""
+    source_path: str
+    """The file it was read from, absolute (``FILE:LINE`` for a JSONL line)."""
     text: str
     score: float
     bm25: RankJson | None
     dense: RankJson | None
+    more_from_document: int
+    """On a document's first result: its further passages left out by the per-document limit (``--per-doc``)."""
 
 
 class CandidateJson(BaseModel):
@@ -118,6 +128,7 @@ class CandidateJson(BaseModel):
 
 class ExplainJson(BaseModel):
     mode: str
+    per_doc: int
     floors: dict[str, float]
     topic_gate: bool
     rrf_k: int
@@ -167,10 +178,12 @@ def _result_json(r: SearchResult) -> ResultJson:
         title=p.title,
         heading_path=list(p.heading_path),
         source=p.shown_source,
+        source_path=p.source,
         text=p.text,
         score=round(r.score, 6),
         bm25=_rank_json(r.bm25),
         dense=_rank_json(r.dense),
+        more_from_document=r.more_from_document,
     )
 
 
@@ -184,6 +197,7 @@ def _explain_json(response: SearchResponse) -> ExplainJson:
     cfg = response.config
     return ExplainJson(
         mode=cfg.mode,
+        per_doc=cfg.per_doc,
         floors={"bm25": cfg.bm25_floor, "dense": cfg.dense_floor, "bm25_only_min_terms": cfg.bm25_only_min_terms},
         topic_gate=cfg.topic_gate,
         rrf_k=cfg.rrf_k,

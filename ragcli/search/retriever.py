@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Container, Hashable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, TypeVar
@@ -21,11 +21,11 @@ from ..index import Hit, TenantIndex, View
 from ..principal import Scope
 from ..settings import index_root
 from .config import SearchConfig
-from .fusion import fused_order
+from .fusion import cut_per_document, fused_order
 from .gate import Status, apply_gates, rare_identifiers
 from .pointers import MAX_NEIGHBOURS, neighbour_steps
 from .query import clean_query
-from .response import Candidate, RankerHit, SearchResponse, SearchResult
+from .response import Candidate, CandidateStatus, RankerHit, SearchResponse, SearchResult
 
 if TYPE_CHECKING:
     import numpy as np
@@ -125,11 +125,12 @@ class Retriever:
         if cfg.identifier_ranking and cfg.mode == "hybrid":
             rankings.append(self._identifier_ranking(view, text, cfg.candidates))
         fused = fused_order(rankings, cfg.rrf_k)
-        selected = fused[: cfg.k]
+        selected, left_out = cut_per_document(fused, cfg.k, cfg.per_doc, lambda row: _document(view, row))
+        more = Counter(left_out.values())
         bm25_rank = {h.row: RankerHit(i, h.score) for i, h in enumerate(gated.bm25, start=1)}
         dense_rank = {h.row: RankerHit(i, h.score) for i, h in enumerate(gated.dense, start=1)}
         results = [
-            SearchResult(rank, view.passage(row), score, bm25_rank.get(row), dense_rank.get(row), row)
+            SearchResult(rank, view.passage(row), score, bm25_rank.get(row), dense_rank.get(row), row, more[row])
             for rank, (row, score) in enumerate(selected, start=1)
         ]
         in_results = {row for row, _ in selected}
@@ -139,8 +140,8 @@ class Retriever:
             results=results,
             config=cfg,
             generation=view.generation,
-            bm25_candidates=self._candidates(view, bm25_hits, gated.bm25_status, in_results),
-            dense_candidates=self._candidates(view, dense_hits, gated.dense_status, in_results),
+            bm25_candidates=self._candidates(view, bm25_hits, gated.bm25_status, in_results, set(left_out)),
+            dense_candidates=self._candidates(view, dense_hits, gated.dense_status, in_results, set(left_out)),
             notes=notes + gated.notes,
             timings_ms=timings,
         )
@@ -154,14 +155,16 @@ class Retriever:
         return [hit.row for hit in view.identifier_matches(identifiers, limit)]
 
     @staticmethod
-    def _candidates(view: View, hits: list[Hit], statuses: list[Status], in_results: set[int]) -> list[Candidate]:
+    def _candidates(
+        view: View, hits: list[Hit], statuses: list[Status], in_results: set[int], left_out: set[int]
+    ) -> list[Candidate]:
+        def fused_status(row: int) -> CandidateStatus:
+            if row in in_results:
+                return "in_results"
+            return "more_from_document" if row in left_out else "cut_at_k"
+
         return [
-            Candidate(
-                view.passage_id(h.row),
-                i,
-                h.score,
-                ("in_results" if h.row in in_results else "cut_at_k") if status == "kept" else status,
-            )
+            Candidate(view.passage_id(h.row), i, h.score, fused_status(h.row) if status == "kept" else status)
             for i, (h, status) in enumerate(zip(hits, statuses, strict=True), start=1)
         ]
 
@@ -220,6 +223,12 @@ class Retriever:
         embedder = self.embedder
         index.check_model(embedder.model_id, embedder.sha256)
         return _cached(self._vectors, (embedder.sha256, text), lambda: embedder.embed([text])[0], VECTOR_CACHE_SIZE)
+
+
+def _document(view: View, row: int) -> str:
+    """``doc_id@version`` of a row, from its passage ID alone (``{doc_id}@{version}#{section}``; no '#' in a
+    section)."""
+    return view.passage_id(row).rpartition("#")[0]
 
 
 def _cached(cache: OrderedDict[Key, Value], key: Key, make: Callable[[], Value], limit: int) -> Value:

@@ -112,6 +112,46 @@ def cli_many(
     return [r for r in results if r is not None]
 
 
+def cli_tty(
+    *args: object,
+    columns: int = 80,
+    cwd: Path | None = None,
+    index: Path | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 300,
+    stderr_too: bool = False,
+) -> subprocess.CompletedProcess[str]:
+    """Run the CLI with stdout (and with ``stderr_too`` stderr) on a pseudo-terminal ``columns`` wide.
+
+    ``stdout`` is what the terminal got, byte for byte; ``stderr`` what a pipe got (empty with ``stderr_too``).
+    """
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
+    run_env = clean_env({"COLUMNS": str(columns), "TERM": "xterm-256color", **(env or {})}, index=index)
+    stderr = slave if stderr_too else subprocess.PIPE
+    proc = subprocess.Popen(cli_args(*args), stdout=slave, stderr=stderr, env=run_env, cwd=_cwd(cwd))
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    err = proc.stderr.read() if proc.stderr else b""
+    proc.wait(timeout=timeout)
+    out = b"".join(chunks).decode("utf-8", "replace").replace("\r\n", "\n")
+    return subprocess.CompletedProcess(cli_args(*args), proc.returncode, out, err.decode("utf-8", "replace"))
+
+
 def invoke(capsys: pytest.CaptureFixture[str], *args: object) -> subprocess.CompletedProcess[str]:
     """Run the real CLI entry point (``ragcli.cli.main``) in this process; same result shape as ``cli``.
 
