@@ -2,7 +2,8 @@
 
 app       the Typer app, exit codes, errors as one ``error:`` line
 options   options every command shares; the CLI's scope resolution
-console   Rich consoles and the one JSON printer
+console   where output goes (results on stdout, the rest on stderr), untrusted text made inert, the JSON printer
+results   search results in every ``--format``, snippets, ``--explain``
 ingest, status, search, ask, evaluate   one module per command, with its tables
 watch     ``ragcli watch``: ingest again whenever the folder changes
 trace     ``ragcli trace replay``: re-run a traced run's searches and compare the rankings
