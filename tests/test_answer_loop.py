@@ -36,8 +36,10 @@ from ragcli.answer.notes import (
     GAP_NOTE,
     GRADE_NOTES,
     NOTHING_NEW_NOTE,
+    PARTS_FALLBACK_NOTE,
     RETRY_NOTE,
     conflict_note,
+    drift_note,
 )
 from ragcli.answer.protocol import Turn, Usage
 from ragcli.search.pointers import neighbour_steps
@@ -264,11 +266,139 @@ def test_parts_are_searched_each_on_its_own_within_the_budget(retriever, ids) ->
     ]
 
 
-def test_parts_that_find_nothing_new_close_searching(retriever) -> None:
-    model = scripted(parts(CDN, "Ulaanbaatar capital city"), abstain())
+def test_parts_that_find_nothing_new_fall_back_to_the_question_search(retriever, ids) -> None:
+    """Searching stays open (it used to close): the run goes on from the question's own search, and says so."""
+    model = scripted(
+        parts(CDN, "Ulaanbaatar capital city"),
+        search("SCIM provisioning plan"),
+        claims(("SCIM needs Enterprise.", ids["scim"], SCIM_QUOTE)),
+    )
     outcome = run(retriever, model, limits=Limits(plan=True, max_searches=5))
-    assert outcome.searches == 3 and model.turns[1].tools == {"submit_answer", "grade_evidence"}
-    assert model.turns[1].note.startswith("Searched 2 parts:") and model.turns[1].new_evidence == ()
+    assert isinstance(outcome, Answered) and outcome.searches == 4, outcome.checks
+    second = model.turns[1]
+    assert second.tools == {"search", "submit_answer", "grade_evidence"} and second.new_evidence == ()
+    assert second.note.startswith("Searched 2 parts:") and second.note.endswith(PARTS_FALLBACK_NOTE)
+    assert [(d.kind, d.repair) for d in outcome.trace.decisions] == [
+        ("parts", "parts_fallback"),
+        ("search", None),
+        ("claims", None),
+    ]
+
+
+def test_a_malformed_decomposition_falls_back_once(retriever, ids) -> None:
+    malformed = invalid("search_parts: field 'queries' too_short", tool="search_parts")
+    model = scripted(malformed, claims(("Our CDN vendor is Fastway.", ids["fastway"], CDN_QUOTE)))
+    outcome = run(retriever, model, limits=Limits(plan=True))
+    assert isinstance(outcome, Answered) and outcome.searches == 1 and model.calls == 2
+    second = model.turns[1]
+    assert (second.note, second.note_only) == (PARTS_FALLBACK_NOTE, True)
+    assert second.tools == {"search", "submit_answer", "grade_evidence"}  # search_parts is not offered again
+    first = outcome.trace.decisions[0]
+    assert (first.valid, first.repair, first.tool) == (False, "parts_fallback", "search_parts")
+    # Once: a second malformed call (search_parts is no longer offered) ends the run as any invalid decision does.
+    model = scripted(malformed, malformed)
+    outcome = run(retriever, model, limits=Limits(plan=True))
+    assert (reason(outcome), model.calls) == ("invalid_decision", 2)
+    # Any other malformed call still ends the run at once.
+    model = scripted(invalid("search: field 'query' is missing", tool="search"))
+    assert reason(run(retriever, model, limits=Limits(plan=True))) == "invalid_decision"
+
+
+# --------------------------------------------------------------------------- queries keep the question
+
+ERR = "What does ERR_4021 mean?"
+
+
+def test_a_query_that_loses_the_identifier_is_refused_and_the_model_told(retriever) -> None:
+    model = scripted(search("error code meaning"), search("ERR_4021 error meaning"), abstain())
+    outcome = run(retriever, model, ERR, who="alice")
+    assert (reason(outcome), outcome.searches, model.calls) == ("model_abstained", 2, 3)
+    assert [s.query for s in outcome.trace.searches] == [ERR, "ERR_4021 error meaning"]  # the refused one never ran
+    told = model.turns[1]
+    assert (told.note, told.note_only, told.new_evidence) == (drift_note(["ERR_4021"]), True, ())
+    assert told.tools == {"search", "submit_answer"}
+    refused, kept = outcome.trace.decisions[:2]
+    assert (refused.valid, refused.repair, refused.lost, refused.query) == (
+        False,
+        "query_drift",
+        ["ERR_4021"],
+        "error code meaning",
+    )
+    assert (kept.valid, kept.repair, kept.lost) == (True, None, None)
+
+
+def test_a_second_query_that_loses_a_term_ends_the_run(retriever) -> None:
+    model = scripted(search("error code meaning"), search("what the error means"), search("never reached"))
+    outcome = run(retriever, model, ERR, who="alice")
+    assert (reason(outcome), outcome.searches, model.calls) == ("invalid_decision", 1, 2)
+    assert [d.repair for d in outcome.trace.decisions] == ["query_drift", "query_drift"]
+
+
+def test_a_term_named_in_dropped_is_let_go(retriever) -> None:
+    model = scripted(search("error code meaning", dropped=("err_4021",)), abstain())
+    outcome = run(retriever, model, ERR, who="alice")
+    assert (reason(outcome), outcome.searches) == ("model_abstained", 2)
+    first = outcome.trace.decisions[0]
+    assert (first.valid, first.repair, first.dropped) == (True, None, ["ERR_4021"])  # the question's spelling
+
+
+@pytest.mark.parametrize(
+    "question, query, lost",
+    [
+        ("How many requests per minute does Tier 2 allow?", "rate limit requests per minute", "Tier 2"),
+        ("Can a monthly plan be refunded within 7 days?", "monthly plan refund window", "7 days"),
+        ("Can a monthly plan be refunded within 7 days?", "monthly plan refund 7 weeks", "7 days"),
+        ("Which plans do not include SSO?", "plans that include SSO", "the negation 'not'"),
+        ('What does the "partial month" rule say?', "partial refunds rule", "partial month"),
+        ("Tier 2 limits, per minute?", "tier-2 requests per minute", None),
+        ("Can a monthly plan be refunded within 7 days?", "refund of a monthly plan, 7 day window", None),
+        ("Which plans do not include SSO?", "plans without SSO", None),
+    ],
+)
+def test_identifiers_numbers_quotes_and_negations_must_be_kept(retriever, question, query, lost) -> None:
+    model = scripted(search(query), abstain())
+    outcome = run(retriever, model, question)
+    first = outcome.trace.decisions[0]
+    if lost is None:
+        assert first.repair is None and outcome.searches == 2
+    else:
+        assert first.repair == "query_drift" and outcome.searches == 1
+        assert model.turns[1].note == drift_note([lost])
+
+
+def test_the_parts_of_a_decomposition_keep_the_terms_together(retriever) -> None:
+    question = "What does ERR_4021 mean, and what did v2.3.1 change?"
+    model = scripted(parts("ERR_4021 meaning", "v2.3.1 changes"), abstain())
+    outcome = run(retriever, model, question, who="bob", limits=Limits(plan=True))
+    assert outcome.searches == 3 and outcome.trace.decisions[0].repair is None
+    model = scripted(parts("error code meaning", "v2.3.1 changes"), abstain())
+    outcome = run(retriever, model, question, who="bob", limits=Limits(plan=True))
+    assert outcome.searches == 1 and outcome.trace.decisions[0].lost == ["ERR_4021"]
+    assert model.turns[1].note == drift_note(["ERR_4021"])
+    assert "search_parts" in model.turns[1].tools  # refused, not acted on: decomposing is still the first decision
+
+
+def test_a_gap_query_that_loses_a_term_is_refused_and_the_grade_stays_open(retriever) -> None:
+    question = "Can a monthly plan be refunded within 7 days?"
+    model = scripted(grade("missing", "refund to card timing"), grade("missing", "refund within 7 days"), abstain())
+    outcome = run(retriever, model, question, limits=Limits(plan=True))
+    assert outcome.searches == 2 and [d.repair for d in outcome.trace.decisions] == ["query_drift", None, None]
+    assert "grade_evidence" in model.turns[1].tools and model.turns[1].note == drift_note(["7 days"])
+    assert model.turns[2].note in (GAP_NOTE, GAP_EMPTY_NOTE) and "grade_evidence" not in model.turns[2].tools
+
+
+def test_the_rewrite_of_an_empty_search_keeps_the_question_too(retriever) -> None:
+    question = "Who won the 2018 FIFA World Cup?"
+    model = scripted(search("football world cup winner"), search("2018 FIFA World Cup winner"))
+    outcome = run(retriever, model, question)
+    assert (reason(outcome), outcome.searches, model.calls) == ("no_visible_evidence", 2, 2)
+    assert model.turns[1].note == drift_note(["2018"]) and model.turns[1].tools == {"search", "submit_answer"}
+
+
+def test_a_refused_query_costs_a_turn(retriever) -> None:
+    model = scripted(search("error code meaning"))
+    outcome = run(retriever, model, ERR, who="alice", limits=Limits(max_turns=1))
+    assert (reason(outcome), outcome.searches, model.calls) == ("budget_exhausted", 1, 1)
 
 
 # --------------------------------------------------------------------------- grade_evidence

@@ -151,7 +151,8 @@ def test_no_tool_can_name_a_tenant_group_user_filter_or_date(retriever, backend,
     api = backend.api(backend.abstain())
     run(api, retriever=retriever, limits=Limits(plan=plan))
     names = set(property_names(backend.schemas(api.bodies[0])))
-    expected = {"query", "claims", "statement", "passage_id", "quote", "abstain", "reason"}
+    # dropped + reason: what a query leaves out of the question on purpose (answer.drift), never a scope.
+    expected = {"query", "dropped", "claims", "statement", "passage_id", "quote", "abstain", "reason"}
     assert names == (expected | {"queries", "verdict", "gap"} if plan else expected)
     assert_no_scope_fields(names)
     assert all(schema["additionalProperties"] is False for schema in backend.schemas(api.bodies[0]))
@@ -171,6 +172,8 @@ INVALID_CALLS = {
     "search-as-another-user": ("search", {"query": "pay bands", "user": "hana", "groups": ["hr"]}),
     "search-blank-query": ("search", {"query": "   \t "}),
     "search-query-not-a-string": ("search", {"query": 42}),
+    "search-dropped-without-reason": ("search", {"query": "pay bands", "dropped": ["CDN"]}),
+    "search-dropped-a-string": ("search", {"query": "pay bands", "dropped": "CDN", "reason": "broader"}),
     "unknown-tool": ("read_document", {"id": "P"}),
 }
 
@@ -183,6 +186,46 @@ def test_an_invalid_call_is_refused_and_nothing_is_acted_on(retriever, backend, 
     assert (reason(outcome), outcome.searches, api.calls) == ("invalid_decision", 1, 1)
     decision = outcome.trace.decisions[-1]
     assert decision.valid is False and decision.error
+
+
+# --------------------------------------------------------------------------- queries keep the question (answer.drift)
+
+ERR = "What does ERR_4021 mean?"
+SENTINEL = "Zq7 planted reason words"
+
+
+def test_a_query_that_loses_a_term_is_refused_with_a_note_answering_its_call(retriever, backend) -> None:
+    api = backend.api(backend.search("error code meaning"), backend.search("ERR_4021 meaning"), backend.abstain())
+    outcome = run(api, ERR, "alice", retriever=retriever)
+    assert (reason(outcome), outcome.searches, api.calls) == ("model_abstained", 2, 3)
+    told = backend.result_text(api.bodies[1])
+    assert "not run" in told and "ERR_4021" in told and sent_passage_ids(told) == []
+    assert backend.answers_last_call(api.bodies[1]) and backend.answers_last_call(api.bodies[2])
+    assert backend.tool_names(api.bodies[1]) == ["search", "submit_answer"]
+    repairs = [(d.repair, d.lost) for d in outcome.trace.decisions]
+    assert repairs == [("query_drift", ["ERR_4021"]), (None, None), (None, None)]
+
+
+def test_a_term_named_in_dropped_with_a_reason_is_searched_and_the_reason_not_traced(retriever, backend) -> None:
+    call = {"query": "error code meaning", "dropped": ["ERR_4021"], "reason": SENTINEL}
+    api = backend.api(backend.call("search", call), backend.abstain())
+    outcome = run(api, ERR, "alice", retriever=retriever)
+    assert (reason(outcome), outcome.searches) == ("model_abstained", 2)
+    assert outcome.trace.decisions[0].dropped == ["ERR_4021"]
+    assert SENTINEL not in outcome.trace.model_dump_json()
+
+
+def test_a_malformed_decomposition_falls_back_to_the_question_search(retriever, backend, acme_pid) -> None:
+    fastway = acme_pid("vendor-notes", "fastway-cdn")
+    api = backend.api(
+        backend.call("search_parts", {"queries": ["CDN vendor contract"]}),  # one part: too few
+        backend.answer(("Our CDN vendor is Fastway.", fastway, CDN_QUOTE)),
+    )
+    outcome = run(api, retriever=retriever, limits=Limits(plan=True))
+    assert isinstance(outcome, Answered) and outcome.searches == 1, (reason(outcome), outcome.checks)
+    assert "not offered again" in backend.result_text(api.bodies[1]) and backend.answers_last_call(api.bodies[1])
+    assert backend.tool_names(api.bodies[1]) == ["search", "grade_evidence", "submit_answer"]
+    assert outcome.trace.decisions[0].repair == "parts_fallback"
 
 
 # --------------------------------------------------------------------------- budgets and reason codes

@@ -6,6 +6,7 @@ tools      the tools the model sees (schemas generated from their input models)
 citations  the four deterministic checks every claim must pass
 conflicts  current sources that state different values for the same thing (flagged, never ranked away)
 notes      what code tells the model between turns (the wording, in one place)
+drift      what a query the model writes must keep of the question (identifiers, numbers, quotes, negations)
 trace      one JSON line per run, passage IDs only
 outcome    ``Answered`` | ``Abstained``, reason codes, the ``--json`` shape
 run        ``Run``: one ask's state (evidence, budgets, what the next turn shows); every search goes through it

@@ -6,9 +6,13 @@ next turn shows the model. Searches run as the run's scope through
 ``Run.model_search``; the notes they earn are worded in ``answer.notes``.
 
     search     one more search; one that finds nothing new closes searching
-    parts      a decomposed question: each part searched, within the budget
+    parts      a decomposed question: each part searched, within the budget;
+               parts that find nothing new fall back to the question's search
     grade      the model's grade of the evidence: irrelevant ends the run,
                missing drives one gap-filling search
+
+A query that loses a kept term of the question (``answer.drift``) is not
+searched: ``Run.refuse_query`` tells the model what it lost.
     abstain    the model's own abstention
     claims     the citation checks, the conflict rule (one turn to cite every
                side) and, with a verifier, the second judgement
@@ -31,7 +35,7 @@ from .protocol import (
     SearchPartsDecision,
     Verifier,
 )
-from .run import Run
+from .run import Refused, Run
 
 ValidDecision = SearchDecision | SearchPartsDecision | GradeDecision | AbstainDecision | ClaimsDecision
 
@@ -52,7 +56,10 @@ def handle(run: Run, decision: ValidDecision) -> Outcome | None:
 
 
 def on_search(run: Run, decision: SearchDecision) -> Outcome | None:
-    new = run.model_search(decision.query)
+    found = run.model_search(decision.query, dropped=decision.dropped)
+    if isinstance(found, Refused):
+        return run.refuse_query(found)
+    (new,) = found
     if not new:
         run.search_open = False
         if run.retrying_empty:
@@ -63,32 +70,36 @@ def on_search(run: Run, decision: SearchDecision) -> Outcome | None:
 
 
 def on_parts(run: Run, decision: SearchPartsDecision) -> Outcome | None:
-    """Decomposition: each part searched on its own, as the run's scope, while the search budget lasts."""
+    """Decomposition: each part searched on its own, as the run's scope, while the search budget lasts. Parts that
+    find nothing new are not the end of searching: the run falls back to the question's own search."""
     ran = decision.queries[: run.searches_left()]
-    run.prepare(ran)
-    new, counts, omitted = [], [], 0
-    for query in ran:
-        found = run.model_search(query)
-        new += found
-        counts.append(len(found))
-        omitted += run.omitted
-    run.omitted = omitted
+    found = run.model_search(*ran, dropped=decision.dropped)
+    if isinstance(found, Refused):
+        return run.refuse_query(found)
+    new = [p for part in found for p in part]
+    note = parts_note(ran, [len(part) for part in found], len(decision.queries) - len(ran))
     if not new:
-        run.search_open = False
-    run.show(new, parts_note(ran, counts, len(decision.queries) - len(ran)))
+        run.fall_back([], note)
+    else:
+        run.show(new, note)
     return None
 
 
 def on_grade(run: Run, decision: GradeDecision) -> Outcome | None:
-    run.grade_open = False
     if decision.verdict == "irrelevant":
+        run.grade_open = False
         return run.abstain("model_abstained")
     if decision.verdict == "missing" and decision.gap and run.search_open and run.searches_left() > 0:
-        new = run.model_search(decision.gap)  # the one gap-filling search
+        found = run.model_search(decision.gap, dropped=decision.dropped)  # the one gap-filling search
+        if isinstance(found, Refused):
+            return run.refuse_query(found)  # not acted on: the grade stays open
+        run.grade_open = False
+        (new,) = found
         if not new:
             run.search_open = False
         run.show(new, GAP_NOTE if new else GAP_EMPTY_NOTE)
     else:
+        run.grade_open = False
         run.show([], GRADE_NOTES[decision.verdict], note_only=True)
     return None
 

@@ -16,8 +16,11 @@ states a different value for what a claim relies on, the answer must cite
 every side (and shows a conflict note); a model that cited one side gets one
 turn to cite them all, else the run abstains with ``conflicting_evidence``.
 ``Limits.plan`` offers decomposition (``search_parts``) and grading
-(``grade_evidence``); a ``verifier`` judges the surviving claims once more
-(``--verify``).
+(``grade_evidence``); a malformed ``search_parts`` call, like parts that find
+nothing new, falls back once to the question's own search instead of ending
+the run. A query the model writes that loses what the question asks about
+(``answer.drift``) is refused with a note, once a run. A ``verifier`` judges
+the surviving claims once more (``--verify``).
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ from .protocol import (
 from .run import Run
 from .setup import Limits
 
-PROMPT_VERSION = "2026-12-01.1"
+PROMPT_VERSION = "2026-12-10.1"
 
 
 def ask(
@@ -78,6 +81,10 @@ def ask(
         reply = _decide(run, conversation, tools)
         decision = reply.decision
         reason = refusal(run, decision, tools)
+        if reason == "invalid_decision" and isinstance(decision, InvalidDecision) and not run.out_of_budget():
+            if run.may_fall_back(decision.tool, tools):  # a malformed decomposition: go on from the question's search
+                run.fall_back()
+                continue
         if reason is not None:
             return run.abstain(reason)
         assert not isinstance(decision, InvalidDecision)  # refused above

@@ -58,3 +58,21 @@ def conflict_note(conflicts: Sequence[Conflict]) -> str:
         "each claim saying what its own passage states, or abstain."
     )
     return "\n".join(lines)
+
+
+def drift_note(lost: Sequence[str]) -> str:
+    """A query that lost what the question asks about (``answer.drift``): it was not run. ``lost`` are the
+    question's own words (``ERR_4021``, ``the negation 'not'``), never the model's."""
+    return (
+        "That query was not run: it leaves out what the question asks about: "
+        + ", ".join(lost)
+        + ". Search again keeping each of them, or name each one you leave out on purpose in dropped, with a reason. "
+        "Another query that loses one ends the run."
+    )
+
+
+PARTS_FALLBACK_NOTE = (
+    "The decomposition is not used and not offered again. Go on from the question's own search (the evidence you "
+    "were shown first): answer from it, search with other words, or abstain."
+)
+"""A ``search_parts`` call that was malformed or found nothing new: the run goes on from the question's search."""

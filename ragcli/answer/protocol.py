@@ -31,6 +31,8 @@ class Claim:
 @dataclass(frozen=True)
 class SearchDecision:
     query: str
+    dropped: tuple[str, ...] = ()
+    """What of the question the model says this query leaves out on purpose (``answer.drift``), with a reason."""
     tool: ToolName = "search"
 
 
@@ -51,6 +53,8 @@ class SearchPartsDecision:
     """Decomposition: 2 to 4 sub-queries of a question with several parts, each searched on its own."""
 
     queries: tuple[str, ...]
+    dropped: tuple[str, ...] = ()
+    """What of the question no part keeps, on purpose (``answer.drift``)."""
     tool: ToolName = "search_parts"
 
 
@@ -60,6 +64,8 @@ class GradeDecision:
 
     verdict: Verdict
     gap: str | None = None
+    dropped: tuple[str, ...] = ()
+    """What of the question the gap query leaves out on purpose (``answer.drift``)."""
     tool: ToolName = "grade_evidence"
 
 

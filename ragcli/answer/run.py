@@ -5,7 +5,10 @@ last search cut), what it spent (searches, tokens, time), what the next turn
 shows the model (new passages, a note from code, a conflict to resolve) and
 which tools are still open. Every search goes through it, as the run's scope:
 the question's own (``search_question``) and the model's (``model_search``,
-the one place a query the model wrote enters the loop). It ends the run with
+the one place a query the model wrote enters the loop, checked there against
+what the question asks about: ``answer.drift``). A decision code refuses to
+act on as given (a query that lost a kept term, a decomposition that could not
+be used) goes through ``refuse_query`` or ``fall_back``. It ends the run with
 ``answer`` or ``abstain``, which close the trace.
 """
 
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -20,6 +24,8 @@ from ..passage import Passage
 from ..principal import Scope
 from ..search import Retriever, SearchResponse
 from .citations import CheckResult
+from .drift import Term, drift, must_keep
+from .notes import PARTS_FALLBACK_NOTE, drift_note
 from .outcome import Abstained, Answered, CitedClaim, ReasonCode
 from .protocol import AnswerModel, Conflict, Found, ToolName, Turn, Usage, Verifier
 from .setup import Limits
@@ -37,6 +43,18 @@ class Shown:
     """A fact from code about the last step (``answer.notes``)."""
     note_only: bool = False
     """The last step ran no search (a grade): its result is the note alone."""
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A decision whose queries lost a kept term of the question: not searched (``Run.model_search``)."""
+
+    lost: tuple[Term, ...]
+
+
+REFUSED_QUERIES = 1
+"""Queries a run refuses for drift and goes on: the model is told what its query lost and decides again. The next
+one that loses a term ends the run ``invalid_decision``, as any invalid decision does."""
 
 
 class Run:
@@ -84,6 +102,12 @@ class Run:
         """The first search found nothing: this turn is the model's one chance to search with other words."""
         self.asked_about: tuple[Conflict, ...] = ()
         """The conflicts of the one conflict turn, once given (the model must then cite every side, or abstain)."""
+        self.kept = must_keep(question)
+        """What every query the model writes must keep of the question (``answer.drift``)."""
+        self.refused = 0
+        """Decisions refused for query drift (each cost a model call, none was acted on)."""
+        self.fell_back = False
+        """A decomposition could not be used and the run went on from the question's search (once per run)."""
 
     # -- searching, always as the run's scope ---------------------------------------
 
@@ -91,14 +115,45 @@ class Run:
         """The first search: the question itself."""
         return self._search(self.question)
 
-    def model_search(self, query: str) -> list[Passage]:
-        """A search the model asked for (``search``, a part of ``search_parts``, a grade's gap): the one place a
-        query the model wrote enters the loop. Returns the passages not seen before."""
-        return self._search(query)
+    def model_search(self, *queries: str, dropped: Sequence[str] = ()) -> list[list[Passage]] | Refused:
+        """The searches of one decision of the model (``search``, the parts of ``search_parts``, a grade's gap):
+        the one place a query the model wrote enters the loop. The queries must keep the question's identifiers,
+        numbers with units, quoted phrases and negations (``answer.drift``; the parts of one decision together),
+        unless ``dropped`` names them: else nothing is searched and ``Refused`` says what was lost. Returns,
+        per query, the passages not seen before; ``omitted`` sums what the searches cut at k."""
+        checked = drift(self.kept, queries, dropped)
+        if checked.lost:
+            return Refused(checked.lost)
+        self.trace.add_dropped([t.text for t in checked.dropped])
+        if len(queries) > 1:
+            self.retriever.prepare(self.scope, queries)  # the parts' query vectors in one model call
+        found, omitted = [], 0
+        for query in queries:
+            found.append(self._search(query))
+            omitted += self.omitted
+        self.omitted = omitted
+        return found
 
-    def prepare(self, queries: tuple[str, ...]) -> None:
-        """Embed the model's queries of a decomposed search in one model call, before each is searched."""
-        self.retriever.prepare(self.scope, queries)
+    def refuse_query(self, refused: Refused) -> Abstained | None:
+        """A decision whose query lost a kept term: not acted on, recorded as an invalid decision (``query_drift``).
+        The model is told what was lost and decides again, ``REFUSED_QUERIES`` times a run; then the run ends."""
+        self.trace.add_repair("query_drift", lost=[t.text for t in refused.lost])
+        self.refused += 1
+        if self.refused > REFUSED_QUERIES:
+            return self.abstain("invalid_decision")
+        self.show([], drift_note([t.shown for t in refused.lost]), note_only=True)
+        return None
+
+    def fall_back(self, new: list[Passage] | None = None, note: str = "") -> None:
+        """A decomposition that was malformed or found nothing new: the run goes on from the question's own search,
+        searching still open (within the budget), ``search_parts`` no longer offered; the trace says so."""
+        self.trace.add_repair("parts_fallback")
+        self.fell_back = True
+        self.show(new, f"{note}\n{PARTS_FALLBACK_NOTE}" if note else PARTS_FALLBACK_NOTE, note_only=not note)
+
+    def may_fall_back(self, tool: str | None, offered: frozenset[ToolName]) -> bool:
+        """Whether an invalid ``search_parts`` call falls back to the question's search instead of ending the run."""
+        return tool == "search_parts" and tool in offered and not self.fell_back
 
     def _search(self, query: str) -> list[Passage]:
         t = time.perf_counter()
@@ -147,7 +202,8 @@ class Run:
         tools: set[ToolName] = {"submit_answer"}
         if self.search_open and self.searches_left() > 0 and not self.asked_about:
             tools.add("search")
-            first = self.turn_number == 1 and not self.retrying_empty
+            # The first decision code acts on (a refused query does not count), and never after a fallback.
+            first = self.turn_number - self.refused == 1 and not self.retrying_empty and not self.fell_back
             if self.limits.plan and first and self.searches_left() >= MIN_PARTS:
                 tools.add("search_parts")
         if self.grade_open and not self.retrying_empty and not self.asked_about:

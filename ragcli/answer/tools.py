@@ -32,6 +32,29 @@ MAX_TEXT_CHARS = 4000
 MAX_CLAIMS = 20
 
 Text = Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT_CHARS)]
+MAX_DROPPED = 10
+
+# A query the model writes keeps the question's identifiers, numbers with units, quoted phrases and negations
+# (``answer.drift``), unless it names what it leaves out and why: these two optional fields, on every tool that
+# takes a query. The reason is for the model's own discipline; code reads only ``dropped``.
+Dropped = Annotated[
+    list[Annotated[str, StringConstraints(min_length=1, max_length=200)]] | None,
+    Field(
+        default=None,
+        max_length=MAX_DROPPED,
+        description="Only when the query leaves out on purpose an identifier, number, quoted phrase or negation of "
+        "the question: each one left out, written as in the question. Give reason too.",
+    ),
+]
+DropReason = Annotated[
+    Annotated[str, StringConstraints(min_length=1, max_length=500)] | None,
+    Field(default=None, description="With dropped: why the query leaves them out."),
+]
+
+
+def _reason_with_dropped(dropped: list[str] | None, reason: str | None) -> None:
+    if dropped and reason is None:
+        raise ValueError("give reason with dropped")
 
 
 class SearchInput(BaseModel):
@@ -43,6 +66,13 @@ class SearchInput(BaseModel):
     query: Annotated[str, StringConstraints(min_length=1, max_length=MAX_QUERY_CHARS)] = Field(
         description="Plain words to search for."
     )
+    dropped: Dropped
+    reason: DropReason
+
+    @model_validator(mode="after")
+    def _reason_given(self) -> SearchInput:
+        _reason_with_dropped(self.dropped, self.reason)
+        return self
 
 
 class ClaimInput(BaseModel):
@@ -93,6 +123,13 @@ class SearchPartsInput(BaseModel):
     queries: list[Query] = Field(
         min_length=MIN_PARTS, max_length=MAX_PARTS, description="One query of plain words per part of the question."
     )
+    dropped: Dropped
+    reason: DropReason
+
+    @model_validator(mode="after")
+    def _reason_given(self) -> SearchPartsInput:
+        _reason_with_dropped(self.dropped, self.reason)
+        return self
 
 
 class GradeEvidenceInput(BaseModel):
@@ -109,6 +146,13 @@ class GradeEvidenceInput(BaseModel):
     gap: Annotated[str, StringConstraints(min_length=1, max_length=MAX_QUERY_CHARS)] | None = Field(
         default=None, description="For missing: plain words for what is missing, to search for."
     )
+    dropped: Dropped
+    reason: DropReason
+
+    @model_validator(mode="after")
+    def _reason_given(self) -> GradeEvidenceInput:
+        _reason_with_dropped(self.dropped, self.reason)
+        return self
 
 
 INPUTS: dict[ToolName, type[BaseModel]] = {
@@ -211,7 +255,7 @@ def parse_tool_call(name: str | None, payload: object) -> Decision:
             # Whitespace or control characters only: the retriever would reject it
             # as the user's bad input (exit 2); here it is the model's.
             return InvalidDecision("search: field 'query' has no words to search for", tool=name)
-        return SearchDecision(parsed.query)
+        return SearchDecision(parsed.query, tuple(parsed.dropped or ()))
     if isinstance(parsed, SearchPartsInput):
         queries = []
         for query in parsed.queries:
@@ -220,7 +264,7 @@ def parse_tool_call(name: str | None, payload: object) -> Decision:
             except InputError:
                 return InvalidDecision("search_parts: a query has no words to search for", tool=name)
             queries.append(query)
-        return SearchPartsDecision(tuple(dict.fromkeys(queries)))
+        return SearchPartsDecision(tuple(dict.fromkeys(queries)), tuple(parsed.dropped or ()))
     if isinstance(parsed, GradeEvidenceInput):
         gap = parsed.gap
         if gap is not None:
@@ -228,7 +272,7 @@ def parse_tool_call(name: str | None, payload: object) -> Decision:
                 clean_query(gap)
             except InputError:
                 gap = None
-        return GradeDecision(parsed.verdict, gap)
+        return GradeDecision(parsed.verdict, gap, tuple(parsed.dropped or ()))
     assert isinstance(parsed, SubmitAnswerInput)
     if parsed.abstain is not None:
         return AbstainDecision(parsed.abstain.reason)

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from ..search.response import Candidate
 
 SCORE_DIGITS = 6
+RepairReason = Literal["query_drift", "parts_fallback"]
 
 
 class TraceSearch(BaseModel):
@@ -72,6 +73,14 @@ class TraceDecision(BaseModel):
     error: str | None = None
     request_id: str | None = None
     """The API request behind this decision (LLM backends only)."""
+    repair: RepairReason | None = None
+    """Why code did not act on the decision as given (``query_drift``: its query lost a kept term of the question,
+    refused and the model told which; ``parts_fallback``: a malformed ``search_parts``, or parts that found nothing
+    new, and the run went on from the question's own search)."""
+    lost: list[str] | None = None
+    """With ``query_drift``: the question's kept terms the query lost (the question's words, not the model's)."""
+    dropped: list[str] | None = None
+    """The question's kept terms the query left out on purpose: the model named them (its reason is not kept)."""
 
 
 class TraceCheck(BaseModel):
@@ -214,6 +223,18 @@ class Trace(BaseModel):
             entry.kind, entry.verdict = "grade", decision.verdict
             entry.query = decision.gap
         self.decisions.append(entry)
+
+    def add_repair(self, repair: RepairReason, lost: list[str] | None = None) -> None:
+        """Mark the last decision: code did not act on it as given (a refused query counts as invalid)."""
+        entry = self.decisions[-1]
+        entry.repair = repair
+        if repair == "query_drift":
+            entry.valid, entry.lost = False, lost
+
+    def add_dropped(self, terms: list[str]) -> None:
+        """The question's kept terms the last decision's query left out on purpose."""
+        if terms:
+            self.decisions[-1].dropped = terms
 
     def add_model_time(self, ms: float) -> None:
         self.latency_ms.model += ms

@@ -46,6 +46,9 @@ claim citing its own passage, or abstain.
 You may call the search tool (when it is offered) to look again with different words. Searches always
 run with the employee's own permissions; there is no way to search other people's or other companies'
 documents, so do not try.
+Every query you write (search, search_parts, a gap) must keep what the question asks about: its identifiers
+and codes, numbers with their units, quoted phrases and negations ("not", "without"). To leave one out on
+purpose, name it in dropped and say why in reason; a query that silently loses one is not run.
 """
 
 

@@ -93,6 +93,17 @@ class Backend:
         last = max((i for i, m in enumerate(messages) if m["role"] == "assistant"), default=len(messages))
         return "\n".join(m["content"] for m in messages[last + 1 :] if m["role"] in ("tool", "user"))
 
+    def answers_last_call(self, body: dict[str, Any]) -> bool:
+        """Whether the request's last message answers the tool call of the assistant message before it, by its ID."""
+        messages = body["messages"]
+        last = max(i for i, m in enumerate(messages) if m["role"] == "assistant")
+        if self.mock is am:
+            (call,) = [b["id"] for b in messages[last]["content"] if b.get("type") == "tool_use"]
+            answered = [b["tool_use_id"] for b in messages[last + 1]["content"] if b.get("type") == "tool_result"]
+            return answered == [call]
+        (call,) = [c["id"] for c in messages[last]["tool_calls"]]
+        return [m.get("tool_call_id") for m in messages[last + 1 :]] == [call]
+
     def sent_text(self, api: Any) -> str:
         """Every string of every request, HTML entities decoded."""
         return html.unescape("\n".join(s for body in api.bodies for s in strings_in(body)))

@@ -88,16 +88,17 @@ def scripted(*steps: Step, retry_on_empty: bool = True, expands_neighbours: bool
 # --------------------------------------------------------------------------- decisions, as a model would make them
 
 
-def search(query: str) -> SearchDecision:
-    return SearchDecision(query)
+def search(query: str, dropped: tuple[str, ...] = ()) -> SearchDecision:
+    """``search``; ``dropped``: what of the question it leaves out on purpose (given with a reason)."""
+    return SearchDecision(query, dropped)
 
 
-def parts(*queries: str) -> SearchPartsDecision:
-    return SearchPartsDecision(tuple(queries))
+def parts(*queries: str, dropped: tuple[str, ...] = ()) -> SearchPartsDecision:
+    return SearchPartsDecision(tuple(queries), dropped)
 
 
-def grade(verdict: Verdict, gap: str | None = None) -> GradeDecision:
-    return GradeDecision(verdict, gap)
+def grade(verdict: Verdict, gap: str | None = None, dropped: tuple[str, ...] = ()) -> GradeDecision:
+    return GradeDecision(verdict, gap, dropped)
 
 
 def claims(*cited: tuple[str, str, str]) -> ClaimsDecision:
