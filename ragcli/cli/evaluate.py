@@ -1,18 +1,20 @@
-"""``ragcli eval``: score retrieval, permissions and answers on a labelled question file; gate CI."""
+"""``ragcli eval``: score retrieval, permissions and answers on a labelled question file; gate CI; compare two
+setups (``--compare A.toml B.toml``) or a run with an earlier one (``--baseline FILE.json``)."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
 from ..errors import InputError
-from ..search.config import PER_DOC
-from .console import console, emit_json, err_console, plain_output, plural, safe, tsv
+from ..search.config import MODES, PER_DOC
+from .console import emit_json, err_console
+from .eval_tables import compare_sections, print_sections, sections
 from .options import (
     DEFAULT_INDEX,
     LIMITS,
@@ -32,9 +34,14 @@ from .options import (
 )
 
 if TYPE_CHECKING:
+    from ..eval import Case, CompareJson, EvalSetup, Gates
+    from ..eval.gates import DropMetric
     from ..eval.wire import EvalJson
 
-EPILOG = "Example: ragcli eval questions.jsonl --min-recall 0.9 --json --output report.json"
+EPILOG = (
+    "Examples: ragcli eval questions.jsonl --min-recall 0.9 --json --output report.json; "
+    "ragcli eval questions.jsonl --ask --compare k5.toml k10.toml --max-drop answer=0.02"
+)
 
 
 RateOpt = dict(metavar="X", min=0.0, max=1.0, show_default=False)
@@ -51,8 +58,19 @@ def eval_command(
         ),
     ],
     k: Annotated[
-        int, typer.Option("-k", metavar="N", help="Cut-off for recall@k, precision@k and nDCG@k.", min=1, max=1000)
+        int,
+        typer.Option(
+            "-k",
+            metavar="N",
+            help="Passages per search (what the answer loop is shown, with --ask) and the cut-off of recall@k, "
+            "precision@k and nDCG@k.",
+            min=1,
+            max=1000,
+        ),
     ] = 10,
+    mode: Annotated[
+        str, typer.Option("--mode", metavar="[" + "|".join(MODES) + "]", help="Rankers to use, as in ragcli search.")
+    ] = "hybrid",
     with_ask: Annotated[
         bool,
         typer.Option(
@@ -120,6 +138,39 @@ def eval_command(
     max_violations: Annotated[
         int, typer.Option("--max-violations", metavar="N", help="Gate: permission violations at most this.", min=0)
     ] = 0,
+    compare_files: Annotated[
+        tuple[Path, Path] | None,
+        typer.Option(
+            "--compare",
+            metavar="A.toml B.toml",
+            help="Run two setups on the same cases and compare them: per metric A, B, B - A and a paired bootstrap "
+            "95% interval, and the cases that flipped. Each file sets any of model, mode, k, max_searches, plan, "
+            "verify, index; the rest comes from these options.",
+            show_default=False,
+        ),
+    ] = None,
+    baseline: Annotated[
+        Path | None,
+        typer.Option(
+            "--baseline",
+            metavar="FILE.json",
+            help="Compare this run (the options given) with an earlier eval --json report of the same cases.",
+            show_default=False,
+        ),
+    ] = None,
+    max_drop: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--max-drop",
+            metavar="METRIC=X",
+            help="Gate on a comparison (repeatable): fail when B is more than X below A on METRIC (recall, mrr, "
+            "ndcg; with --ask disposition, answer, citations).",
+            show_default=False,
+        ),
+    ] = None,
+    seed: Annotated[
+        int, typer.Option("--seed", metavar="N", help="Seed of the comparison's bootstrap (same seed, same interval).")
+    ] = 0,
     output_file: Annotated[
         Path | None,
         typer.Option(
@@ -165,12 +216,15 @@ def eval_command(
     """Score retrieval, permissions and (with --ask) answers on a labelled question file.
 
     With --ask, --model and the limits, --plan, --verify and --verify-model
-    act as in ragcli ask, per case. Exit 0 when every gate passes, 1 when any
-    fails, 2 on bad input. This is what a CI script calls.
+    act as in ragcli ask, per case. --compare A.toml B.toml runs two setups on
+    the same cases and reports their differences; --baseline FILE.json
+    compares this run with an earlier --json report. Exit 0 when every gate
+    passes, 1 when any fails, 2 on bad input. This is what a CI script calls.
     """
-    from ..eval import Gates, evaluate, load_cases
-    from ..models import open_answerer
-    from ..search import Retriever, SearchConfig
+    from ..eval import EvalSetup, Gates, load_cases
+    from ..eval.gates import parse_max_drops
+    from ..search.config import parse_mode
+    from ..settings import index_root
 
     gates = Gates(
         min_recall=min_recall,
@@ -198,25 +252,99 @@ def eval_command(
     given = answer_options_given(setup)
     if not with_ask and given:
         raise InputError(f"{', '.join(given)} {'changes' if len(given) == 1 else 'change'} the answers: add --ask")
+    answers = setup if with_ask else None
+    base = EvalSetup(index=index_root(index), k=k, mode=parse_mode(mode), per_doc=per_doc, answer=answers)
+    files = ReportFiles(questions.name, output_file, junit_file, summary_file, report_file)
+    drops = parse_max_drops(max_drop or [], asked=with_ask)
+    if compare_files is not None and baseline is not None:
+        raise InputError("give --compare A.toml B.toml or --baseline FILE.json, not both")
+    if drops and compare_files is None and baseline is None:
+        raise InputError("--max-drop gates a comparison: add --compare A.toml B.toml or --baseline FILE.json")
     cases = load_cases(questions)
-    retriever = Retriever(index, config=SearchConfig(per_doc=per_doc))
-    answerer = open_answerer(setup, embedder=retriever.embedder) if with_ask else None
+    if compare_files is None and baseline is None:
+        data, passed = _run(base, cases, gates, as_json)
+        _finish(data, passed, files, as_json)
+    _compare(cases, base, gates, compare_files, baseline, drops, seed, files, as_json)
+
+
+def _run(setup: EvalSetup, cases: list[Case], gates: Gates, as_json: bool) -> tuple[EvalJson, bool]:
+    from ..eval import run_setup
+
     with _progress(len(cases), enabled=not as_json) as tick:
-        report = evaluate(cases, retriever, k=k, answerer=answerer, gates=gates, progress=tick)
+        report = run_setup(setup, cases, gates=gates, progress=tick)
     data = report.to_wire()
+    data.setup = setup.describe()
+    return data, report.passed
+
+
+def _compare(
+    cases: list[Case],
+    base: EvalSetup,
+    gates: Gates,
+    compare_files: tuple[Path, Path] | None,
+    baseline: Path | None,
+    drops: dict[DropMetric, float],
+    seed: int,
+    files: ReportFiles,
+    as_json: bool,
+) -> None:
+    """Both setups of --compare (B gated as the options say), or this run against --baseline; then the comparison."""
+    from ..embedder import Embedder
+    from ..eval import compare, run_setup
+    from ..eval.compare import read_report
+    from ..eval.setups import configured
+
+    earlier = read_report(baseline) if baseline is not None else None
+    setups = [configured(base, path) for path in compare_files] if compare_files is not None else [base]
+    embedder = Embedder()  # loaded once, shared by both setups
+    runs = []
+    with _progress(len(cases) * len(setups), enabled=not as_json) as tick:
+        for i, setup in enumerate(setups):
+            b_gates = gates if i == len(setups) - 1 else None
+            data = run_setup(setup, cases, gates=b_gates, embedder=embedder, progress=tick).to_wire()
+            data.setup = setup.describe()
+            runs.append(data)
+    if earlier is not None:
+        earlier.setup = {**(earlier.setup or {}), "name": str(baseline)}
+        runs.insert(0, earlier)
+    a, b = runs
+    result = compare(a, b, drops=drops, seed=seed)
+    _finish(result, result.passed, files, as_json)
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    """The files a run also writes: ``--output`` (JSON), ``--junit``, ``--summary``, ``--report``."""
+
+    name: str
+    """The question file's name, as the CI formats title it."""
+    json: Path | None = None
+    junit: Path | None = None
+    summary: Path | None = None
+    report: Path | None = None
+
+
+def _finish(data: EvalJson | CompareJson, passed: bool, files: ReportFiles, as_json: bool) -> NoReturn:
+    """Write the report files, print the report (JSON or tables), exit 0 when every gate passed, else 1.
+
+    A comparison's ``--output`` is the comparison; its ``--junit``, ``--summary`` and ``--report`` describe run B
+    (the candidate, the run its gates judge)."""
+    from ..eval.wire import EvalJson
+
     write_reports(
-        data,
-        questions.name,
-        json_file=output_file,
-        junit_file=junit_file,
-        summary_file=summary_file,
-        report_file=report_file,
+        data if isinstance(data, EvalJson) else data.b,
+        files.name,
+        json_file=files.json,
+        junit_file=files.junit,
+        summary_file=files.summary,
+        report_file=files.report,
+        json_data=None if isinstance(data, EvalJson) else data,
     )
     if as_json:
         emit_json(data)
     else:
-        _tables(data)
-    raise typer.Exit(0 if report.passed else 1)
+        print_sections(sections(data) if isinstance(data, EvalJson) else compare_sections(data))
+    raise typer.Exit(0 if passed else 1)
 
 
 def write_reports(
@@ -227,15 +355,18 @@ def write_reports(
     junit_file: Path | None = None,
     summary_file: Path | None = None,
     report_file: Path | None = None,
+    json_data: CompareJson | None = None,
 ) -> None:
-    """Each report file asked for; a file that cannot be written is one ``error:`` (exit 2)."""
+    """Each report file asked for; a file that cannot be written is one ``error:`` (exit 2). ``json_data``: what
+    ``--output`` holds instead of ``data`` (a comparison; the CI formats read one run)."""
     from ..eval.html import html_report
     from ..eval.junit import junit_xml
     from ..eval.summary import markdown_summary
     from .console import json_text
 
+    as_json = json_data if json_data is not None else data
     makers: list[tuple[Path | None, str, Callable[[], str]]] = [
-        (json_file, "w", lambda: json_text(data.model_dump_json(indent=2)) + "\n"),
+        (json_file, "w", lambda: json_text(as_json.model_dump_json(indent=2)) + "\n"),
         (junit_file, "w", lambda: junit_xml(data, name=name)),
         # Appended, as $GITHUB_STEP_SUMMARY expects: other steps of the job write to the same file.
         (summary_file, "a", lambda: markdown_summary(data, name=name)),
@@ -261,83 +392,3 @@ def _progress(total: int, enabled: bool) -> Iterator[Callable[[], None]]:
     with Bars(console=err_console(), transient=True) as bars:
         task = bars.add_task("evaluating", total=total)
         yield lambda: bars.advance(task)
-
-
-def _fmt(value: Any) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        return f"{value:.4f}"
-    return str(value)
-
-
-OUTCOME_LABELS = {
-    "answered_right": "answered right",
-    "answered_wrong": "answered wrong",
-    "abstained_right": "abstained right",
-    "abstained_wrong": "abstained wrong",
-}
-
-
-def _sections(data: EvalJson) -> list[tuple[str, list[str], list[list[str]]]]:
-    """The report as titled tables of plain cells: summary, outcomes (with --ask), gates, failing checks."""
-    summary = [[name, _fmt(value)] for name, value in data.retrieval.items()]
-    summary.append(["permission violations", _fmt(data.permission_violations)])
-    for key in (
-        "disposition_accuracy",
-        "reason_accuracy",
-        "answer_accuracy",
-        "citation_pass_rate",
-        "searches_per_case",
-        "tokens_per_case",
-        "cost_usd_per_case",
-        "cost_usd",
-        "conflicts_flagged",
-        "verifier_rejections",
-        "verifier_failures",
-        "verifier_stopped_wrong",
-        "verifier_lost_right",
-    ):
-        if getattr(data, key) is not None:
-            summary.append([key.replace("_", " "), _fmt(getattr(data, key))])
-    for stage, pcts in data.latency_ms.items():
-        summary.append([f"{stage} latency p50 / p95 (ms)", f"{pcts.p50:.1f} / {pcts.p95:.1f}"])
-    sections = [(f"eval: {plural(data.case_count, 'case')}, k = {data.k}", ["metric", "value"], summary)]
-    if data.outcomes is not None:
-        labelled = sum(data.outcomes.values())
-        rows = [
-            [OUTCOME_LABELS[name], str(n), f"{n / labelled:.0%}" if labelled else "-"]
-            for name, n in data.outcomes.items()
-        ]
-        sections.append((f"outcomes of {plural(labelled, 'labelled case')}", ["outcome", "cases", "share"], rows))
-    gates = [[name, _fmt(g.threshold), _fmt(g.value), "pass" if g.passed else "FAIL"] for name, g in data.gates.items()]
-    sections.append(("gates", ["gate", "threshold", "value", "result"], gates))
-    if data.failures:
-        failures = [[f.id, f.kind, f.question[:80], _fmt(f.expected), _fmt(f.got)] for f in data.failures[:50]]
-        sections.append(
-            (plural(len(data.failures), "failing check"), ["case", "kind", "question", "expected", "got"], failures)
-        )
-    return sections
-
-
-def _tables(data: EvalJson) -> None:
-    if plain_output():
-        for i, (title, header, rows) in enumerate(_sections(data)):
-            sys.stdout.write(("\n" if i else "") + f"# {title}\n")
-            tsv(header, rows)
-        return
-    from rich.markup import escape
-    from rich.table import Table
-
-    for title, header, rows in _sections(data):
-        table = Table(title=escape(safe(title)), title_justify="left", show_lines=header[0] == "case")
-        for col in header:
-            table.add_column(
-                col, overflow="fold", justify="right" if col in ("value", "cases", "share", "threshold") else "left"
-            )
-        for row in rows:
-            cells = [escape(safe(c)) for c in row]  # a question or an answer is anyone's text
-            if header[-1] == "result":
-                cells[-1] = "[green]pass[/green]" if row[-1] == "pass" else "[bold red]FAIL[/bold red]"
-            table.add_row(*cells)
-        console().print(table)

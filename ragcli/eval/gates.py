@@ -2,12 +2,15 @@
 
 Rates (recall, MRR, nDCG, disposition, answer, citations) lie in [0, 1]; a
 gate outside that range could never pass or never fail. Gates on the answers
-need ``--ask``: without it they could only fail.
+need ``--ask``: without it they could only fail. ``--max-drop METRIC=X`` gates
+a comparison (``--compare``, ``--baseline``): B may fall at most X below A.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from ..errors import InputError
 
@@ -54,3 +57,29 @@ class Gates:
 
 def _flag(name: str) -> str:
     return "--" + name.replace("_", "-")
+
+
+DropMetric = Literal["recall", "mrr", "ndcg", "disposition", "answer", "citations"]
+DROP_METRICS: tuple[DropMetric, ...] = ("recall", "mrr", "ndcg", "disposition", "answer", "citations")
+"""What ``--max-drop METRIC=X`` may gate: the rates of the ``--min-*`` gates, by the same names."""
+ASK_DROPS: tuple[DropMetric, ...] = ("disposition", "answer", "citations")
+
+
+def parse_max_drops(values: Sequence[str], *, asked: bool) -> dict[DropMetric, float]:
+    """``--max-drop METRIC=X`` (repeatable): the comparison fails when B is more than X below A on METRIC."""
+    drops: dict[DropMetric, float] = {}
+    for value in values:
+        name, sep, number = value.partition("=")
+        metric = next((m for m in DROP_METRICS if m == name.strip()), None)
+        if not sep or metric is None:
+            raise InputError(f"--max-drop {value!r}: use METRIC=X with METRIC one of {', '.join(DROP_METRICS)}")
+        try:
+            limit = float(number)
+        except ValueError:
+            raise InputError(f"--max-drop {value!r}: X must be a number between 0 and 1") from None
+        if not 0.0 <= limit <= 1.0:
+            raise InputError(f"--max-drop {value!r}: X must be between 0 and 1")
+        if metric in ASK_DROPS and not asked:
+            raise InputError(f"--max-drop {metric} gates the answers: add --ask")
+        drops[metric] = limit
+    return drops

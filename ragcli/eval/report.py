@@ -10,13 +10,11 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..answer.citations import normalize
+from .breakdown import add_agent_path
 from .cases import Case
 from .gates import Gates
 from .metrics import RetrievalScores, label_matches, label_ranks, mean
-from .wire import CaseJson, EvalJson, Failure, FailureKind, GateResult, Latency
-
-Outcome = Literal["answered_right", "answered_wrong", "abstained_right", "abstained_wrong"]
-OUTCOMES: tuple[Outcome, ...] = ("answered_right", "answered_wrong", "abstained_right", "abstained_wrong")
+from .wire import OUTCOMES, CaseJson, EvalJson, Failure, FailureKind, GateResult, Latency, Outcome
 
 
 @dataclass
@@ -49,6 +47,13 @@ class CaseResult:
     """With a verifier: the claims as submitted, before it judged them."""
     timings_ms: dict[str, float] = field(default_factory=dict)
     """The search's stages (embed, bm25, dense) in milliseconds."""
+    model_queries: int = 0
+    """With --ask: decisions of the model that carried a query; ``drifted_queries`` of them lost a kept term."""
+    drifted_queries: int = 0
+    repaired: bool | None = None
+    """With --ask: a search after the question's own found a relevant passage it did not (None: no re-search,
+    or no relevant labels)."""
+    fell_back: bool = False
 
     @property
     def verifier_effect(self) -> Literal["stopped_wrong", "lost_right"] | None:
@@ -272,9 +277,23 @@ class EvalReport:
                     conflict=r.conflict,
                     question=r.case.question[:200],
                     timings_ms={stage: round(ms, 2) for stage, ms in r.timings_ms.items()},
+                    **(self._asked_row(r) if self.asked else {}),
                 )
             )
         return rows
+
+    @staticmethod
+    def _asked_row(r: CaseResult) -> dict[str, Any]:
+        return dict(
+            outcome=r.outcome,
+            searches=r.searches,
+            tokens=r.tokens,
+            cost_usd=_round(r.cost_usd, 6),
+            model_queries=r.model_queries,
+            drifted_queries=r.drifted_queries,
+            repaired=r.repaired,
+            fell_back=r.fell_back,
+        )
 
     def to_wire(self) -> EvalJson:
         data = EvalJson(
@@ -301,6 +320,7 @@ class EvalReport:
             data.answer_cases = sum(1 for r in self.results if r.answer_ok is not None)
             data.cost_usd = _round(self.cost_usd(), 6)
             data.outcomes = self.outcomes()
+            add_agent_path(data)
             flagged = [r.case.id for r in self.results if r.conflict]
             data.conflicts_flagged = len(flagged)
             data.conflict_cases = flagged

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from ..answer import Answered, Answerer, ask
 from ..errors import InputError
 from ..search import Retriever
+from .breakdown import fell_back, model_queries, repaired
 from .cases import Case
 from .gates import Gates
 from .metrics import label_matches, retrieval_scores
@@ -114,6 +115,9 @@ def _run_case(
                 outcome.trace.verification is not None and outcome.trace.verification.error is not None
             )
             result.submitted_answer = outcome.submitted_answer
+        result.model_queries, result.drifted_queries = model_queries(outcome.trace)
+        result.repaired = repaired(outcome.trace, case.relevant)
+        result.fell_back = fell_back(outcome.trace)
         cited = [c.passage.id for c in answered.claims] if answered is not None else []
         result.violations = list(dict.fromkeys(result.violations + _violations(case, [*outcome.evidence_ids, *cited])))
     return result

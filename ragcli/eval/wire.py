@@ -1,6 +1,7 @@
 """The ``eval --json`` contract: the shapes a CI script (and ``--junit``, ``--summary``, ``--report``) reads.
 
-Built by ``report.EvalReport.to_wire``; nothing here runs a case or computes a metric.
+Built by ``report.EvalReport.to_wire``; nothing here runs a case or computes a metric. A report read back
+(``--baseline FILE.json``) is validated against these models, so every per-case value a comparison pairs is here.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from pydantic import BaseModel
 from .metrics import percentile
 
 FailureKind = Literal["permission_violation", "missed_relevant", "disposition", "reason", "answer"]
+Outcome = Literal["answered_right", "answered_wrong", "abstained_right", "abstained_wrong"]
+OUTCOMES: tuple[Outcome, ...] = ("answered_right", "answered_wrong", "abstained_right", "abstained_wrong")
 
 
 class GateResult(BaseModel):
@@ -66,6 +69,43 @@ class CaseJson(BaseModel):
     """The case's question (cut at 200 characters), for reports a person reads."""
     timings_ms: dict[str, float] = {}
     """The search's stages (``embed``, ``bm25``, ``dense``): where its time went."""
+    outcome: Outcome | None = None
+    """With --ask, for a case with ``expect``: answered or abstained, right or wrong."""
+    searches: int | None = None
+    """With --ask: searches the run made (the question's own included)."""
+    tokens: int | None = None
+    cost_usd: float | None = None
+    """With --ask: the run's model cost, None when the backend has no price."""
+    model_queries: int | None = None
+    """With --ask: decisions of the model that carried a query (a search, a decomposition, a grade's gap)."""
+    drifted_queries: int | None = None
+    """With --ask: those refused because the query lost a kept term of the question (``query_drift``)."""
+    repaired: bool | None = None
+    """With --ask, for a case with ``relevant`` labels whose run searched again: a later search found a relevant
+    passage the question's own search did not return."""
+    fell_back: bool | None = None
+    """With --ask: a decomposition could not be used and the run went on from the question's search."""
+
+
+class Group(BaseModel):
+    """The cases of one outcome or reason code: how many, how long their answers took, what they cost."""
+
+    cases: int
+    ask_ms: Latency
+    tokens_per_case: float
+    cost_usd: float | None
+    """The group's total model cost; None when a backend that spent tokens gave no price."""
+
+
+class Breakdown(BaseModel):
+    """With --ask: where the time and money went."""
+
+    by_outcome: dict[str, Group]
+    """Labelled cases by outcome (answered right / wrong, abstained right / wrong)."""
+    by_reason: dict[str, Group]
+    """Abstentions by reason code."""
+    searches: dict[str, int]
+    """Cases by how many searches their run made (``"1"``, ``"2"``, ...)."""
 
 
 class EvalJson(BaseModel):
@@ -73,6 +113,9 @@ class EvalJson(BaseModel):
 
     case_count: int
     cases: list[CaseJson]
+    setup: dict[str, Any] | None = None
+    """How the run was made (``name``, ``index``, ``k``, ``mode``; with --ask ``model``, ``max_searches``,
+    ``plan``, ``verify``), so a report read back (``--baseline``) says what it was."""
     k: int
     retrieval: dict[str, float | None]
     retrieval_cases: int
@@ -109,3 +152,16 @@ class EvalJson(BaseModel):
     verifier_lost_right: int | None = None
     """With --verify: answerable cases whose submitted answer was
     right and that the verifier turned wrong (dropped or abstained)."""
+    query_drift: float | None = None
+    """With --ask: share of the model's queries (``model_queries``) refused for losing a kept term of the question;
+    None when the model wrote none (the local model never does)."""
+    model_queries: int | None = None
+    researched: float | None = None
+    """With --ask: share of runs that searched again after the question's own search."""
+    repair_rate: float | None = None
+    """With --ask: of the runs that searched again on a case with ``relevant`` labels, the share whose later
+    searches found a relevant passage the first did not; None when no such run."""
+    parts_fallbacks: int | None = None
+    """With --ask: runs whose decomposition could not be used (malformed, or found nothing new)."""
+    breakdown: Breakdown | None = None
+    """With --ask: latency, tokens and cost by outcome and by reason code; cases by number of searches."""

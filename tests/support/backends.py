@@ -42,8 +42,8 @@ class Backend:
     def answer(self, *claims: Claim, use: dict[str, Any] | None = None) -> dict[str, Any]:
         return self.mock.answer_call(*claims, use=use)
 
-    def abstain(self) -> dict[str, Any]:
-        return self.mock.abstain_call()
+    def abstain(self, *, use: dict[str, Any] | None = None) -> dict[str, Any]:
+        return self.mock.abstain_call(use=use)
 
     def call(self, name: str, payload: Any) -> dict[str, Any]:
         """One tool call of ``name`` with ``payload`` as the model wrote it (valid or not)."""
