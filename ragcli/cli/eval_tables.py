@@ -18,8 +18,13 @@ if TYPE_CHECKING:
     from ..eval.wire import EvalJson, GateResult, Group
 
 Section = tuple[str, list[str], list[list[str]]]
-TEXT_COLUMNS = frozenset({"metric", "outcome", "reason", "gate", "case", "kind", "question", "expected", "got"})
-TEXT_COLUMNS |= {"setting", "result", "95% interval"}
+NUMBER_COLUMNS = frozenset({"value", "cases", "share", "threshold", "line", "B - A", *["ask p50 ms", "ask p95 ms"]})
+NUMBER_COLUMNS |= {"tokens/case", "cost usd"}
+
+
+def _right(header: Sequence[str], col: str) -> bool:
+    """Numbers are right-justified; A and B are numbers only beside a metric (else a setting or an outcome)."""
+    return col in NUMBER_COLUMNS or (col in ("A", "B") and header[0] == "metric")
 
 
 def fmt(value: Any) -> str:
@@ -167,10 +172,13 @@ def print_sections(tables: Sequence[Section]) -> None:
     from rich.table import Table
 
     for title, header, rows in tables:
+        if not rows:  # "flipped: none" says it all
+            console().print(escape(safe(title)), style="italic")
+            continue
         lines = header[0] == "case" and len(header) > 4  # the failing checks: long cells, one per line
         table = Table(title=escape(safe(title)), title_justify="left", show_lines=lines)
         for col in header:
-            table.add_column(col, overflow="fold", justify="left" if col in TEXT_COLUMNS else "right")
+            table.add_column(col, overflow="fold", justify="right" if _right(header, col) else "left")
         for row in rows:
             cells = [escape(safe(c)) for c in row]  # a question or an answer is anyone's text
             if header[-1] == "result":
