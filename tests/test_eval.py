@@ -510,6 +510,15 @@ CASE_KEYS = {
     "conflict",
     "question",
     "timings_ms",
+    # With --ask (null without): the case's outcome, its run's searches, tokens, cost and agent path.
+    "outcome",
+    "searches",
+    "tokens",
+    "cost_usd",
+    "model_queries",
+    "drifted_queries",
+    "repaired",
+    "fell_back",
 }
 
 
