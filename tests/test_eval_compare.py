@@ -252,8 +252,11 @@ def test_a_baseline_report_is_a_and_the_options_given_are_b(capsys, tmp_path, sa
     before = tmp_path / "before.json"
     args = ("eval", questions, "--index", sample_root, "--ask", "--model", "local")
     assert invoke(capsys, *args, "--json", "--output", before).returncode == 0
-    proc = invoke(capsys, *args, "--mode", "bm25", "--baseline", before, "--json")
+    kept, junit = tmp_path / "compare.json", tmp_path / "b.xml"
+    proc = invoke(capsys, *args, "--mode", "bm25", "--baseline", before, "--json", "--output", kept, "--junit", junit)
     data = json_of(proc)
+    assert json.loads(kept.read_text(encoding="utf-8")) == data  # --output holds the comparison
+    assert "q19" in junit.read_text(encoding="utf-8")  # the CI formats describe run B
     assert data["a"]["setup"]["name"] == str(before) and data["b"]["setup"]["mode"] == "bm25"
     assert [f["id"] for f in data["flipped"]] == ["q19"]
     # The same options as the baseline: nothing moved.
@@ -292,6 +295,7 @@ def test_a_bad_configuration_is_one_error_naming_the_file(capsys, tmp_path, conf
         (["--baseline", "missing.json"], "cannot read baseline"),
         (["--compare", "missing.toml", "b.toml"], "cannot read configuration"),
         (["--mode", "fuzzy"], "--mode 'fuzzy'"),
+        (["--compare", "a.toml", "b.toml", "--seed", "-1"], "--seed"),
     ],
 )
 def test_bad_comparison_options_are_refused_before_anything_runs(capsys, tmp_path, extra, needle) -> None:

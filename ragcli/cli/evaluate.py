@@ -169,7 +169,10 @@ def eval_command(
         ),
     ] = None,
     seed: Annotated[
-        int, typer.Option("--seed", metavar="N", help="Seed of the comparison's bootstrap (same seed, same interval).")
+        int,
+        typer.Option(
+            "--seed", metavar="N", help="Seed of the comparison's bootstrap (same seed, same interval).", min=0
+        ),
     ] = 0,
     output_file: Annotated[
         Path | None,
