@@ -283,6 +283,49 @@ class Embedder:
                 progress(len(idx))
         return out
 
+    def embed_with_spans(
+        self,
+        texts: Sequence[str],
+        spans: Sequence[Sequence[tuple[int, int]]],
+        *,
+        batch_size: int = DEFAULT_BATCH,
+        progress: Callable[[int], None] | None = None,
+    ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Each text's vector (as ``embed`` gives it) and, from the same model run, one vector per
+        character span of it: the mean of the span's token vectors in context, L2-normalised.
+
+        This is how a passage's units (``structure.unit_spans``) get vectors at no extra model cost:
+        the tokens of a sentence are read with the rest of its passage around them. A span that holds
+        no token (cut off at the token limit) gets the text's own vector.
+        """
+        import numpy as np
+
+        session = self._session
+        n = len(texts)
+        whole = np.empty((n, self.dim), dtype=np.float32)
+        parts: list[np.ndarray] = [np.zeros((0, self.dim), dtype=np.float32)] * n
+        if n == 0:
+            return whole, parts
+        ids, offsets = self._encode_with_offsets(texts)
+        order = sorted(range(n), key=lambda i: len(ids[i]))
+        for start in range(0, n, batch_size):
+            idx = order[start : start + batch_size]
+            hidden, mask = self._hidden(session, [ids[i] for i in idx])
+            whole[idx] = _normalised(self._pool(hidden, mask))
+            for row, i in enumerate(idx):
+                parts[i] = _span_vectors(hidden[row], offsets[i], spans[i], whole[i])
+            if progress is not None:
+                progress(len(idx))
+        return whole, parts
+
+    def _encode_with_offsets(self, texts: Sequence[str]) -> tuple[list[list[int]], list[list[tuple[int, int]]]]:
+        """Token ids with [CLS]/[SEP] (as ``_encode``) and each word piece's character span in its text."""
+        limit = self.spec.max_tokens - SPECIAL_TOKENS
+        cls_id, sep_id = self._special_ids()
+        encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        ids = [[cls_id, *e.ids[:limit], sep_id] for e in encodings]
+        return ids, [list(e.offsets[:limit]) for e in encodings]
+
     def _encode(self, texts: Sequence[str]) -> list[list[int]]:
         limit = self.spec.max_tokens
         cls_id, sep_id = self._special_ids()
@@ -298,6 +341,20 @@ class Embedder:
         return cls_id, sep_id
 
     def _run_batch(self, session: ort.InferenceSession, batch: list[list[int]]) -> np.ndarray:
+        hidden, mask = self._hidden(session, batch)
+        return _normalised(self._pool(hidden, mask))
+
+    def _pool(self, hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        import numpy as np
+
+        if self.spec.pooling == "cls":
+            return hidden[:, 0, :]
+        weights = mask[:, :, None].astype(np.float32)
+        pooled: np.ndarray = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+        return pooled
+
+    def _hidden(self, session: ort.InferenceSession, batch: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+        """The model's token vectors for a padded batch, and the attention mask."""
         import numpy as np
 
         width = max(len(ids) for ids in batch)
@@ -313,11 +370,31 @@ class Embedder:
             hidden: np.ndarray = session.run(None, feed)[0]
         except Exception as exc:  # onnxruntime's errors are untyped
             raise ModelError(f"embedding model failed: {exc}") from None
-        if self.spec.pooling == "cls":
-            pooled = hidden[:, 0, :]
-        else:
-            weights = mask[:, :, None].astype(np.float32)
-            pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
-        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        unit: np.ndarray = (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
-        return unit
+        return hidden, mask
+
+
+def _normalised(vectors: np.ndarray) -> np.ndarray:
+    import numpy as np
+
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    unit: np.ndarray = (vectors / np.maximum(norms, 1e-12)).astype(np.float32)
+    return unit
+
+
+def _span_vectors(
+    hidden: np.ndarray, offsets: list[tuple[int, int]], spans: Sequence[tuple[int, int]], fallback: np.ndarray
+) -> np.ndarray:
+    """Mean-pooled, normalised token vectors of each span (token i of ``offsets`` is row i + 1: [CLS] first)."""
+    import numpy as np
+
+    out = np.empty((len(spans), hidden.shape[1]), dtype=np.float32)
+    starts = np.array([o[0] for o in offsets], dtype=np.int64)
+    ends = np.array([o[1] for o in offsets], dtype=np.int64)
+    for k, (begin, end) in enumerate(spans):
+        inside = np.nonzero((starts < end) & (ends > begin))[0]
+        if inside.size == 0:
+            out[k] = fallback
+            continue
+        pooled = hidden[inside + 1].mean(axis=0)
+        out[k] = pooled / max(float(np.linalg.norm(pooled)), 1e-12)
+    return out

@@ -57,8 +57,11 @@ def test_every_quote_is_a_verbatim_slice_and_passes_the_checks(found):
 def test_an_introducing_sentence_carries_its_code_block(found):
     private = [u for u in found if "mark them as private" in u.statement]
     assert len(private) == 1 and private[0].kind == "introduced"
-    assert 'classifiers = ["Private :: Do Not Upload"]' in private[0].statement
-    assert "```" not in private[0].statement
+    # The code stays a fenced block (whole lines, as written), so it prints and copies as code.
+    assert private[0].statement == (
+        "If you have internal packages that you do not want to be published, you can mark them as private:\n"
+        '```toml\n[project]\nclassifiers = ["Private :: Do Not Upload"]\n```'
+    )
     assert private[0].quote.startswith("If you have internal packages") and private[0].quote.endswith("```")
     listing = [u for u in found if u.statement.startswith("To list packages as JSON:")]
     assert len(listing) == 1 and "$ uv pip list --format json" in listing[0].statement
@@ -75,10 +78,12 @@ def test_statements_read_as_plain_text(found):
     lockfile = next(u for u in found if "lockfile is created" in u.statement)
     assert lockfile.statement == "While the lockfile is created automatically, it may also be created with uv lock."
     assert "[automatically](#automatic-lock-and-sync)" in lockfile.quote  # the quote stays verbatim
-    frozen = next(u for u in found if "--frozen" in u.statement)
-    assert frozen.kind == "item" and frozen.statement == "Use the --frozen flag to skip the up-to-date check entirely."
-    bold = next(u for u in found if "required" in u.statement)
-    assert bold.statement == "This is not required."
+    # The list after "This is **not** required." is carried by it (colon or not), items read as plain text.
+    carried = next(u for u in found if "--frozen" in u.statement)
+    assert carried.kind == "introduced"
+    assert carried.statement == (
+        "This is not required.\n- Use the --frozen flag to skip the up-to-date check entirely.\n- Short item."
+    )
 
 
 def test_table_rows_read_with_their_headers(found):
@@ -131,15 +136,16 @@ def test_an_answer_reads_on_to_the_fix_its_paragraph_leads_to(local_model):
 
 def test_a_paragraph_that_introduces_nothing_adds_nothing(local_model):
     p = passage(
-        "Annual plans are refundable within 30 days of the purchase date. Monthly plans are not refundable. Credits "
-        "expire after a year.\n"
+        "Annual plans are refundable within 30 days of the purchase date. Monthly plans are not refundable. "
+        "Credits expire after a year.\n"
     )
     assessment = local_model.assess("How long do I have to get a refund on an annual plan?", (p,))
-    statements = [c.statement for c in assessment.claims]
-    assert statements[0] == "Annual plans are refundable within 30 days of the purchase date."
-    # Without a block to lead to, only units nearly as good as the best join it (the margin rule).
-    scores = {s.unit.statement: s.score for s in assessment.scored}
-    assert all(scores[s] >= scores[statements[0]] - 0.06 for s in statements)
+    first = assessment.claims[0].statement
+    assert first.startswith("Annual plans are refundable within 30 days of the purchase date.")
+    assert "\n" not in first  # prose only: nothing to carry
+    # Each claim is its own window of whole sentences, and no sentence is stated twice.
+    said = [s for c in assessment.claims for s in c.statement.split(". ")]
+    assert len(said) == len(set(said))
 
 
 @pytest.mark.parametrize(

@@ -84,9 +84,21 @@ class Answered(_Run):
 
     @property
     def answer(self) -> str:
-        """The claims as prose with numbered markers pointing at ``sources``."""
+        """The claims as text with numbered markers pointing at ``sources``.
+
+        Prose claims run on, each followed by its marker. A claim that holds a block (code, a
+        table, a list: more than one line) starts on its own line and its marker gets a line of
+        its own after the block, so a copied command never carries a ``[1]``.
+        """
         number = {p.id: i for i, p in enumerate(self.sources, start=1)}
-        return " ".join(f"{c.statement.strip()} [{number[c.passage.id]}]" for c in self.claims)
+        out = ""
+        for c in self.claims:
+            statement, marker = c.statement.strip(), f"[{number[c.passage.id]}]"
+            if "\n" in statement:
+                out = (out.rstrip() + "\n\n" if out else "") + f"{statement}\n{marker}\n\n"
+            else:
+                out += ("" if not out or out.endswith("\n") else " ") + f"{statement} {marker}"
+        return out.strip()
 
     @property
     def conflict_notes(self) -> list[str]:

@@ -10,6 +10,7 @@ notebook     Jupyter notebooks to Markdown (nbformat): Markdown cells and code c
 csv          CSV and TSV rows to ``Header: value`` list items
 pdf          PDF text by page (pypdf); headings from the outline when there is one
 mdwriter     writing escaped Markdown (headings, lists, tables, code) for the converters above
+dialects     doc-site markup (Hugo, Docusaurus, MyST, GitHub alerts, ...) unfolded into plain Markdown
 markdown     Markdown as sections of blocks: admonitions unfolded, soft wraps joined
 chunking     structure-first splitting into ``Passage``s under the model's token cap
 incremental  what can be kept from the generation being replaced

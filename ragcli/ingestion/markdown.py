@@ -1,7 +1,10 @@
 """Markdown (and plain text) as sections of blocks: what the chunker packs.
 
-Three steps, each keeping the text a passage will quote from:
+Four steps, each keeping the text a passage will quote from:
 
+0. Doc-site dialects (Hugo shortcodes, Docusaurus and MyST admonitions,
+   GitHub alerts, comments, ...) are unfolded into plain Markdown
+   (``dialects``).
 1. MkDocs-style admonitions (``!!! note "Title"``) and content tabs
    (``=== "macOS"``) indent their content, which CommonMark would read as a
    code block. Their content is dedented and labelled (``Note: ...``,
@@ -21,6 +24,8 @@ from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
+
+from .dialects import unfold_dialects
 
 BlockKind = Literal["text", "list", "table", "code", "quote"]
 
@@ -81,7 +86,7 @@ def expand_mkdocs(text: str) -> str:
         kind = match.groupdict().get("kind") or ""
         label = match.group("title") or kind.replace("-", " ").capitalize()
         body, i = _indented_body(lines, i + 1, indent + "    ")
-        out += _labelled(indent, label, body)
+        out += _labelled(indent, label, expand_mkdocs("\n".join(body)).split("\n"))  # tabs inside admonitions
     return "\n".join(out)
 
 
@@ -152,7 +157,7 @@ def _continuation(line: str) -> str:
 
 def markdown_sections(text: str, title: str) -> list[Section]:
     """Sections (by heading) of blocks, after expanding admonitions and joining soft wraps."""
-    text = unwrap_paragraphs(expand_mkdocs(text))
+    text = unwrap_paragraphs(expand_mkdocs(unfold_dialects(text)))
     tokens = _parser().parse(text)
     lines = text.split("\n")
     sections = [Section(())]

@@ -21,6 +21,9 @@ from ..errors import DocumentRejected, plain_validation_message
 
 _ID_FORBIDDEN = re.compile(r"[@#\s]")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)?---[ \t]*(?:\n|\Z)", re.DOTALL)
+_TOML_FRONT_MATTER = re.compile(r"\A\+\+\+[ \t]*\n(.*?\n)?\+\+\+[ \t]*(?:\n|\Z)", re.DOTALL)
+_JSON_FRONT_MATTER = re.compile(r"\A(\{[ \t]*\n.*?\n\})[ \t]*(?:\n|\Z)", re.DOTALL)
+"""Hugo's JSON front matter: an object from the first line to the first line that is only ``}``."""
 
 
 class Metadata(BaseModel):
@@ -98,11 +101,47 @@ def validate_metadata(data: dict[str, Any], source: str) -> Metadata:
 
 
 def split_front_matter(text: str, source: str) -> tuple[dict[str, Any], str]:
-    """Split YAML front matter from a Markdown body."""
+    """Split front matter from a Markdown body: YAML (``---``), TOML (``+++``, Hugo) or a JSON object (Hugo)."""
     match = _FRONT_MATTER.match(text)
-    if not match:
-        return {}, text
-    return load_yaml_mapping(match.group(1) or "", source), text[match.end() :]
+    if match:
+        return load_yaml_mapping(match.group(1) or "", source), text[match.end() :]
+    match = _TOML_FRONT_MATTER.match(text)
+    if match:
+        return _load_toml_mapping(match.group(1) or "", source), text[match.end() :]
+    match = _JSON_FRONT_MATTER.match(text)
+    if match:
+        return _load_json_mapping(match.group(1), source), text[match.end() :]
+    return {}, text
+
+
+def _load_toml_mapping(text: str, source: str) -> dict[str, Any]:
+    """TOML front matter as a mapping (a repeated key is an error in TOML itself)."""
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise DocumentRejected(source, f"broken TOML metadata: {exc}") from None
+
+
+def _load_json_mapping(text: str, source: str) -> dict[str, Any]:
+    """A JSON object as front matter; a repeated key rejects the document rather than letting the last one win."""
+    import json
+
+    def unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        keys = [k for k, _ in pairs]
+        repeated = next((k for k in keys if keys.count(k) > 1), None)
+        if repeated is not None:
+            raise DocumentRejected(source, f"JSON metadata repeats the key {repeated!r}")
+        return dict(pairs)
+
+    try:
+        data = json.loads(text, object_pairs_hook=unique)
+    except (ValueError, RecursionError) as exc:
+        raise DocumentRejected(source, f"broken JSON metadata: {exc}") from None
+    if not isinstance(data, dict):
+        raise DocumentRejected(source, "JSON metadata must be an object")
+    return data
 
 
 def load_yaml_mapping(text: str, source: str) -> dict[str, Any]:

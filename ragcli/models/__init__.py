@@ -1,7 +1,9 @@
 """Answering models behind one interface (``answer.protocol.AnswerModel``).
 
-``local`` is the embedded extractive answerer (no network; what it may quote
-is in ``evidence``, when it abstains in ``answerability``); ``anthropic`` talks
+``local`` is the embedded extractive answerer (no network): what it may quote
+is in ``evidence``, what a question asks for in ``question``, which window of
+units holds the fact in ``selector``, when it abstains in ``answerability``,
+and the numbers ``bench/answers.py`` fitted for both in ``fitted``; ``anthropic`` talks
 to Claude through the official SDK; ``openai`` to the OpenAI API or any server
 speaking Chat Completions with tools (Ollama, vLLM, llama.cpp, LM Studio).
 The two share their prompt and evidence format (``prompt``); which model and

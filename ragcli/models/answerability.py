@@ -1,103 +1,99 @@
-"""Does the evidence address the question? The local answerer's abstention rule, fitted, not hand-tuned.
+"""Does the evidence answer the question? The local answerer's abstention rule, fitted with its signs fixed.
 
-An extractive answerer always finds a "best" sentence; the question is whether
-it answers. The signals are about coverage and support:
+An extractive answerer always finds a "best" window; the question is whether
+it answers. Two rules decide, in order:
 
-    score        the best unit's blended score (0.65 cosine + 0.35 term overlap)
-    cosine       its cosine with the question
-    overlap      share of the question's terms the unit itself covers
-    margin       how far it leads the best unit of any other passage
-    passage_cov  share of the question's terms its passage covers (title and headings included)
-    missing_any  question terms found in no evidence passage at all (a swapped name, a word the docs never use)
-    ident_miss   the question names an identifier or number its passage does not contain
+1. A question that names a distinctive thing (an identifier, a number, a
+   capitalised or rare word; see ``question``) that no evidence passage
+   mentions is not answered: the documents are about something else.
+2. Otherwise a logistic model over a few signals, each of which can only
+   make an answer more likely as it grows (the fit is constrained to those
+   signs, so no weight contradicts what its feature means):
 
-A logistic regression over these gives the probability that the question is
-answerable from the evidence; the answerer abstains under ``THRESHOLD``. The
-coefficients below were fitted by ``bench/answerability.py`` on SQuAD 2.0 dev
-questions of half the articles and half of ``bench/questions/uv-docs.jsonl``
-(equal weight: SQuAD alone teaches a documentation corpus the wrong lesson, see
-that script), and are reported there on the other SQuAD articles, the other uv
-questions and ``sample_corpus/questions.jsonl``, none of which they saw.
+       best       the selector's score of the best window
+       cosine     the best window's closest unit to the question, in meaning
+       overlap    share of the question's terms the best window holds
+       coverage   share of the question's terms its passage holds (title and headings included)
+       fit        1 when the best window holds the kind of fact asked for (or nothing in particular is asked)
+       retrieval  the best-ranked passage's similarity to the question (the dense ranker's cosine)
+
+Every feature is defined whatever the evidence holds (one passage or ten).
+The coefficients and the threshold are fitted by ``bench/answers.py`` and live
+in ``models.fitted``.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 
-from ..answer.citations import coded_tokens, numbers_in
+from ..answer.protocol import Found
 from ..passage import Passage
 from ..text import query_terms
+from .question import Question
+from .selector import FEATURES as WINDOW_FEATURES
 
-FEATURES = ("score", "cosine", "overlap", "margin", "passage_cov", "missing_any", "ident_miss")
+FEATURES = ("best", "cosine", "overlap", "coverage", "fit", "retrieval")
 
-# Fitted by: python bench/answerability.py --index /tmp/bench-index --squad 600 --fit
-# (600 SQuAD questions of the even articles and half of bench/questions/uv-docs.jsonl, equal weight;
-# the threshold keeps answer accuracy within 0.01 of the old floor's on both).
-COEFFICIENTS: dict[str, float] = {
-    "score": 0.596095,
-    "cosine": 0.741271,
-    "overlap": 0.184652,
-    "margin": -0.647881,
-    "passage_cov": -0.077096,
-    "missing_any": 0.110060,
-    "ident_miss": -0.123822,
-}
-INTERCEPT = 0.494738
-MEANS: dict[str, float] = {
-    "score": 0.638990,
-    "cosine": 0.629063,
-    "overlap": 0.657425,
-    "margin": 0.142228,
-    "passage_cov": 0.726854,
-    "missing_any": 0.738924,
-    "ident_miss": 0.028481,
-}
-SCALES: dict[str, float] = {
-    "score": 0.129057,
-    "cosine": 0.131218,
-    "overlap": 0.212073,
-    "margin": 0.113602,
-    "passage_cov": 0.207570,
-    "missing_any": 0.985594,
-    "ident_miss": 0.166343,
-}
-THRESHOLD = 0.22
-"""Abstain under this P(answerable)."""
+_FITS = ("code_fit", "number_fit", "default_fit", "place_fit", "name_fit")
+_WANT_OF_FIT = {"code_fit": "code", "number_fit": "number", "default_fit": "default", "place_fit": "place"}
 
 
 @dataclass(frozen=True)
-class Best:
-    """The best unit's numbers, as the answerer scored it."""
+class Rule:
+    """A logistic model over standardised features (every coefficient >= 0) and the threshold to answer."""
 
-    score: float
-    cosine: float
-    overlap: float
-    passage: Passage
-    runner_up: float
-    """Best score of a unit from another passage (0 when there is none)."""
+    coefficients: Mapping[str, float]
+    intercept: float
+    means: Mapping[str, float]
+    scales: Mapping[str, float]
+    threshold: float
+    """Abstain under this P(answerable)."""
+
+    def with_threshold(self, threshold: float) -> Rule:
+        return replace(self, threshold=threshold)
+
+    def probability(self, values: Mapping[str, float]) -> float:
+        z = self.intercept + sum(self.coefficients[n] * (values[n] - self.means[n]) / self.scales[n] for n in FEATURES)
+        return 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, z))))
 
 
-def features(question: str, best: Best, evidence: Sequence[Passage]) -> dict[str, float]:
-    """The answerability features of one question (see the module docstring)."""
-    terms = set(query_terms(question))
-    own = set(query_terms(best.passage.index_text))
-    seen = set().union(*(query_terms(p.index_text) for p in evidence)) if evidence else set()
-    wanted = coded_tokens(question) | {f"{n.value:f}" for n in numbers_in(question)}
-    has = coded_tokens(best.passage.text) | {f"{n.value:f}" for n in numbers_in(best.passage.text)}
+def features(
+    asked: Question,
+    window_values: Sequence[float],
+    best: float,
+    passage: Passage,
+    evidence: Sequence[Passage],
+    found: Mapping[str, Found],
+) -> dict[str, float]:
+    """The answerability features of one question, from its best window (in ``passage``) and the evidence."""
+    named = dict(zip(WINDOW_FEATURES, window_values, strict=True))
+    own = set(query_terms(passage.index_text))
     return {
-        "score": best.score,
-        "cosine": best.cosine,
-        "overlap": best.overlap,
-        "margin": best.score - best.runner_up,
-        "passage_cov": len(terms & own) / len(terms) if terms else 1.0,
-        "missing_any": float(len(terms - seen)),
-        "ident_miss": 1.0 if wanted - has else 0.0,
+        "best": best,
+        "cosine": named["cosine"],
+        "overlap": named["overlap"],
+        "coverage": len(asked.terms & own) / len(asked.terms) if asked.terms else 1.0,
+        "fit": _fit(asked, named),
+        "retrieval": _retrieval(evidence, found),
     }
 
 
-def probability(values: dict[str, float]) -> float:
-    """P(answerable | features) from the fitted logistic regression."""
-    z = INTERCEPT + sum(COEFFICIENTS[n] * (values[n] - MEANS[n]) / SCALES[n] for n in FEATURES)
-    return 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, z))))
+def _fit(asked: Question, named: Mapping[str, float]) -> float:
+    """1 when the best window holds a kind of thing the question asks for, or it asks for nothing in particular."""
+    wanted = [
+        f for f in _FITS if _WANT_OF_FIT.get(f, "name") in asked.wants or (f == "name_fit" and "version" in asked.wants)
+    ]
+    if not wanted:
+        return 1.0
+    return 1.0 if any(named[f] > 0 for f in wanted) else 0.0
+
+
+def _retrieval(evidence: Sequence[Passage], found: Mapping[str, Found]) -> float:
+    """The dense cosine of the best-ranked passage (0 when the dense ranker did not keep it)."""
+    for passage in evidence:
+        hit = found.get(passage.id)
+        if hit is not None and hit.rank == 1:
+            return hit.cosine if hit.cosine is not None else 0.0
+    return 0.0

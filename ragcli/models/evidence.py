@@ -1,29 +1,28 @@
-"""What the local answerer can quote: the answerable units of a passage, and how to show them.
+"""What the local answerer can quote: the units of a passage, in reading order, and how to show them.
 
-A unit is a sentence of prose, a list item, or a table row, never a lone line
-of code or a code comment, and never a pointer elsewhere ("For more details,
-see the X documentation"). A sentence that introduces a code block, list or
-table (it ends with ':') carries that block with it, so ``uv lock`` or
-``classifiers = ["Private :: Do Not Upload"]`` reaches the user. Every unit's
-``quote`` is a verbatim slice of the passage text (the citation checks
-compare against it); its ``statement`` is what a person reads: link text
-without the URL, no emphasis markers or backticks.
+A unit is a sentence of prose, a list item, a table row, or a code block or
+table with no sentence before it; never a lone line of code or a code comment,
+and never a pointer elsewhere ("For more details, see the X documentation").
+The last sentence of a paragraph carries the code block, table or list that
+follows it in its section, colon or not: "If your project depends on private
+repositories, you will need to configure a token." is worth nothing without
+the commands after it.
+
+Every unit's ``quote`` is a verbatim slice of the passage text at
+``start:end`` (the citation checks compare against it); its ``statement`` is
+what a person reads: link text without the URL, no emphasis markers or
+backticks in prose, code kept as a fenced block so it can be copied.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Literal
 
 from ..answer.citations import MIN_QUOTE_WORDS, quote_words
 from ..passage import Passage
-from ..text import FENCE, LIST_MARKER, TABLE_RULE, split_sentences, table_cells
-
-if TYPE_CHECKING:
-    from markdown_it import MarkdownIt
-
-UnitKind = Literal["sentence", "item", "row", "introduced"]
+from ..structure import Span, UnitKind, unit_spans
+from ..text import FENCE, LIST_MARKER, table_cells
 
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _REF_LINK = re.compile(r"\[([^\]]+)\]\[[^\]]*\]")
@@ -37,8 +36,13 @@ _POINTER = re.compile(
     r"(?:see|refer to|read on|read more|learn more|check out|consult)\b",
     re.IGNORECASE,
 )
-INTRODUCED_MAX_LINES = 12
-"""A code block longer than this is cut in the statement (the quote keeps the introducing sentence only)."""
+# "It ...", "This ...", "Instead, ..." lean on the sentence before: alone they say nothing checkable.
+_POINTS_BACK = re.compile(
+    r"^(?:it|its|this|that|these|those|they|them|such|instead|however|also|otherwise|then|thus|therefore|"
+    r"hence|similarly|likewise|alternatively|additionally|furthermore|moreover|here|in (?:this|that|such) cases?|"
+    r"as a result|in addition|for this reason|again|both|the latter|the former)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -48,11 +52,27 @@ class Unit:
     passage: Passage
     kind: UnitKind
     quote: str
-    """A verbatim slice of ``passage.text``."""
+    """A verbatim slice of ``passage.text``: ``passage.text[start:end]``."""
     statement: str
-    """The same content as a person reads it."""
+    """The same content as a person reads it (code as a fenced block)."""
     block: int = 0
     """Which block of the passage it comes from (a paragraph, a list, a table), in reading order."""
+    start: int = 0
+    end: int = 0
+    position: int = 0
+    """Its place among the passage's units (0 = first)."""
+    span: int = 0
+    """Its index among ``structure.unit_spans(passage.text)``: where its vector stored at ingest is."""
+
+    @property
+    def carries_block(self) -> bool:
+        """It shows a code block, a table or a list (its own, or the one its sentence leads to)."""
+        return self.kind in ("introduced", "block")
+
+    @property
+    def points_back(self) -> bool:
+        """It opens with a word that leans on the sentence before ("It", "This", "Instead")."""
+        return bool(_POINTS_BACK.match(self.statement))
 
 
 def readable(markdown: str) -> str:
@@ -73,134 +93,54 @@ def code_lines(block: str) -> list[str]:
     return [line for line in block.split("\n") if not FENCE.match(line)]
 
 
-def _parser() -> MarkdownIt:
-    from markdown_it import MarkdownIt
-
-    return MarkdownIt("commonmark").enable("table")
-
-
-def units(passage: Passage) -> list[Unit]:
-    """Every unit of ``passage`` with a quote of at least the minimum length, in reading order."""
-    text = passage.text
-    lines = text.split("\n")
-    offsets = [0]
-    for line in lines:
-        offsets.append(offsets[-1] + len(line) + 1)
-    blocks = _blocks(_parser().parse(text))
-    found: list[Unit] = []
-    for n, (kind, start, end, tokens) in enumerate(blocks):
-        following = blocks[n + 1] if n + 1 < len(blocks) else None
-        if kind == "paragraph":
-            here = _prose(passage, offsets, start, end, following)
-        elif kind == "list":
-            here = _list_items(passage, offsets, tokens)
-        elif kind == "table":
-            here = _rows(passage, lines, offsets, start, end)
-        else:
-            continue
-        found += [replace(u, block=n) for u in here]
-    return [u for u in found if quote_words(u.quote) >= MIN_QUOTE_WORDS and not is_pointer(u.statement)]
-
-
 def is_pointer(statement: str) -> bool:
     """A sentence that sends the reader elsewhere (``See the lockfile documentation for more details.``)."""
     return bool(_POINTER.match(statement))
 
 
-def _blocks(tokens: list[Any]) -> list[tuple[str, int, int, list[Any]]]:
-    """Top-level blocks as (kind, first line, end line, their tokens)."""
-    names = {
-        "paragraph_open": "paragraph",
-        "bullet_list_open": "list",
-        "ordered_list_open": "list",
-        "table_open": "table",
-        "fence": "code",
-        "code_block": "code",
-        "blockquote_open": "quote",
-    }
-    out: list[tuple[str, int, int, list[Any]]] = []
-    for i, tok in enumerate(tokens):
-        if tok.level == 0 and tok.map is not None and tok.type in names:
-            close = tok.type.replace("_open", "_close")
-            j = i + 1
-            if tok.type.endswith("_open"):
-                depth = 1
-                while j < len(tokens) and depth:
-                    depth += (tokens[j].type == tok.type) - (tokens[j].type == close)
-                    j += 1
-            out.append((names[tok.type], tok.map[0], tok.map[1], tokens[i:j]))
+def units(passage: Passage) -> list[Unit]:
+    """Every unit of ``passage`` with a quote of at least the minimum length, in reading order.
+
+    ``span`` is the unit's index in ``structure.unit_spans(passage.text)`` (before this filter), which is
+    how a vector stored for it at ingest is found again.
+    """
+    text = passage.text
+    out: list[Unit] = []
+    for n, span in enumerate(unit_spans(text)):
+        unit = _unit(passage, span, n)
+        if quote_words(unit.quote) >= MIN_QUOTE_WORDS and not is_pointer(unit.statement):
+            out.append(replace(unit, position=len(out)))
     return out
 
 
-def _slice(text: str, offsets: list[int], start_line: int, end_line: int) -> str:
-    return text[offsets[start_line] : offsets[end_line] - 1]
+def _unit(passage: Passage, span: Span, n: int) -> Unit:
+    text = passage.text
+    quote = text[span.start : span.end]
+    if span.kind == "introduced":
+        statement = readable(text[span.start : span.sentence_end]) + "\n" + "\n".join(_shown(span))
+    elif span.kind == "block":
+        statement = "\n".join(_shown(span))
+    elif span.kind == "row":
+        cells = [readable(c) for c in table_cells(quote)]
+        header = [readable(h) for h in span.header]
+        statement = "; ".join(f"{h}: {c}" if h else c for h, c in zip(header, cells, strict=False) if c) + "."
+    else:
+        statement = readable(quote)
+    return Unit(passage, span.kind, quote, statement, block=span.block, start=span.start, end=span.end, span=n)
 
 
-def _prose(
-    passage: Passage, offsets: list[int], start: int, end: int, following: tuple[str, int, int, list[Any]] | None
-) -> list[Unit]:
-    paragraph = _slice(passage.text, offsets, start, end)
-    sentences = split_sentences(paragraph)
-    out = [Unit(passage, "sentence", s, readable(s)) for s in sentences]
-    if (
-        sentences
-        and sentences[-1].endswith(":")
-        and following is not None
-        and following[0] in ("code", "list", "table")
-    ):
-        out[-1] = _introduced(passage, offsets, sentences[-1], paragraph, start, following)
-    return out
+def _shown(span: Span) -> tuple[str, ...]:
+    """A block's lines as a person reads them: code as it is (fenced), list markers as ``- ``."""
+    if span.shown and FENCE.match(span.shown[0]):
+        return span.shown
+    if span.shown and span.shown[0].lstrip().startswith("|"):
+        return span.shown  # a table reads best as the table
+    return tuple(_list_line(line) for line in span.shown)
 
 
-def _introduced(
-    passage: Passage,
-    offsets: list[int],
-    sentence: str,
-    paragraph: str,
-    start: int,
-    block: tuple[str, int, int, list[Any]],
-) -> Unit:
-    """The introducing sentence with its block: quoted verbatim through the block's end, shown as sentence + block."""
-    kind, block_start, block_end, _tokens = block
-    body = _slice(passage.text, offsets, block_start, block_end)
-    lines = (
-        code_lines(body)
-        if kind == "code"
-        else [
-            readable(LIST_MARKER.sub("- ", line))
-            for line in body.split("\n")
-            if line.strip() and not TABLE_RULE.match(line)
-        ]
-    )
-    if len(lines) > INTRODUCED_MAX_LINES:
-        lines = [*lines[:INTRODUCED_MAX_LINES], "…"]
-    sentence_at = offsets[start] + paragraph.rfind(sentence)
-    quote = passage.text[sentence_at : offsets[block_end] - 1]
-    if len(code_lines(body)) > INTRODUCED_MAX_LINES:
-        quote = sentence  # a long block is shown cut; the quote must not claim more than is shown
-    return Unit(passage, "introduced", quote, readable(sentence) + "\n" + "\n".join(lines))
-
-
-def _list_items(passage: Passage, offsets: list[int], tokens: list[Any]) -> list[Unit]:
-    """Each item's own text (its first paragraph, marker dropped), as sentences."""
-    out = []
-    for i, tok in enumerate(tokens):
-        if tok.type != "paragraph_open" or tok.map is None or i == 0 or tokens[i - 1].type != "list_item_open":
-            continue
-        item = LIST_MARKER.sub("", _slice(passage.text, offsets, tok.map[0], tok.map[1]).strip())
-        out += [Unit(passage, "item", s, readable(s)) for s in split_sentences(item)]
-    return out
-
-
-def _rows(passage: Passage, lines: list[str], offsets: list[int], start: int, end: int) -> list[Unit]:
-    """Each body row, shown as ``Header: cell`` pairs so a row reads on its own."""
-    header = [readable(c) for c in table_cells(lines[start])]
-    out = []
-    for n in range(start + 1, end):
-        row = lines[n]
-        if not row.strip() or TABLE_RULE.match(row):
-            continue
-        cells = [readable(c) for c in table_cells(row)]
-        pairs = [f"{h}: {c}" if h else c for h, c in zip(header, cells, strict=False) if c]
-        out.append(Unit(passage, "row", row.strip(), "; ".join(pairs) + "."))
-    return out
+def _list_line(line: str) -> str:
+    marker = LIST_MARKER.match(line)
+    if marker is None:
+        return readable(line)
+    indent = line[: len(line) - len(line.lstrip())]
+    return f"{indent}- {readable(line[marker.end() :])}"

@@ -1,64 +1,83 @@
 """The embedded extractive answerer: deterministic, offline, never invents text.
 
-It cuts the evidence into units (sentences of prose, list items, table rows;
-a sentence that introduces a code block carries the block, see
-``evidence``), scores each against the question with the same ONNX embedder
-plus lexical overlap, judges from the best unit whether the evidence
-addresses the question at all (``answerability``), and if it does submits
-the best unit (read on to the block its paragraph leads to) and up to two
-nearly as good as claims whose quote is the unit's own text. Its claims pass
-the citation checks by construction, and still go through them.
+For each question it reads what kind of fact is asked for (``question``),
+cuts the best passages into units (sentences, list items, table rows, a
+sentence with the block it leads to; ``evidence``), scores every window of
+one to three consecutive units with a fitted linear model (``selector``),
+judges from the best window and the evidence whether the question is
+answered at all (``answerability``), and then submits the best window (and a
+second, separate one when it scores nearly as well) as claims whose quote is
+the window's own text. A question that names something no visible passage
+mentions is not answered. The claims pass the citation checks by
+construction, and still go through them.
+
+Every number it uses was fitted by ``bench/answers.py`` on labelled questions
+over real documentation sets, and is reported there on sets it was not
+fitted on (``models.fitted``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
-from ..answer.protocol import AbstainDecision, Claim, ClaimsDecision, ModelReply, Turn, Usage, Verdict
+from ..answer.protocol import AbstainDecision, Claim, ClaimsDecision, Found, ModelReply, Turn, Usage, Verdict
 from ..embedder import Embedder
 from ..passage import Passage
 from ..text import query_terms
-from . import answerability
+from . import answerability, fitted
 from .evidence import Unit, units
+from .question import Question, mentions
+from .selector import Weights, Window, features, windows
 
-MARGIN = 0.06
-"""Further units are claimed only when this close to the best one."""
-MAX_CLAIMS = 3
-FOLLOW_UNITS = 2
-"""How far past the best sentence the answer may read, in its own paragraph, to reach the block it leads to."""
-MAX_PASSAGES = 8
-LEXICAL_WEIGHT = 0.35
-SCORED_CHARS = 600
-"""Of a long unit (a sentence with its code block) the model reads this much: the rest adds noise, not meaning."""
+MAX_PASSAGES = 5
+"""Passages (best ranked first) whose units are scored: the fact is in the top 3 for about 0.9 of the questions."""
 
 
 @dataclass(frozen=True)
 class Scored:
+    """One candidate window, its features (``selector.FEATURES`` order) and its score."""
+
+    window: Window
+    values: tuple[float, ...]
     score: float
-    cosine: float
-    overlap: float
-    unit: Unit
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """What the answerer can choose from, before any weight is applied."""
+
+    question: Question
+    missing: tuple[str, ...]
+    """Distinctive things the question names that no evidence passage mentions."""
+    windows: list[tuple[Window, tuple[float, ...]]]
+    """Every window of the best passages, in evidence and reading order, with its features."""
 
 
 @dataclass(frozen=True)
 class Assessment:
     """What the answerer makes of a question and its evidence, before it decides."""
 
+    question: Question
     scored: list[Scored]
-    """Every unit, best first."""
+    """Every window, best first."""
+    missing: tuple[str, ...]
+    """Distinctive things the question names that no evidence passage mentions."""
     features: dict[str, float] | None
     """The answerability features (None when the evidence has no unit at all)."""
     answerable: float
-    """P(answerable) from ``answerability``; 0 without units."""
-    claims: tuple[Claim, ...]
+    """P(answerable) from ``answerability``; 0 without units or with something missing."""
+    claims: tuple[Claim, ...] = field(default=())
     """What it would claim if it answers."""
 
 
 @dataclass
 class LocalModel:
     embedder: Embedder | None = None
-    threshold: float = answerability.THRESHOLD
-    """Abstain when P(answerable) is under this."""
+    selector: Weights = fitted.SELECTOR
+    rule: answerability.Rule = fitted.ANSWERABILITY
+    second_margin: float = fitted.SECOND_MARGIN
+    """A second window is claimed when it scores at most this far under the best one."""
     name: str = "local"
     retry_on_empty: bool = False
     expands_neighbours: bool = False
@@ -73,72 +92,81 @@ class LocalModel:
     def cost_usd(self, usage: Usage) -> float | None:
         return None  # no price: it runs here
 
-    def assess(self, question: str, evidence: tuple[Passage, ...]) -> Assessment:
-        """Score every unit of ``evidence`` against ``question``, judge answerability, pick the claims."""
-        scored = self._score(question, evidence[:MAX_PASSAGES])
+    def assess(
+        self, question: str, evidence: Sequence[Passage], found: Mapping[str, Found] | None = None
+    ) -> Assessment:
+        """Score every window of the best passages, judge answerability, pick the claims."""
+        found = found or {}
+        options = self.candidates(question, evidence, found)
+        scored = sorted(
+            (Scored(window, values, self.selector.score(values)) for window, values in options.windows),
+            key=lambda s: -s.score,  # stable for equal scores: evidence order, then reading order
+        )
         if not scored:
-            return Assessment(scored, None, 0.0, ())
-        top = scored[0]
-        runner_up = next((s.score for s in scored if s.unit.passage.id != top.unit.passage.id), 0.0)
-        best = answerability.Best(top.score, top.cosine, top.overlap, top.unit.passage, runner_up)
-        values = answerability.features(question, best, evidence[:MAX_PASSAGES])
-        return Assessment(scored, values, answerability.probability(values), self._claims(scored))
+            return Assessment(options.question, scored, options.missing, None, 0.0)
+        best = scored[0]
+        values = answerability.features(
+            options.question, best.values, best.score, best.window.first.passage, evidence, found
+        )
+        probability = 0.0 if options.missing else self.rule.probability(values)
+        return Assessment(options.question, scored, options.missing, values, probability, self._claims(scored))
 
-    @staticmethod
-    def _claims(scored: list[Scored]) -> tuple[Claim, ...]:
-        """The best unit (and the block its paragraph leads to), then units nearly as good; each statement once."""
-        best = scored[0].score
-        chosen = [scored[0].unit, *_leads_to(scored[0].unit, [s.unit for s in scored])]
-        chosen += [item.unit for item in scored[1:] if item.score >= best - MARGIN]
-        claims: list[Claim] = []
-        said: set[str] = set()
-        for unit in chosen:
-            if len(claims) == MAX_CLAIMS:
-                break
-            if unit.statement in said:  # the same words in another passage (another version of a page)
-                continue
-            said.add(unit.statement)
-            claims.append(Claim(statement=unit.statement, passage_id=unit.passage.id, quote=unit.quote))
-        return tuple(claims)
+    def candidates(self, question: str, evidence: Sequence[Passage], found: Mapping[str, Found]) -> Candidates:
+        """The question as read, what it names that no passage mentions, and every window with its features.
 
-    def _score(self, question: str, passages: tuple[Passage, ...]) -> list[Scored]:
-        """Every unit of the evidence, best first: 0.65 x cosine + 0.35 x share of question terms it covers."""
-        found = [u for p in passages for u in units(p)]
-        if not found:
-            return []
+        Weights play no part here: ``bench/answers.py`` fits them on exactly these features.
+        """
+        asked = Question.read(question)
+        missing = tuple(t for t in asked.distinctive if not any(mentions(p.index_text.casefold(), t) for p in evidence))
+        passages = list(evidence[:MAX_PASSAGES])
+        per_passage = [units(p) for p in passages]
+        every = [u for found_units in per_passage for u in found_units]
+        if not every:
+            return Candidates(asked, missing, [])
+        cosines = self._cosines(asked.text, every)
+        options = []
+        for position, (passage, found_units) in enumerate(zip(passages, per_passage, strict=True), start=1):
+            rank = found[passage.id].rank if passage.id in found else position
+            heading = frozenset(query_terms(passage.heading_label))
+            for window in windows(found_units):
+                options.append((window, tuple(features(asked, window, cosines, rank, heading))))
+        return Candidates(asked, missing, options)
+
+    def _cosines(self, question: str, found: list[Unit]) -> dict[Unit, float]:
+        """Each unit's cosine with the question; a unit's vector is its tokens read in their passage (the same
+        vector ingest stores for it, see ``Embedder.embed_with_spans``)."""
         embedder = self.embedder
         assert embedder is not None
-        texts = [f"{u.passage.heading_label}: {u.statement[:SCORED_CHARS]}" for u in found]
-        vectors = embedder.embed([question, *texts])
-        cosines = vectors[1:] @ vectors[0]
-        q_terms = set(query_terms(question))
-        scored = []
-        for unit, text, cosine in zip(found, texts, cosines, strict=True):
-            overlap = len(q_terms & set(query_terms(text))) / len(q_terms) if q_terms else 0.0
-            score = (1 - LEXICAL_WEIGHT) * float(cosine) + LEXICAL_WEIGHT * overlap
-            scored.append(Scored(score, float(cosine), overlap, unit))
-        # Stable order for equal scores: evidence order, then reading order.
-        return sorted(scored, key=lambda item: -item.score)
+        by_passage: dict[str, list[Unit]] = {}
+        for unit in found:
+            by_passage.setdefault(unit.passage.id, []).append(unit)
+        passages = [group[0].passage for group in by_passage.values()]
+        spans = [[_in_index_text(u) for u in group] for group in by_passage.values()]
+        _, vectors = embedder.embed_with_spans([p.index_text for p in passages], spans)
+        query = embedder.embed([question])[0]
+        cosines: dict[Unit, float] = {}
+        for group, matrix in zip(by_passage.values(), vectors, strict=True):
+            cosines.update(zip(group, (float(c) for c in matrix @ query), strict=True))
+        return cosines
+
+    def _claims(self, scored: list[Scored]) -> tuple[Claim, ...]:
+        """The best window, and a second one that does not overlap it when it scores nearly as well."""
+        best = scored[0]
+        chosen = [best.window]
+        second = next((s for s in scored[1:] if not s.window.overlaps(best.window)), None)
+        if (
+            second is not None
+            and best.score - second.score <= self.second_margin
+            and second.window.statement != best.window.statement  # the same words in another version of a page
+        ):
+            chosen.append(second.window)
+        return tuple(Claim(statement=w.statement, passage_id=w.passage_id, quote=w.quote) for w in chosen)
 
 
-def _leads_to(unit: Unit, found: list[Unit]) -> list[Unit]:
-    """The sentences after ``unit`` in its paragraph, through the block they introduce (at most FOLLOW_UNITS).
-
-    A paragraph often states a problem, then its fix: "Some indexes forward
-    unauthenticated requests ... This can be changed per index. For example,
-    to always search for credentials:" and the setting. The sentence closest to
-    the question is the problem; the answer is where the paragraph leads.
-    Nothing is added when the paragraph introduces no block.
-    """
-    if unit.kind != "sentence":
-        return []
-    same = sorted(
-        (u for u in found if u.passage.id == unit.passage.id and u.block == unit.block),
-        key=lambda u: unit.passage.text.find(u.quote),
-    )
-    after = same[same.index(unit) + 1 :][:FOLLOW_UNITS] if unit in same else []
-    ends = [i for i, u in enumerate(after) if u.kind == "introduced"]
-    return after[: ends[0] + 1] if ends else []
+def _in_index_text(unit: Unit) -> tuple[int, int]:
+    """A unit's span within its passage's ``index_text`` (the heading label and a blank line come first)."""
+    shift = len(unit.passage.index_text) - len(unit.passage.text)
+    return unit.start + shift, unit.end + shift
 
 
 class _LocalConversation:
@@ -147,8 +175,8 @@ class _LocalConversation:
         self.question = question
 
     def decide(self, turn: Turn) -> ModelReply:
-        assessment = self.model.assess(self.question, turn.evidence)
-        if not assessment.claims or assessment.answerable < self.model.threshold:
+        assessment = self.model.assess(self.question, turn.evidence, turn.found)
+        if not assessment.claims or assessment.answerable < self.model.rule.threshold:
             return ModelReply(
                 AbstainDecision("the evidence does not address the question"), verdict=_verdict(assessment)
             )
@@ -165,6 +193,5 @@ class _LocalConversation:
 
 def _verdict(assessment: Assessment) -> Verdict:
     """The answerability verdict as an evidence grade: ``missing`` when the question names something no evidence
-    holds (a term in no passage, an identifier or number its best passage lacks), else ``irrelevant``."""
-    values = assessment.features or {}
-    return "missing" if values.get("missing_any", 0) > 0 or values.get("ident_miss", 0) > 0 else "irrelevant"
+    holds, else ``irrelevant``."""
+    return "missing" if assessment.missing else "irrelevant"

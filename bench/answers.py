@@ -1,0 +1,423 @@
+"""Answer quality of the local answerer, reported only on questions its numbers were not fitted on.
+
+The local answerer (``ragcli ask --model local``) has two fitted parts: the
+selector that scores windows of units (``ragcli/models/selector.py``) and the
+answerability rule (``ragcli/models/answerability.py``); their numbers live in
+``ragcli/models/fitted.py``. This script fits them and measures them, and it
+never reports a corpus with numbers that saw that corpus:
+
+* Development corpora: the uv docs (``../shared/data/uv-docs``) and the six
+  documentation sets under ``bench/corpora`` (MkDocs, Hugo, Docusaurus,
+  Sphinx/MyST, mdBook, GitHub Markdown), each with ``bench/questions/NAME.jsonl``.
+* Leave one corpus out: for each development corpus, the selector, the rule
+  and its threshold are fitted on the other six, and the corpus is answered
+  with those numbers through the real answer loop (``ragcli.eval.evaluate``,
+  what ``ragcli eval --ask`` runs). The table shows these left-out numbers.
+* SQuAD 2.0 dev (``--squad 500 --seed 1``, with its gold answers) and
+  ``sample_corpus/questions.jsonl`` are never fitted on: they are answered
+  with the numbers fitted on all seven development corpora (what ships).
+* ``--write`` fits on all seven and writes ``ragcli/models/fitted.py``.
+
+How it fits (numpy + scipy, in ``bench/fitting.py``): the selector is a conditional logit over
+each answerable question's windows (the windows whose text holds one of its ``answer_contains``
+are the right ones); the rule is a logistic regression whose coefficients are bounded at zero
+from below, so every feature can only push towards answering as it grows; its training features
+come from selectors fitted without the corpus they describe (cross-fitting), so the rule learns
+from scores as they look on unseen questions. The threshold is the highest that keeps the
+abstention rate on answerable training questions at most ``--max-abstain`` (default 0.06).
+
+Metrics per corpus: answer accuracy (answerable questions whose answer contains one of its
+``answer_contains``; an abstention counts as wrong), abstention on the on-topic unanswerable
+questions, abstention on the answerable ones, and disposition accuracy (answered when
+answerable, abstained when not), all as ``ragcli eval --ask`` computes them.
+
+Run:
+    python bench/answers.py --index /tmp/answers-index            # the left-out table (~20 min on 2 cores)
+    python bench/answers.py --index /tmp/answers-index --write    # ... and refit ragcli/models/fitted.py
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import REPO_ROOT, Output, base_parser, ensure_index, read_jsonl
+from fitting import Example, fit_rule, fit_selector, pick_threshold
+
+DEV = ("uv-docs", "material", "docsy", "prettier", "myst", "rustup", "lazygit")
+QUESTIONS = REPO_ROOT / "bench" / "questions"
+FITTED = REPO_ROOT / "ragcli" / "models" / "fitted.py"
+
+
+def corpus_folder(name: str, data: Path) -> Path:
+    return data / "uv-docs" / "docs" if name == "uv-docs" else REPO_ROOT / "bench" / "corpora" / name / "docs"
+
+
+# --------------------------------------------------------------------------- cases and evidence
+
+
+@dataclass
+class Collected:
+    """One case with the evidence its first search found and every candidate window's features."""
+
+    case: Any
+    evidence: tuple[Any, ...]
+    found: dict[str, Any]
+    candidates: Any
+
+
+def squad_cases(data: Path, n: int, seed: int) -> list[Any]:
+    """``n`` SQuAD 2.0 dev questions (half answerable, seeded) with their gold answers as ``answer_contains``."""
+    from ragcli.eval.cases import Case
+    from ragcli.principal import Principal, Scope
+
+    rng = random.Random(seed)
+    pool = {True: [], False: []}  # type: dict[bool, list[dict[str, Any]]]
+    for q in read_jsonl(data / "squad2-dev" / "queries.jsonl"):
+        pool[bool(q["answerable"])].append(q)
+    chosen = []
+    for answerable in (True, False):
+        items = sorted(pool[answerable], key=lambda q: q["_id"])
+        chosen += rng.sample(items, min(n // 2, len(items)))
+    scope = Scope.of(Principal(user="bench", tenant="squad2-dev", groups=("everyone",)))
+    return [
+        Case(
+            id=str(q["_id"]),
+            line=i,
+            question=q["text"],
+            scope=scope,
+            expect="answer" if q["answerable"] else "abstain",
+            reason=None,
+            relevant=(str(q["source_passage"]),) if q["answerable"] else (),
+            forbidden=(),
+            answer_contains=tuple(dict.fromkeys(a for a in q.get("answers", []) if a.strip())),
+        )
+        for i, q in enumerate(chosen, start=1)
+    ]
+
+
+def collect(cases: list[Any], retriever: Any, model: Any) -> list[Collected]:
+    """The first search of every case as the answer loop runs it, and the answerer's candidate windows."""
+    from ragcli.answer.protocol import Found
+
+    out = []
+    for case in cases:
+        response = retriever.search(case.scope, case.question)
+        evidence = tuple(r.passage for r in response.results)
+        found = {
+            r.passage.id: Found(
+                r.rank, len(response.results), r.dense.score if r.dense else None, r.bm25.rank if r.bm25 else None
+            )
+            for r in response.results
+        }
+        out.append(Collected(case, evidence, found, model.candidates(case.question, evidence, found)))
+    return out
+
+
+def examples(collected: list[Collected]) -> list[Example]:
+    from ragcli.answer.citations import normalize
+
+    out = []
+    for c in collected:
+        gold = [normalize(g) for g in c.case.answer_contains]
+        labels = [bool(gold) and any(g in normalize(w.statement) for g in gold) for w, _ in c.candidates.windows]
+        out.append(Example(c, [v for _, v in c.candidates.windows], labels, c.case.expect == "answer"))
+    return out
+
+
+class MemoEmbedder:
+    """The bench's embedder: each text is embedded once per run (and across runs with ``--cache FILE``).
+
+    The fold models answer the same questions over the same passages; without it every fold
+    would embed every unit again.
+    """
+
+    def __init__(self, embedder: Any, cache: Path | None) -> None:
+        import pickle
+
+        self.embedder = embedder
+        self.cache = cache
+        self.vectors: dict[str, Any] = pickle.loads(cache.read_bytes()) if cache and cache.exists() else {}
+
+    def embed(self, texts: list[str]) -> Any:
+        import numpy as np
+
+        missing = [t for t in dict.fromkeys(texts) if t not in self.vectors]
+        if missing:
+            self.vectors.update(zip(missing, self.embedder.embed(missing), strict=True))
+        return np.stack([self.vectors[t] for t in texts]) if texts else self.embedder.embed([])
+
+    def embed_with_spans(self, texts: list[str], spans: list[list[tuple[int, int]]]) -> Any:
+        keys = [(t, tuple(sp)) for t, sp in zip(texts, spans, strict=True)]
+        missing = [k for k in dict.fromkeys(keys) if k not in self.vectors]
+        if missing:
+            whole, parts = self.embedder.embed_with_spans([t for t, _ in missing], [list(sp) for _, sp in missing])
+            self.vectors.update(zip(missing, parts, strict=True))
+        return None, [self.vectors[k] for k in keys]
+
+    def save(self) -> None:
+        import pickle
+
+        if self.cache is not None:
+            self.cache.write_bytes(pickle.dumps(self.vectors))
+
+
+# --------------------------------------------------------------------------- evaluating
+
+
+def evaluate(cases: list[Any], retriever: Any, model: Any) -> dict[str, Any]:
+    """The real loop over ``cases`` (what ``ragcli eval --ask`` runs) and the four numbers of the issue."""
+    from ragcli.eval.run import evaluate as run_eval
+
+    report = run_eval(cases, retriever, model=model)
+    results = report.results
+    answerable = [r for r in results if r.case.expect == "answer"]
+    unanswerable = [r for r in results if r.case.expect == "abstain"]
+    with_gold = [r for r in answerable if r.case.answer_contains]
+
+    def share(rows: list[Any], test: Any) -> float | None:
+        return sum(1 for r in rows if test(r)) / len(rows) if rows else None
+
+    return {
+        "answer_accuracy": share(with_gold, lambda r: r.answer_ok is True),
+        "abstain_unanswerable": share(unanswerable, lambda r: r.disposition == "abstained"),
+        "abstain_answerable": share(answerable, lambda r: r.disposition == "abstained"),
+        "disposition": share([r for r in results if r.case.expect], lambda r: r.disposition_ok is True),
+        "answerable": len(answerable),
+        "unanswerable": len(unanswerable),
+        "counts": {
+            "right": sum(1 for r in with_gold if r.answer_ok is True),
+            "with_gold": len(with_gold),
+            "abstained_unanswerable": sum(1 for r in unanswerable if r.disposition == "abstained"),
+            "abstained_answerable": sum(1 for r in answerable if r.disposition == "abstained"),
+            "disposition_right": sum(1 for r in results if r.disposition_ok is True),
+            "labelled": sum(1 for r in results if r.case.expect),
+        },
+    }
+
+
+def pooled(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Questions pooled over corpora (not a mean of rates)."""
+    total = {k: sum(r["counts"][k] for r in rows) for k in rows[0]["counts"]}
+    answerable = sum(r["answerable"] for r in rows)
+    unanswerable = sum(r["unanswerable"] for r in rows)
+    return {
+        "answer_accuracy": total["right"] / total["with_gold"],
+        "abstain_unanswerable": total["abstained_unanswerable"] / unanswerable,
+        "abstain_answerable": total["abstained_answerable"] / answerable,
+        "disposition": total["disposition_right"] / total["labelled"],
+        "answerable": answerable,
+        "unanswerable": unanswerable,
+        "counts": total,
+    }
+
+
+# --------------------------------------------------------------------------- fitting a fold
+
+
+def fit_fold(train: dict[str, list[Example]], max_abstain: float) -> tuple[Any, Any]:
+    """Selector and rule fitted on ``train`` (corpus -> examples); the rule's features cross-fitted by corpus."""
+    selector = fit_selector([e for rows in train.values() for e in rows])
+    rule_rows = []
+    for corpus, rows in train.items():
+        inner = (
+            fit_selector([e for other, more in train.items() if other != corpus for e in more])
+            if len(train) > 1
+            else selector
+        )
+        rule_rows += [(corpus, e, inner) for e in rows]
+    rule = fit_rule(rule_rows)
+    threshold = pick_threshold(rule, rule_rows, max_abstain)
+    return selector, rule.with_threshold(threshold)
+
+
+# --------------------------------------------------------------------------- writing fitted.py
+
+
+def write_fitted(selector: Any, rule: Any, command: str) -> None:
+    from ragcli.models.answerability import FEATURES as RULE_FEATURES
+    from ragcli.models.selector import FEATURES
+
+    def mapping(values: Any, names: tuple[str, ...]) -> str:
+        return "{\n" + "".join(f'        "{n}": {values[n]:.6f},\n' for n in names) + "    }"
+
+    FITTED.write_text(
+        f'''"""The local answerer's fitted numbers. Written by bench/answers.py; do not edit by hand.
+
+Fitted on the seven development corpora (uv-docs and bench/corpora: material, docsy, prettier,
+myst, rustup, lazygit) with:
+
+    {command}
+
+Reported only on corpora left out of the fit (see bench/answers.py and the README).
+"""
+
+from __future__ import annotations
+
+from .answerability import Rule
+from .selector import Weights
+
+SELECTOR = Weights(
+    weights={mapping(selector.weights, FEATURES)},
+    means={mapping(selector.means, FEATURES)},
+    scales={mapping(selector.scales, FEATURES)},
+)
+"""The window score: a conditional logit over each question's windows (``selector``)."""
+
+ANSWERABILITY = Rule(
+    coefficients={mapping(rule.coefficients, RULE_FEATURES)},
+    intercept={rule.intercept:.6f},
+    means={mapping(rule.means, RULE_FEATURES)},
+    scales={mapping(rule.scales, RULE_FEATURES)},
+    threshold={rule.threshold:.4f},
+)
+"""P(answerable): a logistic model with every coefficient >= 0, and the threshold to answer (``answerability``)."""
+
+SECOND_MARGIN = {SECOND_MARGIN:.2f}
+"""A second window is claimed when its score is at most this far under the best one's (a fixed rule, not fitted)."""
+''',
+        encoding="utf-8",
+    )
+
+
+SECOND_MARGIN = 0.0
+
+
+# --------------------------------------------------------------------------- main
+
+
+def main() -> None:
+    parser = base_parser(__doc__)
+    parser.add_argument("--index", type=Path, required=True, help="index folder (tenants are ingested if missing)")
+    parser.add_argument("--squad", type=int, default=500, help="SQuAD 2.0 questions (half answerable); 0 = none")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--max-abstain",
+        type=float,
+        default=0.06,
+        help="threshold: abstain on at most this share of answerable training questions",
+    )
+    parser.add_argument("--cache", type=Path, help="keep unit embeddings in this file between runs (faster reruns)")
+    parser.add_argument("--corpora", default=",".join(DEV), help="development corpora (comma-separated)")
+    parser.add_argument(
+        "--write", action="store_true", help="fit on every development corpus and write ragcli/models/fitted.py"
+    )
+    args = parser.parse_args()
+    out = Output(args.json)
+
+    from ragcli.eval.cases import load_cases
+    from ragcli.models.local import LocalModel
+    from ragcli.search import Retriever
+
+    dev = [c for c in args.corpora.split(",") if c]
+    for name in dev:
+        ensure_index(corpus_folder(name, args.data), name, args.index, out)
+    if args.squad:
+        ensure_index(args.data / "squad2-dev" / "corpus.jsonl", "squad2-dev", args.index, out)
+    _ensure_sample(args.index, out)
+
+    retriever = Retriever(args.index)
+    memo = MemoEmbedder(retriever.embedder, args.cache)
+    probe = LocalModel(embedder=memo)  # type: ignore[arg-type]
+    started = time.perf_counter()
+    cases = {name: load_cases(QUESTIONS / f"{name}.jsonl") for name in dev}
+    collected = {name: collect(cases[name], retriever, probe) for name in dev}
+    seconds = time.perf_counter() - started
+    out.note(f"[dim]collected {sum(len(v) for v in collected.values())} development questions in {seconds:.0f} s[/dim]")
+    train = {name: examples(rows) for name, rows in collected.items()}
+
+    rows: dict[str, dict[str, Any]] = {}
+    for left in dev:
+        selector, rule = fit_fold({n: e for n, e in train.items() if n != left}, args.max_abstain)
+        model = LocalModel(embedder=memo, selector=selector, rule=rule)  # type: ignore[arg-type]
+        rows[left] = evaluate(cases[left], retriever, model) | {"threshold": rule.threshold}
+        out.note(f"[dim]{left}: answer {rows[left]['answer_accuracy']:.3f}[/dim]")
+
+    selector, rule = fit_fold(train, args.max_abstain)
+    shipped = LocalModel(embedder=memo, selector=selector, rule=rule)  # type: ignore[arg-type]
+    extra: dict[str, dict[str, Any]] = {}
+    if args.squad:
+        extra[f"squad2-dev ({args.squad}, seed {args.seed})"] = evaluate(
+            squad_cases(args.data, args.squad, args.seed), retriever, shipped
+        )
+    extra["sample_corpus"] = evaluate(load_cases(REPO_ROOT / "sample_corpus" / "questions.jsonl"), retriever, shipped)
+
+    table = [
+        [
+            name,
+            r["answer_accuracy"],
+            r["abstain_unanswerable"],
+            r["abstain_answerable"],
+            r["disposition"],
+            f"{r['answerable']}/{r['unanswerable']}",
+        ]
+        for name, r in rows.items()
+    ]
+    pool = pooled(list(rows.values()))
+    table.append(
+        [
+            "pooled (left-out)",
+            pool["answer_accuracy"],
+            pool["abstain_unanswerable"],
+            pool["abstain_answerable"],
+            pool["disposition"],
+            f"{pool['answerable']}/{pool['unanswerable']}",
+        ]
+    )
+    table += [
+        [
+            name,
+            r["answer_accuracy"],
+            r["abstain_unanswerable"],
+            r["abstain_answerable"],
+            r["disposition"],
+            f"{r['answerable']}/{r['unanswerable']}",
+        ]
+        for name, r in extra.items()
+    ]
+    out.table(
+        "Local answerer, each corpus answered with numbers fitted without it",
+        [
+            "corpus",
+            "answer accuracy",
+            "abstained: unanswerable",
+            "abstained: answerable",
+            "disposition",
+            "questions (ans/unans)",
+        ],
+        table,
+    )
+    memo.save()
+    out.put("left_out", rows)
+    out.put("pooled", pool)
+    out.put("never_fitted", extra)
+    if args.write:
+        write_fitted(
+            selector,
+            rule,
+            "python bench/answers.py --index DIR --write"
+            + (f" --max-abstain {args.max_abstain}" if args.max_abstain != 0.06 else ""),
+        )
+        out.note(f"wrote {FITTED.relative_to(REPO_ROOT)}")
+    out.finish()
+
+
+def _ensure_sample(index: Path, out: Output) -> None:
+    from _common import tenant_exists
+
+    from ragcli import ingest
+
+    for tenant in ("acme", "globex"):
+        if not tenant_exists(index, tenant):
+            out.note(f"[dim]ingesting sample_corpus/{tenant}[/dim]")
+            ingest(REPO_ROOT / "sample_corpus" / tenant, tenant, index=index)
+
+
+if __name__ == "__main__":
+    main()

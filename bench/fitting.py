@@ -1,0 +1,150 @@
+"""Fitting the local answerer's numbers (used by answers.py): a conditional logit, a sign-bounded logistic
+regression and a threshold. numpy and scipy only; every function is deterministic.
+
+Not a script: ``answers.py`` imports it.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+L2_SELECTOR = 1.0
+"""Ridge penalty on the standardised selector weights (a fixed choice, not tuned)."""
+L2_RULE = 0.5
+"""Ridge penalty on the standardised answerability coefficients (a fixed choice, not tuned)."""
+
+
+@dataclass
+class Example:
+    """One question: its candidate windows' features, which hold a gold answer, and whether it is answerable."""
+
+    collected: Any
+    values: list[tuple[float, ...]]
+    labels: list[bool]
+    answerable: bool
+
+
+def _standardise(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    mean = matrix.mean(axis=0)
+    scale = matrix.std(axis=0)
+    scale[scale < 1e-9] = 1.0
+    return mean, scale
+
+
+def fit_selector(examples: list[Example]) -> Any:
+    """A conditional logit: over each answerable question's windows, those holding the answer should win.
+
+    Maximises sum over questions of log(sum_{right windows} e^s / sum_{all windows} e^s) - L2 |w|^2,
+    with s = w . standardised features; questions with no right window (or one window) teach nothing.
+    """
+    from scipy.optimize import minimize
+
+    from ragcli.models.selector import FEATURES, Weights
+
+    groups = [
+        (np.array(e.values, dtype=float), np.array(e.labels, dtype=bool))
+        for e in examples
+        if e.answerable and any(e.labels) and len(e.labels) > 1
+    ]
+    mean, scale = _standardise(np.vstack([x for x, _ in groups]))
+    groups = [((x - mean) / scale, y) for x, y in groups]
+
+    def loss(w: np.ndarray) -> tuple[float, np.ndarray]:
+        value = L2_SELECTOR * float(w @ w)
+        grad = 2 * L2_SELECTOR * w
+        for x, y in groups:
+            s = x @ w
+            e = np.exp(s - s.max())
+            right = e * y
+            value -= float(np.log(right.sum()) - np.log(e.sum()))
+            grad += x.T @ (e / e.sum() - right / right.sum())
+        return value, grad
+
+    w = minimize(loss, np.zeros(len(FEATURES)), jac=True, method="L-BFGS-B").x
+    return Weights(
+        weights={n: float(v) for n, v in zip(FEATURES, w, strict=True)},
+        means={n: float(v) for n, v in zip(FEATURES, mean, strict=True)},
+        scales={n: float(v) for n, v in zip(FEATURES, scale, strict=True)},
+    )
+
+
+def rule_features(example: Example, selector: Any) -> dict[str, float] | None:
+    """The answerability features of ``example`` with windows scored by ``selector``; None when the
+    question is decided before the rule (no window at all, or it names something no passage mentions)."""
+    from ragcli.models import answerability
+
+    c = example.collected
+    if not example.values or c.candidates.missing:
+        return None
+    scores = [selector.score(v) for v in example.values]
+    best = int(np.argmax(scores))
+    window, values = c.candidates.windows[best]
+    return answerability.features(
+        c.candidates.question, values, scores[best], window.first.passage, c.evidence, c.found
+    )
+
+
+def _corpus_weights(rows: list[tuple[str, Example, Any]]) -> np.ndarray:
+    """Each corpus weighs the same in all, whatever its number of questions."""
+    per: dict[str, int] = defaultdict(int)
+    for corpus, _, _ in rows:
+        per[corpus] += 1
+    return np.array([1.0 / per[corpus] for corpus, _, _ in rows]) * len(rows) / len(per)
+
+
+def fit_rule(rows: list[tuple[str, Example, Any]]) -> Any:
+    """Logistic regression for P(answerable), every standardised coefficient bounded at >= 0."""
+    from scipy.optimize import minimize
+
+    from ragcli.models.answerability import FEATURES, Rule
+
+    feats, labels, weights = [], [], []
+    for (_, example, selector), weight in zip(rows, _corpus_weights(rows), strict=True):
+        values = rule_features(example, selector)
+        if values is not None:
+            feats.append([values[n] for n in FEATURES])
+            labels.append(1.0 if example.answerable else 0.0)
+            weights.append(weight)
+    x, y, sw = np.array(feats), np.array(labels), np.array(weights)
+    mean, scale = _standardise(x)
+    z = (x - mean) / scale
+
+    def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        b, w = theta[0], theta[1:]
+        p = 1.0 / (1.0 + np.exp(-np.clip(b + z @ w, -40, 40)))
+        eps = 1e-12
+        value = -float(np.sum(sw * (y * np.log(p + eps) + (1 - y) * np.log(1 - p + eps)))) + L2_RULE * float(w @ w)
+        r = sw * (p - y)
+        return value, np.concatenate([[r.sum()], z.T @ r + 2 * L2_RULE * w])
+
+    bounds = [(None, None)] + [(0.0, None)] * len(FEATURES)
+    theta = minimize(loss, np.zeros(len(FEATURES) + 1), jac=True, method="L-BFGS-B", bounds=bounds).x
+    return Rule(
+        coefficients={n: float(v) for n, v in zip(FEATURES, theta[1:], strict=True)},
+        intercept=float(theta[0]),
+        means={n: float(v) for n, v in zip(FEATURES, mean, strict=True)},
+        scales={n: float(v) for n, v in zip(FEATURES, scale, strict=True)},
+        threshold=0.5,
+    )
+
+
+def pick_threshold(rule: Any, rows: list[tuple[str, Example, Any]], max_abstain: float) -> float:
+    """The highest threshold under which at most ``max_abstain`` of the answerable training questions
+    abstain (corpora weighted equally; questions the missing-term rule stops count as abstained)."""
+    probabilities, answerable, weights = [], [], []
+    for (_, example, selector), weight in zip(rows, _corpus_weights(rows), strict=True):
+        values = rule_features(example, selector)
+        probabilities.append(0.0 if values is None else rule.probability(values))
+        answerable.append(example.answerable)
+        weights.append(weight)
+    p, a, w = np.array(probabilities), np.array(answerable), np.array(weights)
+    budget = max_abstain * w[a].sum()
+    best = 0.0
+    for t in sorted(set(p[a].tolist()) | {0.0}):
+        if w[a & (p < t)].sum() <= budget + 1e-9:
+            best = max(best, t)
+    return float(best)

@@ -1,0 +1,444 @@
+"""Doc-site dialects unfolded into plain Markdown before a document is cut into passages.
+
+Real documentation is rarely plain CommonMark: every site generator adds its
+own markup, and left alone that markup reaches the embedder, the snippets and
+the answers (``{{< tabpane >}}`` as an answer sentence). Each dialect is
+unfolded the way the site would render it, as prose or code a person reads:
+
+- containers with a title (admonitions, alerts, tabs, cards, details) become
+  a labelled paragraph (``Note: ...``, ``macOS:``), like MkDocs admonitions
+  (see ``markdown.expand_mkdocs``);
+- blocks that show code become fenced code (a Hugo tab with ``lang``, MyST
+  ``code-block``, a MyST example's source);
+- markup that renders to nothing a reader sees, or to content ragcli does not
+  have (includes, table-of-contents trees, comments, anchors, icons,
+  imports), is dropped.
+
+Dialects: Hugo shortcodes (``{{< x >}}``, ``{{% x %}}``), Docusaurus (``:::note``,
+``<Tabs>``/``<TabItem>``, MDX ``import``), MyST (```` ```{note} ````,
+``:::{tip}``, ``(label)=``, ``{ref}`x```, ``% comment``), GitHub alerts
+(``> [!NOTE]``), Liquid/Jinja tags, mdBook ``{{#include}}``, Material for
+MkDocs extras (``--8<--``, ``:material-x:``, ``{ .class }``, ``++ctrl+c++``), HTML
+comments and tag-only HTML lines. Code blocks are left as they are, except
+that Hugo's escaped shortcodes (``{{</* x */>}}``) read as the site shows them.
+
+Every rule works on lines outside code fences; the output never holds more
+text than the input (nothing is invented), and a document in none of these
+dialects comes out unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+# --------------------------------------------------------------------------- fences
+
+_FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>`{3,}|~{3,})(?P<info>.*)$")
+_DIRECTIVE_INFO = re.compile(r"^\{(?P<name>[\w:.-]+)\}[ \t]*(?P<args>.*)$")
+_COLON_OPEN = re.compile(r"^(?P<indent>[ \t]{0,3})(?P<marker>:{3,})[ \t]*(?P<rest>.*)$")
+
+
+def _closes(line: str, marker: str) -> bool:
+    """Whether ``line`` closes a fence opened with ``marker`` (same character, at least as long, nothing after)."""
+    stripped = line.strip()
+    return bool(stripped) and set(stripped) == {marker[0]} and len(stripped) >= len(marker)
+
+
+# --------------------------------------------------------------------------- labels
+
+
+def label_body(label: str, body: list[str]) -> list[str]:
+    """``Label: first sentence ...`` for prose; ``Label:`` on its own line before a list, table or code."""
+    first = next((n for n, line in enumerate(body) if line.strip()), None)
+    content = list(body)
+    if not label.strip():
+        return ["", *content, ""]
+    if first is not None and not _BLOCK_START.match(body[first].lstrip()):
+        content[first] = f"{label}: {body[first].lstrip()}"
+        return ["", *content, ""]
+    return ["", f"{label}:", "", *content, ""]
+
+
+_BLOCK_START = re.compile(r"^(```|~~~|[-*+] |\d+[.)] |\||>|#|<)")
+
+
+def _title(text: str) -> str:
+    """A directive or shortcode name as a label: ``seealso`` → ``See also``, ``warning`` → ``Warning``."""
+    text = {"seealso": "See also", "versionadded": "Added", "versionchanged": "Changed"}.get(text, text)
+    return text.replace("-", " ").replace("_", " ").strip().capitalize()
+
+
+# --------------------------------------------------------------------------- MyST and Docusaurus blocks
+
+_MYST_ADMONITIONS = frozenset(
+    "note tip hint important warning caution danger attention error seealso admonition dropdown "
+    "versionadded versionchanged deprecated topic sidebar margin".split()
+)
+_MYST_CODE = frozenset({"code-block", "code", "sourcecode", "code-cell"})
+_MYST_SOURCE = frozenset({"myst-example", "myst", "myst-to-html"})
+"""Directives that show their body as MyST source (the MyST docs' own examples)."""
+_MYST_DROP = frozenset(
+    "toctree include literalinclude image figure contents raw eval-rst myst-config math csv-table "
+    "automodule autoclass autofunction autodoc bibliography only index tableofcontents".split()
+)
+_OPTION = re.compile(r"^[ \t]*:[\w-]+:(?:[ \t].*)?$")
+_DOCUSAURUS_OPEN = re.compile(r"^(?P<kind>[a-z]+)(?:\[(?P<bracket>[^\]]*)\]|[ \t]+(?P<title>.+))?[ \t]*$")
+
+
+def _directive_body(lines: list[str]) -> list[str]:
+    """A directive's content without its options (``:class: x`` lines or a ``---`` YAML block at the top)."""
+    body = list(lines)
+    if body and body[0].strip() == "---":
+        end = next((n for n in range(1, len(body)) if body[n].strip() == "---"), None)
+        if end is not None:
+            body = body[end + 1 :]
+    while body and _OPTION.match(body[0]):
+        body = body[1:]
+    return body
+
+
+def _unfold_directive(name: str, args: str, body: list[str], fence: str) -> list[str]:
+    """One MyST directive (or Docusaurus admonition) as what its page shows."""
+    name = name.lower()
+    if name in _MYST_DROP:
+        if name == "figure":  # the caption is prose a reader sees
+            caption = [line for line in _directive_body(body) if line.strip()]
+            return label_body("Figure", unfold(caption)) if caption else [""]
+        return [""]
+    if name in _MYST_CODE:
+        return ["", f"{fence}{args.strip()}", *_directive_body(body), fence, ""]
+    if name in _MYST_SOURCE:
+        return ["", f"{fence}markdown", *_directive_body(body), fence, ""]
+    if name in {"versionadded", "versionchanged", "deprecated"}:
+        label = f"{_title(name)} in version {args.strip()}" if args.strip() else _title(name)
+        if name == "deprecated":
+            label = f"Deprecated since version {args.strip()}" if args.strip() else "Deprecated"
+        return label_body(label, unfold(_directive_body(body)))
+    if name == "rubric":
+        return ["", args.strip(), ""] if args.strip() else [""]
+    if name in {"admonition", "dropdown", "topic", "sidebar", "card", "tab-item", "tab", "details"} and args.strip():
+        return label_body(args.strip(), unfold(_directive_body(body)))
+    if name in _MYST_ADMONITIONS:
+        return label_body(args.strip() or _title(name), unfold(_directive_body(body)))
+    # Containers (tab-set, grid, div, container, ...) and directives ragcli does not know: their content,
+    # after their argument when they have one (``{myst-admonitions} attention, caution``).
+    return (
+        ["", args.strip(), *unfold(_directive_body(body)), ""]
+        if args.strip()
+        else ["", *unfold(_directive_body(body)), ""]
+    )
+
+
+def _collect(lines: list[str], start: int, marker: str) -> tuple[list[str], int]:
+    """The lines after an opening fence up to its closing one; (body, index after the close)."""
+    body: list[str] = []
+    i = start
+    depth_markers: list[str] = []
+    while i < len(lines):
+        line = lines[i]
+        if not depth_markers and _closes(line, marker):
+            return body, i + 1
+        opened = _FENCE_OPEN.match(line) if marker[0] != ":" else None
+        if opened and marker[0] == "`" and opened.group("info").strip():
+            depth_markers.append(opened.group("marker"))  # a nested fence with an info string opens
+        elif depth_markers and _closes(line, depth_markers[-1]):
+            depth_markers.pop()
+        body.append(line)
+        i += 1
+    return body, i  # never closed: the rest of the document
+
+
+# --------------------------------------------------------------------------- line rules (outside code)
+
+_HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_MD_DEFAULT = re.compile(r"<!--\s*md:default\s+(.+?)\s*-->")
+"""Material for MkDocs' documentation macro that its site renders as a "Default: value" badge."""
+_DEFINITION = re.compile(r"^(?P<indent>[ \t]*):[ \t]{1,4}(?P<text>\S.*)$")
+_HUGO_SHORTCODE = re.compile(r"\{\{([<%])\s*(/?)\s*([\w/.-]+)((?:[^{}]|\{[^{}]*\})*?)\s*(/?)\s*[>%]\}\}")
+_HUGO_ATTR = re.compile(r'([\w-]+)\s*=\s*(?:"([^"]*)"|\'([^\']*)\'|([^\s"\']+))')
+_LIQUID_TAG = re.compile(r"\{%-?.*?-?%\}")
+_TEMPLATE_VAR = re.compile(r"\{\{(?![<%#]).*?\}\}")
+_MDBOOK = re.compile(r"\{\{#[\w-]+[^}]*\}\}")
+_MYST_ROLE = re.compile(r"\{([\w:.-]+)\}`([^`]*)`")
+_ROLE_TARGET = re.compile(r"^(.*?)\s*<[^<>]+>$", re.DOTALL)
+_MYST_TARGET = re.compile(r"^\s*\([\w/.:-]+\)=\s*$")
+_MYST_COMMENT = re.compile(r"^\s*%(?!\S*%)")
+_MDX_IMPORT = re.compile(
+    r"^(?:import\s.+\sfrom\s+['\"].+['\"];?|import\s+['\"].+['\"];?|export\s+(?:const|default|function)\b.*)\s*$"
+)
+_TAG_ONLY = re.compile(r"^\s*(?:</?[A-Za-z][\w.-]*(?:\s[^<>]*)?/?>\s*)+$")
+_TAB_ITEM = re.compile(r"^\s*<TabItem\b([^>]*)>\s*$")
+_SUMMARY = re.compile(r"^\s*<summary>(.*?)</summary>\s*$", re.IGNORECASE)
+_JSX_ATTR = re.compile(r'([\w-]+)\s*=\s*(?:"([^"]*)"|\'([^\']*)\'|\{["\']([^"\']*)["\']\})')
+_ALERT = re.compile(r"^(?P<indent>\s*)>\s*\[!(?P<kind>[A-Za-z]+)\][ \t]*(?P<title>.*)$")
+_SNIPPET = re.compile(r"^\s*-{2,}8<-{2,}")
+_ICON = re.compile(r":(?:material|octicons|fontawesome|simple)-[\w-]+:(?:\{[^}]*\})?")
+_ATTR_LIST = re.compile(r"\{:?\s*(?:[.#][\w-]+|[\w-]+=\"[^\"]*\")(?:\s+(?:[.#][\w-]+|[\w-]+=(?:\"[^\"]*\"|\S+)))*\s*\}")
+_KEYS = re.compile(r"\+\+([\w+-]+?)\+\+")
+_ABBREVIATION = re.compile(r"^\*\[[^\]]+\]:")
+_FOOTNOTE_REF = re.compile(r"\[\^[^\]\s]+\](?!:)")
+_FOOTNOTE_DEF = re.compile(r"^\[\^[^\]\s]+\]:\s*")
+_BLOCK_BREAK = re.compile(r"^\s*\+\+\+\s*(?:\{.*\})?\s*$")
+_STRAY_CLOSE = re.compile(r"^\s*:{3,}\s*$")
+
+
+def _attrs(text: str, pattern: re.Pattern[str] = _HUGO_ATTR) -> dict[str, str]:
+    return {m.group(1).lower(): next((g for g in m.groups()[1:] if g is not None), "") for m in pattern.finditer(text)}
+
+
+def _role(match: re.Match[str]) -> str:
+    """``{ref}`Explicit text <target>``` → ``Explicit text``; ``{term}`x``` → ``x``; code roles stay code."""
+    name, content = match.group(1).rsplit(":", 1)[-1].lower(), match.group(2)
+    explicit = _ROLE_TARGET.match(content)
+    text = explicit.group(1) if explicit and explicit.group(1) else content.lstrip("~!")
+    is_code = name in _CODE_ROLES or match.group(1).startswith(("py:", "js:", "c:", "cpp:", "rst:"))
+    return f"`{text}`" if is_code and text else text
+
+
+def _keys(match: re.Match[str]) -> str:
+    """``++ctrl+alt+del++`` → ``Ctrl+Alt+Del``."""
+    return "+".join(part.capitalize() for part in match.group(1).split("+") if part)
+
+
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+_CODE_ROLES = frozenset("code file kbd command option envvar samp program literal regexp makevar mailheader".split())
+
+
+def _inline(line: str) -> str:
+    """Inline markup of every dialect as its visible text (or nothing); code spans are left as they are."""
+    line = _MYST_ROLE.sub(_role, line)
+    pieces = _CODE_SPAN.split(line)
+    # split() with two groups yields [text, ticks, code, text, ticks, code, ..., text].
+    out = []
+    for n, piece in enumerate(pieces):
+        if n % 3 == 0:
+            out.append(_inline_text(piece))
+        elif n % 3 == 1:
+            # Hugo renders its shortcodes even in a code span (`{{% param version %}}` shows the version).
+            code = _HUGO_SHORTCODE.sub("", pieces[n + 1])
+            out.append(piece + code + piece if code.strip() else "")
+    return _code_line("".join(out))
+
+
+def _inline_text(text: str) -> str:
+    text = _MDBOOK.sub("", text)
+    text = _HUGO_SHORTCODE.sub("", text)  # inline shortcodes (param, ref, ...) show site data ragcli does not have
+    text = _LIQUID_TAG.sub("", text)
+    text = _TEMPLATE_VAR.sub("", text)
+    text = _ICON.sub("", text)
+    text = _ATTR_LIST.sub("", text)
+    text = _KEYS.sub(_keys, text)
+    return _FOOTNOTE_REF.sub("", text)
+
+
+# --------------------------------------------------------------------------- the walk
+
+
+def unfold(lines: list[str]) -> list[str]:
+    """Unfold every dialect in ``lines`` (a document or a container's body)."""
+    return list(_Walk(lines).run())
+
+
+def unfold_dialects(text: str) -> str:
+    """A Markdown document with every doc-site dialect unfolded (see the module docstring)."""
+    text = _without_comments(text)
+    return "\n".join(unfold(text.split("\n")))
+
+
+def _without_comments(text: str) -> str:
+    """HTML comments removed outside code fences (a comment may span lines); a Material default badge kept."""
+    if "<!--" not in text:
+        return text
+    out: list[str] = []
+    for is_code, chunk in _fenced_chunks(text.split("\n")):
+        joined = "\n".join(chunk)
+        out.append(joined if is_code else _HTML_COMMENT.sub("", _MD_DEFAULT.sub(r"Default: \1.", joined)))
+    return "\n".join(out)
+
+
+def _indented(lines: list[str], start: int, prefix: str) -> tuple[list[str], int]:
+    """The lines indented by ``prefix`` (and blank lines between them) from ``start``, dedented once."""
+    body: list[str] = []
+    i = start
+    while i < len(lines) and (not lines[i].strip() or lines[i].startswith(prefix)):
+        body.append(lines[i][len(prefix) :] if lines[i].strip() else "")
+        i += 1
+    while body and not body[-1].strip():  # trailing blank lines belong to what follows
+        body.pop()
+        i -= 1
+    return body, i
+
+
+def _fenced_chunks(lines: list[str]) -> Iterator[tuple[bool, list[str]]]:
+    """Runs of lines, each either inside a fenced code block (True) or outside (False)."""
+    chunk: list[str] = []
+    marker: str | None = None
+    for line in lines:
+        if marker is None:
+            opened = _FENCE_OPEN.match(line)
+            if opened and not (opened.group("marker")[0] == "`" and "`" in opened.group("info")):
+                if chunk:
+                    yield False, chunk
+                chunk, marker = [line], opened.group("marker")
+                continue
+            chunk.append(line)
+        else:
+            chunk.append(line)
+            if _closes(line, marker):
+                yield True, chunk
+                chunk, marker = [], None
+    if chunk:
+        yield marker is not None, chunk
+
+
+class _Walk:
+    """One pass over lines: fences and containers are consumed whole, other lines rewritten one by one."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self.i = 0
+
+    def run(self) -> Iterator[str]:
+        while self.i < len(self.lines):
+            yield from self._step()
+
+    def _step(self) -> list[str]:
+        line = self.lines[self.i]
+        for rule in (self._fence, self._colon_fence, self._hugo_block, self._alert, self._definition, self._footnote):
+            out = rule(line)
+            if out is not None:
+                return out
+        self.i += 1
+        return self._line(line)
+
+    # A fenced block: a MyST directive, or code kept as it is.
+    def _fence(self, line: str) -> list[str] | None:
+        opened = _FENCE_OPEN.match(line)
+        if opened is None:
+            return None
+        marker, info = opened.group("marker"), opened.group("info").strip()
+        if marker[0] == "`" and "`" in info:
+            return None  # ``` inside a line of prose is an inline code span
+        body, self.i = _collect(self.lines, self.i + 1, marker)
+        directive = _DIRECTIVE_INFO.match(info)
+        if directive:
+            return _unfold_directive(directive.group("name"), directive.group("args"), body, marker)
+        # The closing fence as written: an indented block (in a list item or a tab) keeps its indentation.
+        closing = self.lines[self.i - 1] if _closes(self.lines[self.i - 1], marker) and self.i - 1 > 0 else marker
+        return [line, *(_code_line(b) for b in body if not _MDBOOK.fullmatch(b.strip())), closing]
+
+    # ``:::note`` (Docusaurus) or ``:::{note}`` (MyST colon fence).
+    def _colon_fence(self, line: str) -> list[str] | None:
+        opened = _COLON_OPEN.match(line)
+        if opened is None or not opened.group("rest"):
+            return None
+        rest = opened.group("rest").strip()
+        directive = _DIRECTIVE_INFO.match(rest)
+        docusaurus = None if directive else _DOCUSAURUS_OPEN.match(rest)
+        if directive is None and docusaurus is None:
+            return None
+        body, self.i = _collect(self.lines, self.i + 1, opened.group("marker"))
+        if directive:
+            return _unfold_directive(directive.group("name"), directive.group("args"), body, "```")
+        assert docusaurus is not None
+        title = docusaurus.group("bracket") or docusaurus.group("title") or ""
+        return label_body(title.strip() or _title(docusaurus.group("kind")), unfold(body))
+
+    # A Hugo shortcode alone on its line: a container opens or closes, or a tag that shows nothing.
+    def _hugo_block(self, line: str) -> list[str] | None:
+        stripped, taken = line.strip(), 1
+        if stripped.startswith(("{{<", "{{%")) and not stripped.endswith((">}}", "%}}")):
+            # A tag whose attributes run over several lines: read it whole.
+            end = next((n for n in range(self.i + 1, min(self.i + 30, len(self.lines))) if "}}" in self.lines[n]), None)
+            if end is not None:
+                stripped = " ".join(part.strip() for part in self.lines[self.i : end + 1])
+                taken = end + 1 - self.i
+        match = _HUGO_SHORTCODE.fullmatch(stripped)
+        if match is None:
+            return None
+        delimiter, closing, name, attrs, self_closing = match.groups()
+        self.i += taken
+        name = name.lower()
+        if closing or self_closing or name in {"tabpane", "cardpane", "blocks/section", "pageinfo"}:
+            return [""]
+        close = re.compile(r"^\s*\{\{[<%]\s*/\s*" + re.escape(name) + r"\s*[>%]\}\}\s*$")
+        end = next((n for n in range(self.i, len(self.lines)) if close.match(self.lines[n])), None)
+        if end is None:
+            return [""]  # a tag with no content (param, readfile, figure, ...)
+        body, self.i = self.lines[self.i : end], end + 1
+        if name == "comment":
+            return [""]
+        values = _attrs(attrs)
+        label = values.get("header") or values.get("title") or values.get("summary") or ""
+        lang = values.get("lang")
+        if delimiter == "<" and lang is not None:  # a tab of raw code, shown highlighted
+            return label_body(label, ["```" + lang, *body, "```"])
+        if not label and name in {"alert", "note", "warning", "tip", "notice", "callout"}:
+            label = _title(values.get("color", "") if name == "alert" and values.get("color") == "warning" else name)
+            label = "Note" if label == "Alert" else label
+        return label_body(label, unfold(body))
+
+    # ``> [!NOTE]`` and the quoted lines after it, as a labelled paragraph.
+    def _alert(self, line: str) -> list[str] | None:
+        match = _ALERT.match(line)
+        if match is None:
+            return None
+        prefix = re.compile(r"^\s*>[ \t]?")
+        body: list[str] = []
+        self.i += 1
+        while self.i < len(self.lines) and prefix.match(self.lines[self.i]):
+            body.append(prefix.sub("", self.lines[self.i], count=1))
+            self.i += 1
+        label = match.group("title").strip() or _title(match.group("kind").lower())
+        return label_body(label, unfold(body))
+
+    # ``:   Definition`` with its body indented four spaces (definition lists: MkDocs, MyST, Pandoc).
+    def _definition(self, line: str) -> list[str] | None:
+        match = _DEFINITION.match(line)
+        if match is None:
+            return None
+        indent = match.group("indent")
+        body, self.i = _indented(self.lines, self.i + 1, indent + "    ")
+        first = _inline(match.group("text"))
+        return [indent + first, *(indent + b if b else "" for b in unfold(body))]
+
+    # ``[^1]: ...`` and its indented continuation: a footnote's text sits far from what it annotates, and between
+    # a sentence and its code block it would cut them apart.
+    def _footnote(self, line: str) -> list[str] | None:
+        match = _FOOTNOTE_DEF.match(line.lstrip())
+        if match is None:
+            return None
+        depth = len(line) - len(line.lstrip())
+        self.i += 1
+        while self.i < len(self.lines):
+            following = self.lines[self.i]
+            if following.strip() and len(following) - len(following.lstrip()) <= depth:
+                break
+            self.i += 1
+        return [""]
+
+    def _line(self, line: str) -> list[str]:
+        stripped = line.strip()
+        for drop in (_MYST_TARGET, _MYST_COMMENT, _MDX_IMPORT, _SNIPPET, _ABBREVIATION, _BLOCK_BREAK, _STRAY_CLOSE):
+            if drop.match(line):
+                return []
+        tab = _TAB_ITEM.match(line)
+        if tab:
+            values = _attrs(tab.group(1), _JSX_ATTR)
+            label = values.get("label") or values.get("value") or ""
+            return ["", f"{label}:", ""] if label else [""]
+        summary = _SUMMARY.match(line)
+        if summary:
+            return ["", f"{_inline(summary.group(1)).strip()}:", ""]
+        if _TAG_ONLY.match(line):
+            return [""]
+        rewritten = _inline(_MD_DEFAULT.sub(r"Default: \1.", line))
+        if rewritten.strip() == "" and stripped:
+            return [""]
+        return [rewritten]
+
+
+def _code_line(line: str) -> str:
+    """A line of code as the site shows it: Hugo's escaped shortcode syntax (``{{</* x */>}}``) unescaped."""
+    return line.replace("{{</*", "{{<").replace("*/>}}", ">}}").replace("{{%/*", "{{%").replace("*/%}}", "%}}")

@@ -1,0 +1,162 @@
+"""Which words of the evidence hold the fact: windows of units, their features, and a fitted score.
+
+A candidate answer is a window of one to three consecutive units of one
+passage (``evidence.Unit``), so a sentence can bring the one before it that it
+leans on ("It ...", "Instead, ...") or the command after it. A window never
+starts on a unit that points back, unless that unit opens its passage.
+
+Each window is described by a few features with a plain meaning (how close
+in meaning its best unit is to the question, how many question terms it
+holds, whether it holds the kind of thing the question asks for, what it
+says beyond the question's own words, where its passage ranked), and scored
+by a linear model fitted by ``bench/answers.py`` as a conditional logit: over
+each question's windows, the ones that hold the labelled answer should score
+highest. The weights live in ``models.fitted``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ..text import query_terms
+from .evidence import Unit
+from .question import Question, mentions
+
+MAX_WINDOW = 3
+
+FEATURES = (
+    "cosine",
+    "cosine_first",
+    "overlap",
+    "heading_overlap",
+    "novelty",
+    "rank",
+    "opens_passage",
+    "size",
+    "code_fit",
+    "number_fit",
+    "default_fit",
+    "place_fit",
+    "name_fit",
+    "identifier_fit",
+    "carries_block",
+)
+"""What the selector weighs; see ``features`` for each one's meaning."""
+
+_NUMBER = re.compile(r"\d")
+_VERSION = re.compile(r"\b\d+\.\d+")
+_PATH = re.compile(
+    r"(?:~|\$\w+|%\w+%|\.{1,2})?/[\w.$~-]+|\b[\w-]+\.(?:toml|json|ya?ml|cfg|ini|txt|md|lock|py|js|ts|conf|env)\b"
+    r"|[A-Z]:\\|\$\{?[A-Z_]{3,}\}?|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b"
+)
+_NAME = re.compile(r"`[^`]+`|(?<![\w-])--?[A-Za-z][\w-]*|\b\w+_\w+\b|\b[a-z]+[A-Z]\w*\b|\b[A-Z][A-Z0-9_]{2,}\b")
+_CODE = re.compile(r"`[^`]+`|^\s*\$ ", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Window:
+    """One to three consecutive units of one passage: a candidate answer."""
+
+    units: tuple[Unit, ...]
+
+    @property
+    def first(self) -> Unit:
+        return self.units[0]
+
+    @property
+    def passage_id(self) -> str:
+        return self.first.passage.id
+
+    @property
+    def quote(self) -> str:
+        """The verbatim text from the first unit's start to the last unit's end."""
+        return self.first.passage.text[self.first.start : self.units[-1].end]
+
+    @property
+    def statement(self) -> str:
+        """The units as a person reads them: sentences run on; blocks, list items and rows start their own lines."""
+        out = self.units[0].statement
+        for before, unit in zip(self.units, self.units[1:], strict=False):
+            prose = before.kind == unit.kind == "sentence"
+            out += (" " if prose else "\n") + unit.statement
+        return out
+
+    def overlaps(self, other: Window) -> bool:
+        return self.passage_id == other.passage_id and (
+            self.first.start < other.units[-1].end and other.first.start < self.units[-1].end
+        )
+
+
+def windows(found: Sequence[Unit], max_units: int = MAX_WINDOW) -> list[Window]:
+    """Every window of 1..max_units consecutive units of one passage's ``found`` units (in reading order)."""
+    out = []
+    for i, unit in enumerate(found):
+        if unit.points_back and unit.position > 0:
+            continue  # it leans on the unit before: a window starting earlier carries both
+        for size in range(1, max_units + 1):
+            if i + size <= len(found):
+                out.append(Window(tuple(found[i : i + size])))
+    return out
+
+
+def features(
+    question: Question, window: Window, cosines: Mapping[Unit, float], rank: int, heading_terms: frozenset[str]
+) -> list[float]:
+    """The window's features, in ``FEATURES`` order.
+
+    cosine / cosine_first  best / first unit's cosine with the question (the embedder's, -1..1)
+    overlap                share of the question's terms the window's words hold
+    heading_overlap        share of the question's terms its passage's title and headings hold
+    novelty                log(1 + terms the window says beyond the question's own words)
+    rank                   1 / the search rank of its passage
+    opens_passage          1 when it starts at its passage's first unit
+    size                   units in the window, minus one
+    *_fit                  1 when the question asks for that kind of thing and the window holds one
+                           (a command or code; a number; a default with its value; a path or place;
+                           a setting, flag or other name), else 0
+    identifier_fit         share of the identifiers the question names that the window holds
+    carries_block          1 when it shows a code block, table or list
+    """
+    text = window.quote
+    folded = text.casefold()
+    terms = set(query_terms(text))
+    q_terms = question.terms
+    has_code = any(u.carries_block and "```" in u.statement for u in window.units) or bool(_CODE.search(text))
+    has_number = bool(_NUMBER.search(window.statement))
+    has_name = bool(_NAME.search(text))
+    wants = question.wants
+    idents = question.identifiers
+    return [
+        max(cosines[u] for u in window.units),
+        cosines[window.first],
+        len(q_terms & terms) / len(q_terms) if q_terms else 0.0,
+        len(q_terms & heading_terms) / len(q_terms) if q_terms else 0.0,
+        math.log1p(len(terms - q_terms)),
+        1.0 / rank,
+        1.0 if window.first.position == 0 else 0.0,
+        float(len(window.units) - 1),
+        float("code" in wants and has_code),
+        float("number" in wants and has_number),
+        float("default" in wants and "default" in folded and (has_number or has_name)),
+        float("place" in wants and bool(_PATH.search(text))),
+        float(("name" in wants or "version" in wants) and (has_name or bool(_VERSION.search(text)))),
+        sum(1 for i in idents if mentions(folded, i)) / len(idents) if idents else 0.0,
+        float(any(u.carries_block for u in window.units)),
+    ]
+
+
+@dataclass(frozen=True)
+class Weights:
+    """A fitted linear score over standardised features: sum(weight * (value - mean) / scale)."""
+
+    weights: Mapping[str, float]
+    means: Mapping[str, float]
+    scales: Mapping[str, float]
+
+    def score(self, values: Sequence[float]) -> float:
+        return sum(
+            self.weights[n] * (v - self.means[n]) / self.scales[n] for n, v in zip(FEATURES, values, strict=True)
+        )

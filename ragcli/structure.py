@@ -1,0 +1,242 @@
+"""The structure of a passage's Markdown: its top-level blocks, with line spans, in reading order.
+
+One reader for everything that needs more than plain text. ``blocks`` names
+the top-level blocks markdown-it-py finds (CommonMark plus tables) and their
+lines; ``unit_spans`` cuts a passage into the units an answer may quote
+(sentences, list items, table rows, a sentence with the block it leads to),
+as character spans. The local answerer builds its statements on these spans
+(``models.evidence``), and ingest stores one vector per span beside each
+passage's vector, so both always cut a passage the same way.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .text import split_sentences
+
+BlockKind = Literal["paragraph", "list", "table", "code", "quote", "heading", "html"]
+
+_TOKEN_KINDS: dict[str, BlockKind] = {
+    "paragraph_open": "paragraph",
+    "bullet_list_open": "list",
+    "ordered_list_open": "list",
+    "table_open": "table",
+    "fence": "code",
+    "code_block": "code",
+    "blockquote_open": "quote",
+    "heading_open": "heading",
+    "html_block": "html",
+}
+_QUOTE_MARKER = re.compile(r"^[ \t]*(?:>[ \t]?)+")
+
+
+@dataclass(frozen=True)
+class Block:
+    """One top-level block: lines ``start`` to ``end`` (exclusive) of the text."""
+
+    kind: BlockKind
+    start: int
+    end: int
+    indent: int = 0
+    """Characters before the content on its first line (a quote's ``> `` markers)."""
+    items: tuple[tuple[int, int], ...] = field(default=())
+    """For a list: the line span of each item's first paragraph (nested items included), in order."""
+
+
+@functools.lru_cache(maxsize=1)
+def parser() -> Any:
+    """The one Markdown parser: CommonMark with tables (imported on first use)."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").enable("table")
+
+
+def line_offsets(text: str) -> list[int]:
+    """The character offset where each line starts, plus one past the end: ``text[o[i]:o[i+1]-1]`` is line i."""
+    offsets = [0]
+    for line in text.split("\n"):
+        offsets.append(offsets[-1] + len(line) + 1)
+    return offsets
+
+
+def blocks(text: str) -> list[Block]:
+    """The top-level blocks of ``text``; a block quote becomes one ``quote`` block per line of prose in it."""
+    tokens = parser().parse(text)
+    lines = text.split("\n")
+    out: list[Block] = []
+    for i, tok in enumerate(tokens):
+        if tok.level != 0 or tok.map is None or tok.type not in _TOKEN_KINDS:
+            continue
+        kind = _TOKEN_KINDS[tok.type]
+        start, end = tok.map
+        if kind == "quote":
+            out += _quote_lines(lines, start, end)
+        elif kind == "list":
+            out.append(Block("list", start, end, items=_items(tokens, i)))
+        else:
+            out.append(Block(kind, start, end))
+    return out
+
+
+def _closing(tokens: list[Any], i: int) -> int:
+    """The index just past the token that closes ``tokens[i]``."""
+    opening = tokens[i].type
+    close = opening.replace("_open", "_close")
+    depth, j = 1, i + 1
+    while j < len(tokens) and depth:
+        depth += (tokens[j].type == opening) - (tokens[j].type == close)
+        j += 1
+    return j
+
+
+def _items(tokens: list[Any], i: int) -> tuple[tuple[int, int], ...]:
+    spans = []
+    for j in range(i + 1, _closing(tokens, i)):
+        tok = tokens[j]
+        if tok.type == "paragraph_open" and tok.map is not None and tokens[j - 1].type == "list_item_open":
+            spans.append((tok.map[0], tok.map[1]))
+    return tuple(spans)
+
+
+def _quote_lines(lines: list[str], start: int, end: int) -> list[Block]:
+    out = []
+    for n in range(start, min(end, len(lines))):
+        marker = _QUOTE_MARKER.match(lines[n])
+        indent = marker.end() if marker else 0
+        if lines[n][indent:].strip():
+            out.append(Block("quote", n, n + 1, indent=indent))
+    return out
+
+
+# --------------------------------------------------------------------------- units: what an answer may quote
+
+UnitKind = Literal["sentence", "item", "row", "introduced", "block"]
+
+UNITS_VERSION = 1
+"""Bump whenever ``unit_spans`` can cut the same text differently: vectors stored per unit at ingest
+(see ``index``) are only used while the version they were cut with is this one."""
+BLOCK_MAX_LINES = 12
+"""A carried block longer than this is shown (and quoted) through its first lines only, whole lines each."""
+
+_FENCE = re.compile(r"^[ \t]*(```|~~~)")
+_LIST_MARKER = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+")
+_TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]+\|?\s*$")
+
+
+@dataclass(frozen=True)
+class Span:
+    """One unit of a passage's text: ``text[start:end]`` is what it quotes, verbatim."""
+
+    kind: UnitKind
+    start: int
+    end: int
+    block: int
+    """Which top-level block it belongs to (for a sentence that carries a block: its paragraph)."""
+    sentence_end: int = 0
+    """For ``introduced``: where its sentence ends (the block it carries follows)."""
+    shown: tuple[str, ...] = ()
+    """For ``introduced`` and ``block``: the block's lines as shown (fences kept, at most BLOCK_MAX_LINES)."""
+    header: tuple[str, ...] = ()
+    """For ``row``: the table's header cells."""
+
+
+def unit_spans(text: str) -> list[Span]:
+    """Every unit of ``text`` in reading order: sentences of prose (and of block quotes), list items'
+    sentences, table rows, a paragraph's last sentence with the code block, table or list right after
+    it (``introduced``), and a code block or table no sentence introduces (``block``)."""
+    offsets = line_offsets(text)
+    parsed = blocks(text)
+    spans: list[Span] = []
+    for n, block in enumerate(parsed):
+        following = parsed[n + 1] if n + 1 < len(parsed) else None
+        carried_by_previous = n > 0 and _carries(parsed[n - 1], block)
+        if block.kind in ("paragraph", "quote"):
+            spans += _sentences(text, offsets, block, n)
+            if block.kind == "paragraph" and following is not None and _carries(block, following) and spans:
+                last = spans[-1]
+                if last.block == n and last.kind == "sentence":
+                    end, shown = _shown(text, offsets, following)
+                    spans[-1] = Span("introduced", last.start, end, n, sentence_end=last.end, shown=shown)
+        elif carried_by_previous:
+            continue
+        elif block.kind == "list":
+            spans += _item_sentences(text, offsets, block, n)
+        elif block.kind == "table":
+            spans += _rows(text, offsets, block, n)
+        elif block.kind == "code":
+            end, shown = _shown(text, offsets, block)
+            spans.append(Span("block", offsets[block.start], end, n, shown=shown))
+    return spans
+
+
+def _carries(previous: Block, block: Block) -> bool:
+    """A paragraph's last sentence carries the code block, table or list right after it, colon or not."""
+    return previous.kind == "paragraph" and block.kind in ("code", "table", "list")
+
+
+def _sentences(text: str, offsets: list[int], block: Block, n: int) -> list[Span]:
+    body_start = offsets[block.start] + block.indent
+    paragraph = text[body_start : offsets[block.end] - 1]
+    out, cursor = [], 0
+    for sentence in split_sentences(paragraph):
+        at = paragraph.find(sentence, cursor)
+        cursor = at + len(sentence)
+        out.append(Span("sentence", body_start + at, body_start + at + len(sentence), n))
+    return out
+
+
+def _item_sentences(text: str, offsets: list[int], block: Block, n: int) -> list[Span]:
+    out = []
+    for first, last in block.items:
+        raw = text[offsets[first] : offsets[last] - 1]
+        marker = _LIST_MARKER.match(raw)
+        item_start = offsets[first] + (marker.end() if marker else len(raw) - len(raw.lstrip()))
+        item = text[item_start : offsets[last] - 1]
+        cursor = 0
+        for sentence in split_sentences(item):
+            at = item.find(sentence, cursor)
+            cursor = at + len(sentence)
+            out.append(Span("item", item_start + at, item_start + at + len(sentence), n))
+    return out
+
+
+def _rows(text: str, offsets: list[int], block: Block, n: int) -> list[Span]:
+    lines = text.split("\n")
+    header = tuple(_cells(lines[block.start]))
+    out = []
+    for line_no in range(block.start + 1, min(block.end, len(lines))):
+        row = lines[line_no]
+        if not row.strip() or _TABLE_RULE.match(row):
+            continue
+        start = offsets[line_no] + (len(row) - len(row.lstrip()))
+        out.append(Span("row", start, start + len(row.strip()), n, header=header))
+    return out
+
+
+def _cells(row: str) -> list[str]:
+    return [c.strip() for c in re.split(r"(?<!\\)\|", row.strip().strip("|"))]
+
+
+def _shown(text: str, offsets: list[int], block: Block) -> tuple[int, tuple[str, ...]]:
+    """Where a carried block's quoted part ends, and its lines as shown (whole lines, at most BLOCK_MAX_LINES)."""
+    raw = text[offsets[block.start] : offsets[block.end] - 1].split("\n")
+    if block.kind == "code":
+        fenced = bool(_FENCE.match(raw[0]))
+        body = [line for line in raw if not _FENCE.match(line)]
+        shown = body[:BLOCK_MAX_LINES]
+        cut = len(body) > BLOCK_MAX_LINES
+        fence = raw[0].strip()[:3] if fenced else "```"
+        info = raw[0].strip()[3:].strip("`~ ") if fenced else ""
+        end = offsets[block.start + (1 if fenced else 0) + len(shown)] - 1 if cut else offsets[block.end] - 1
+        lines = (f"{fence}{info}", *(line.rstrip() for line in shown), *(("…",) if cut else ()), fence)
+        return end, lines
+    rows = [line for line in raw if line.strip()]
+    if len(rows) > BLOCK_MAX_LINES:
+        kept = rows[:BLOCK_MAX_LINES]
+        last = text.find(kept[-1], offsets[block.start])
+        return last + len(kept[-1]), (*kept, "…")
+    return offsets[block.end] - 1, tuple(rows)

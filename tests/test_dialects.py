@@ -1,0 +1,295 @@
+"""Doc-site dialects read as prose or code: real snippets from the corpora under bench/corpora.
+
+Each test takes a snippet as its site's source has it (the file is named in
+the test) and checks what a reader of the rendered page would see: labelled
+prose, code as code, and no markup left over.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from ragcli.ingestion.dialects import unfold_dialects
+from ragcli.ingestion.markdown import markdown_sections
+from ragcli.ingestion.metadata import split_front_matter
+from ragcli.models.evidence import units
+from ragcli.passage import Passage
+
+CORPORA = Path(__file__).resolve().parents[1] / "bench" / "corpora"
+LEFTOVERS = ("{{<", "{{%", ":::", "<!--", "[!NOTE]", "[!TIP]", "[!WARNING]", "{%", "<TabItem", "<Tabs", "{ref}")
+
+
+def plain(text: str) -> str:
+    """What the chunker's blocks hold for ``text``: every section's blocks, joined."""
+    return "\n\n".join(b.text for s in markdown_sections(text, "Title") for b in s.blocks)
+
+
+def assert_no_markup(text: str) -> None:
+    for mark in LEFTOVERS:
+        assert mark not in text, (mark, text)
+
+
+# --------------------------------------------------------------------------- Hugo (docsy)
+
+HUGO_TABS = """The default language is English:
+
+<!-- markdownlint-disable -->
+<!-- prettier-ignore-start -->
+{{< tabpane >}}
+{{< tab header="Configuration file:" disabled=true />}}
+{{< tab header="hugo.toml" lang="toml" >}}
+contentDir = "content/en"
+defaultContentLanguage = "en"
+{{< /tab >}}
+{{< tab header="hugo.yaml" lang="yaml" >}}
+contentDir: content/en
+defaultContentLanguage: en
+{{< /tab >}}
+{{< /tabpane >}}
+<!-- prettier-ignore-end -->
+"""  # bench/corpora/docsy/docs/language.md
+
+
+def test_hugo_tabs_become_labelled_code_blocks() -> None:
+    out = unfold_dialects(HUGO_TABS)
+    assert 'hugo.toml:\n\n```toml\ncontentDir = "content/en"' in out
+    assert "hugo.yaml:\n\n```yaml\ncontentDir: content/en" in out
+    assert "Configuration file" not in out  # a disabled tab is a heading of the pane, not content
+    assert_no_markup(out)
+
+
+def test_hugo_alerts_params_comments_and_escaped_shortcodes() -> None:
+    source = (
+        '{{% alert title="Warning" color="warning" %}}\n'
+        "Docsy requires Hugo {{% param hugoMinVersion %}} or later.\n"
+        "{{% /alert %}}\n\n"
+        "{{< comment >}}An editor's note nobody should read.{{< /comment >}}\n\n"
+        "{{< comment >}}\nA longer editor's note.\n{{< /comment >}}\n\n"
+        "```go-html-template\n{{</* alert */>}}This is an alert.{{</* /alert */>}}\n```\n"
+    )  # shapes from bench/corpora/docsy/docs/content/shortcodes/index.md and get-started/
+    out = unfold_dialects(source)
+    assert "Warning: Docsy requires Hugo  or later." in out
+    assert "editor's note" not in out.replace("An editor's note nobody should read.", "")  # inline comment: dropped
+    assert "A longer editor's note" not in out
+    assert "{{< alert >}}This is an alert.{{< /alert >}}" in out  # in code, as the site shows it
+
+
+# --------------------------------------------------------------------------- Docusaurus (prettier)
+
+DOCUSAURUS = """import Tabs from "@theme/Tabs";
+import TabItem from "@theme/TabItem";
+
+First, install Prettier locally:
+
+<Tabs groupId="package-manager">
+<TabItem value="npm">
+
+```bash
+npm install --save-dev --save-exact prettier
+```
+
+</TabItem>
+<TabItem value="yarn">
+
+```bash
+yarn add --dev --exact prettier
+```
+
+</TabItem>
+</Tabs>
+
+:::warning
+
+**For readability we recommend against using more than 80 characters:**
+
+In code styleguides, maximum line length rules are often set to 100 or 120.
+
+:::
+"""  # bench/corpora/prettier/docs/install.md and options.md
+
+
+def test_docusaurus_tabs_admonitions_and_imports() -> None:
+    out = unfold_dialects(DOCUSAURUS)
+    assert "import Tabs" not in out
+    assert "npm:\n" in out and "yarn:\n" in out
+    assert "```bash\nnpm install --save-dev --save-exact prettier\n```" in out
+    assert "Warning: **For readability we recommend against using more than 80 characters:**" in out
+    assert_no_markup(out)
+
+
+# --------------------------------------------------------------------------- MyST (MyST-Parser)
+
+MYST = """(syntax/admonitions)=
+
+# Admonitions
+
+% A comment the page never shows.
+
+Admonitions are a special case of {ref}`directives <syntax/directives>`.
+
+:::{admonition} Docutils configuration
+:class: note dropdown
+
+Use the `docutils.conf` configuration file.
+:::
+
+```{note}
+Explanation of the note.
+```
+
+```{code-block} python
+:linenos:
+print("hello")
+```
+
+::::{myst-example}
+:::{tip}
+Let's give readers a helpful hint!
+:::
+::::
+
+```{toctree}
+:maxdepth: 2
+intro
+```
+
+:::{versionadded} 1.2.3
+Explanation of the new feature.
+:::
+"""  # bench/corpora/myst/docs/syntax/admonitions.md, cross-referencing.md, code_and_apis.md
+
+
+def test_myst_directives_roles_targets_and_comments() -> None:
+    out = unfold_dialects(MYST)
+    assert "(syntax/admonitions)=" not in out and "A comment the page never shows" not in out
+    assert "Admonitions are a special case of directives." in out
+    assert "Docutils configuration: Use the `docutils.conf` configuration file." in out
+    assert ":class:" not in out
+    assert "Note: Explanation of the note." in out
+    assert '```python\nprint("hello")\n```' in out and ":linenos:" not in out
+    assert "```markdown\n:::{tip}\nLet's give readers a helpful hint!\n:::\n```" in out  # an example shows its source
+    assert "maxdepth" not in out and "intro" not in out.split("Admonitions")[0]
+    assert "Added in version 1.2.3: Explanation of the new feature." in out
+
+
+# --------------------------------------------------------------------------- GitHub alerts (docsy, lazygit)
+
+
+def test_github_alerts_read_as_labelled_paragraphs() -> None:
+    source = (
+        "> [!WARNING] Attention (only when using Docsy as hugo module)\n"
+        ">\n"
+        "> If you have a multi language installation, ensure that the section\n"
+        "> `[languages]` is declared.\n\n"
+        "> [!TIP]\n"
+        "> Run `hugo server --printI18nWarnings` when doing translation work.\n"
+    )  # bench/corpora/docsy/docs/language.md
+    out = plain(source)
+    assert "Attention (only when using Docsy as hugo module): If you have a multi language installation" in out
+    assert "Tip: Run `hugo server --printI18nWarnings` when doing translation work." in out
+    assert_no_markup(out)
+
+
+# --------------------------------------------------------------------------- Liquid, mdBook, Material, comments
+
+
+def test_liquid_tags_and_template_variables_go_code_stays() -> None:
+    source = (
+        "{% raw %}\nSet the site name in `{{ config.site_name }}` today.\n{% endraw %}\n\n"
+        "```jinja\n{% if x %}{{ y }}{% endif %}\n```\n"
+    )
+    out = unfold_dialects(source)
+    assert "{% raw %}" not in out and "Set the site name in `{{ config.site_name }}` today." in out
+    assert "{% if x %}{{ y }}{% endif %}" in out
+
+
+def test_mdbook_includes_and_material_extras() -> None:
+    source = (
+        "```rust\n{{#include ../listings/ch01/main.rs}}\nfn main() {}\n```\n\n"
+        '--8<-- "includes/abbreviations.md"\n\n'
+        'Press ++ctrl+c++ to stop :material-information-outline:{ title="Info" } the server.\n\n'
+        "[Subscribe to our newsletter](#){ .md-button }\n\n"
+        "*[HTML]: Hyper Text Markup Language\n"
+    )  # shapes from bench/corpora/rustup and bench/corpora/material
+    out = unfold_dialects(source)
+    assert "{{#include" not in out and "fn main() {}" in out
+    assert "--8<--" not in out and "*[HTML]" not in out
+    assert "Press Ctrl+C to stop  the server." in out
+    assert "[Subscribe to our newsletter](#)" in out and ".md-button" not in out
+
+
+def test_html_comments_go_outside_code_and_stay_inside() -> None:
+    out = unfold_dialects("Before <!-- a\nmultiline comment --> after.\n\n```html\n<!-- kept -->\n```\n")
+    assert "Before  after." in out and "multiline" not in out and "<!-- kept -->" in out
+
+
+def test_plain_markdown_is_unchanged() -> None:
+    text = "# Title\n\nA paragraph with `code`, a [link](x.md) and 50% of *it*.\n\n- one\n- two\n\n```sh\n$ run\n```\n"
+    assert unfold_dialects(text) == text
+
+
+# --------------------------------------------------------------------------- front matter
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        '+++\ntitle = "Hugo page"\nweight = 3\n+++\nBody text here.\n',
+        '{\n  "title": "Hugo page",\n  "weight": 3\n}\nBody text here.\n',
+        "---\ntitle: Hugo page\nweight: 3\n---\nBody text here.\n",
+    ],
+)
+def test_toml_json_and_yaml_front_matter(source: str) -> None:
+    meta, body = split_front_matter(source, "page.md")
+    assert meta["title"] == "Hugo page" and body == "Body text here.\n"
+
+
+# --------------------------------------------------------------------------- the real files, end to end
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "docsy/docs/language.md",
+        "docsy/docs/content/shortcodes/index.md",
+        "prettier/docs/install.md",
+        "prettier/docs/options.md",
+        "myst/docs/syntax/admonitions.md",
+        "myst/docs/syntax/cross-referencing.md",
+        "lazygit/docs/docs/Config.md",
+        "material/docs/setup/setting-up-navigation.md",
+    ],
+)
+def test_no_markup_reaches_an_answer_unit(path: str) -> None:
+    """Whatever the answerer may claim from a real page reads as prose or code, never as site markup."""
+    _, body = split_front_matter((CORPORA / path).read_text(encoding="utf-8"), path)
+    for section in markdown_sections(body, "Title"):
+        text = "\n\n".join(b.text for b in section.blocks)
+        p = Passage("d@v#s", "d", "v", "s", "t", ("everyone",), None, None, "T", section.path, path, None, text)
+        for unit in units(p):
+            # Code may show markup as an example (a block, or `{{</* x */>}}` inline); prose may not.
+            prose = re.sub(r"`[^`]*`", "", unit.quote.split("```")[0])
+            for mark in LEFTOVERS:
+                assert mark not in prose, (path, mark, unit.statement)
+
+
+def test_definition_lists_footnotes_and_default_badges() -> None:
+    source = (
+        "<!-- md:default `[accept, manage]` -->\n"
+        ":   This property defines which buttons are shown, e.g. to allow the user to\n"
+        "    accept cookies and manage settings:\n\n"
+        "    ``` yaml\n    extra:\n      consent:\n        actions:\n          - accept\n    ```\n\n"
+        "Enable it by adding the following lines to `mkdocs.yml`:[^1]\n\n"
+        "  [^1]:\n    Prior to Material for MkDocs 9.2.0, Universal Analytics was supported as well.\n\n"
+        "``` yaml\nextra:\n  analytics:\n    provider: google\n```\n"
+    )  # bench/corpora/material/docs/setup/ensuring-data-privacy.md and setting-up-site-analytics.md
+    out = unfold_dialects(source)
+    assert "Default: `[accept, manage]`." in out
+    assert "This property defines which buttons are shown" in out and ":   This" not in out
+    assert "``` yaml\nextra:\n  consent:" in out  # the definition's code is code, not an indented block
+    assert "Universal Analytics" not in out and "[^1]" not in out
+    text = plain(source)
+    assert "Enable it by adding the following lines to `mkdocs.yml`:\n\n``` yaml\nextra:\n  analytics:" in text
