@@ -84,7 +84,7 @@ def rule_features(example: Example, selector: Any) -> dict[str, float] | None:
     best = int(np.argmax(scores))
     window, values = c.candidates.windows[best]
     return answerability.features(
-        c.candidates.question, values, scores[best], window.first.passage, c.evidence, c.found
+        c.candidates.question, values, scores[best], window.first.passage, c.evidence, c.found, c.candidates.unmatched
     )
 
 
@@ -97,10 +97,10 @@ def _corpus_weights(rows: list[tuple[str, Example, Any]]) -> np.ndarray:
 
 
 def fit_rule(rows: list[tuple[str, Example, Any]]) -> Any:
-    """Logistic regression for P(answerable), every standardised coefficient bounded at >= 0."""
+    """Logistic regression for P(answerable), every standardised coefficient bounded to its feature's sign."""
     from scipy.optimize import minimize
 
-    from ragcli.models.answerability import FEATURES, Rule
+    from ragcli.models.answerability import FEATURES, SIGNS, Rule
 
     feats, labels, weights = [], [], []
     for (_, example, selector), weight in zip(rows, _corpus_weights(rows), strict=True):
@@ -121,7 +121,7 @@ def fit_rule(rows: list[tuple[str, Example, Any]]) -> Any:
         r = sw * (p - y)
         return value, np.concatenate([[r.sum()], z.T @ r + 2 * L2_RULE * w])
 
-    bounds = [(None, None)] + [(0.0, None)] * len(FEATURES)
+    bounds = [(None, None)] + [(0.0, None) if SIGNS[n] > 0 else (None, 0.0) for n in FEATURES]
     theta = minimize(loss, np.zeros(len(FEATURES) + 1), jac=True, method="L-BFGS-B", bounds=bounds).x
     return Rule(
         coefficients={n: float(v) for n, v in zip(FEATURES, theta[1:], strict=True)},
@@ -138,7 +138,7 @@ def pick_threshold(rule: Any, rows: list[tuple[str, Example, Any]], max_abstain:
     probabilities, answerable, weights = [], [], []
     for (_, example, selector), weight in zip(rows, _corpus_weights(rows), strict=True):
         values = rule_features(example, selector)
-        probabilities.append(0.0 if values is None else rule.probability(values))
+        probabilities.append(-1.0 if values is None else rule.probability(values))  # None: it abstains anyway
         answerable.append(example.answerable)
         weights.append(weight)
     p, a, w = np.array(probabilities), np.array(answerable), np.array(weights)

@@ -146,36 +146,50 @@ class Span:
 
 def unit_spans(text: str) -> list[Span]:
     """Every unit of ``text`` in reading order: sentences of prose (and of block quotes), list items'
-    sentences, table rows, a paragraph's last sentence with the code block, table or list right after
-    it (``introduced``), and a code block or table no sentence introduces (``block``)."""
+    sentences, table rows, and code. A paragraph's last sentence carries what follows it (``introduced``,
+    colon or not): a code block (its first part, when it is long), or a short table or list whole. The
+    rest of a long code block, and a code block no sentence introduces, are ``block`` units of whole lines."""
     offsets = line_offsets(text)
     parsed = blocks(text)
     spans: list[Span] = []
     for n, block in enumerate(parsed):
-        following = parsed[n + 1] if n + 1 < len(parsed) else None
-        carried_by_previous = n > 0 and _carries(parsed[n - 1], block)
+        carried = n > 0 and _carries(text, parsed[n - 1], block)
         if block.kind in ("paragraph", "quote"):
             spans += _sentences(text, offsets, block, n)
-            if block.kind == "paragraph" and following is not None and _carries(block, following) and spans:
+            following = parsed[n + 1] if n + 1 < len(parsed) else None
+            if block.kind == "paragraph" and following is not None and _carries(text, block, following) and spans:
                 last = spans[-1]
                 if last.block == n and last.kind == "sentence":
-                    end, shown = _shown(text, offsets, following)
+                    _, end, shown = _parts(text, offsets, following)[0]
                     spans[-1] = Span("introduced", last.start, end, n, sentence_end=last.end, shown=shown)
-        elif carried_by_previous:
+        elif block.kind == "code":
+            parts = _parts(text, offsets, block)[1 if carried else 0 :]
+            spans += [Span("block", start, end, n, shown=shown) for start, end, shown in parts]
+        elif carried:
             continue
         elif block.kind == "list":
             spans += _item_sentences(text, offsets, block, n)
         elif block.kind == "table":
             spans += _rows(text, offsets, block, n)
-        elif block.kind == "code":
-            end, shown = _shown(text, offsets, block)
-            spans.append(Span("block", offsets[block.start], end, n, shown=shown))
     return spans
 
 
-def _carries(previous: Block, block: Block) -> bool:
-    """A paragraph's last sentence carries the code block, table or list right after it, colon or not."""
-    return previous.kind == "paragraph" and block.kind in ("code", "table", "list")
+CARRY_MAX_ROWS = 4
+"""A table or list this short reads as one with the sentence before it; a longer one is read row by row."""
+
+
+def _carries(text: str, previous: Block, block: Block) -> bool:
+    """Whether a paragraph's last sentence carries the block right after it: any code block; a short table
+    or list (a long one is better answered row by row, each row saying its headers)."""
+    if previous.kind != "paragraph":
+        return False
+    if block.kind == "code":
+        return True
+    if block.kind == "list":
+        return len(block.items) <= CARRY_MAX_ROWS
+    if block.kind == "table":
+        return block.end - block.start - 2 <= CARRY_MAX_ROWS  # header and rule lines
+    return False
 
 
 def _sentences(text: str, offsets: list[int], block: Block, n: int) -> list[Span]:
@@ -221,22 +235,43 @@ def _cells(row: str) -> list[str]:
     return [c.strip() for c in re.split(r"(?<!\\)\|", row.strip().strip("|"))]
 
 
-def _shown(text: str, offsets: list[int], block: Block) -> tuple[int, tuple[str, ...]]:
-    """Where a carried block's quoted part ends, and its lines as shown (whole lines, at most BLOCK_MAX_LINES)."""
-    raw = text[offsets[block.start] : offsets[block.end] - 1].split("\n")
-    if block.kind == "code":
-        fenced = bool(_FENCE.match(raw[0]))
-        body = [line for line in raw if not _FENCE.match(line)]
-        shown = body[:BLOCK_MAX_LINES]
-        cut = len(body) > BLOCK_MAX_LINES
-        fence = raw[0].strip()[:3] if fenced else "```"
-        info = raw[0].strip()[3:].strip("`~ ") if fenced else ""
-        end = offsets[block.start + (1 if fenced else 0) + len(shown)] - 1 if cut else offsets[block.end] - 1
-        lines = (f"{fence}{info}", *(line.rstrip() for line in shown), *(("…",) if cut else ()), fence)
-        return end, lines
-    rows = [line for line in raw if line.strip()]
-    if len(rows) > BLOCK_MAX_LINES:
-        kept = rows[:BLOCK_MAX_LINES]
-        last = text.find(kept[-1], offsets[block.start])
-        return last + len(kept[-1]), (*kept, "…")
-    return offsets[block.end] - 1, tuple(rows)
+def _parts(text: str, offsets: list[int], block: Block) -> list[tuple[int, int, tuple[str, ...]]]:
+    """A block as (start, end, shown lines) parts of whole lines. Code longer than BLOCK_MAX_LINES is cut
+    into parts of at most that many lines, at a blank line where there is one; each part is shown fenced,
+    with ``…`` where it goes on. A table or list is one part (shown as written)."""
+    lines = text[offsets[block.start] : offsets[block.end] - 1].split("\n")
+    if block.kind != "code":
+        rows = tuple(line for line in lines if line.strip())
+        return [(offsets[block.start], offsets[block.end] - 1, rows)]
+    fenced = bool(_FENCE.match(lines[0]))
+    first = block.start + (1 if fenced else 0)
+    last = block.end - (1 if fenced and len(lines) > 1 and _FENCE.match(lines[-1]) else 0)
+    fence = lines[0].strip()[:3] if fenced else "```"
+    info = lines[0].strip()[3:].strip("`~ ") if fenced else ""
+    cuts = _cut_points(text, offsets, first, last)
+    parts = []
+    for i, (a, b) in enumerate(cuts):
+        body = tuple(text[offsets[k] : offsets[k + 1] - 1].rstrip() for k in range(a, b))
+        shown = (f"{fence}{info}", *(("…",) if i else ()), *body, *(("…",) if i < len(cuts) - 1 else ()), fence)
+        start = offsets[block.start] if i == 0 else offsets[a]
+        end = offsets[block.end] - 1 if i == len(cuts) - 1 else offsets[b] - 1
+        parts.append((start, end, shown))
+    return parts or [(offsets[block.start], offsets[block.end] - 1, (f"{fence}{info}", fence))]
+
+
+def _cut_points(text: str, offsets: list[int], first: int, last: int) -> list[tuple[int, int]]:
+    """Line ranges [a, b) of at most BLOCK_MAX_LINES lines covering first..last, cut after a blank line when
+    one falls in the second half of a range (a config file's sections stay whole)."""
+    out = []
+    a = first
+    while a < last:
+        b = min(a + BLOCK_MAX_LINES, last)
+        if b < last:
+            blank = [k for k in range(a + BLOCK_MAX_LINES // 2, b) if not text[offsets[k] : offsets[k + 1] - 1].strip()]
+            if blank:
+                b = blank[-1] + 1
+        out.append((a, b))
+        a = b
+        while a < last and not text[offsets[a] : offsets[a + 1] - 1].strip():
+            a += 1  # a part never starts on a blank line
+    return out

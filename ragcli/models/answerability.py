@@ -7,7 +7,7 @@ it answers. Two rules decide, in order:
    capitalised or rare word; see ``question``) that no evidence passage
    mentions is not answered: the documents are about something else.
 2. Otherwise a logistic model over a few signals, each of which can only
-   make an answer more likely as it grows (the fit is constrained to those
+   move P(answerable) one way as it grows (the fit is constrained to those
    signs, so no weight contradicts what its feature means):
 
        best       the selector's score of the best window
@@ -15,7 +15,11 @@ it answers. Two rules decide, in order:
        overlap    share of the question's terms the best window holds
        coverage   share of the question's terms its passage holds (title and headings included)
        fit        1 when the best window holds the kind of fact asked for (or nothing in particular is asked)
+       named      share of what the question names (identifiers, capitalised and rare words) the best
+                  window itself mentions (1 when it names nothing)
        retrieval  the best-ranked passage's similarity to the question (the dense ranker's cosine)
+       unmatched  rare words of the question no passage holds in any form (the only feature that
+                  can only make an answer less likely)
 
 Every feature is defined whatever the evidence holds (one passage or ten).
 The coefficients and the threshold are fitted by ``bench/answers.py`` and live
@@ -34,7 +38,9 @@ from ..text import query_terms
 from .question import Question
 from .selector import FEATURES as WINDOW_FEATURES
 
-FEATURES = ("best", "cosine", "overlap", "coverage", "fit", "retrieval")
+FEATURES = ("best", "cosine", "overlap", "coverage", "fit", "named", "retrieval", "unmatched")
+SIGNS = {"best": 1, "cosine": 1, "overlap": 1, "coverage": 1, "fit": 1, "named": 1, "retrieval": 1, "unmatched": -1}
+"""The direction each feature may move P(answerable): the fit bounds every coefficient to its sign."""
 
 _FITS = ("code_fit", "number_fit", "default_fit", "place_fit", "name_fit")
 _WANT_OF_FIT = {"code_fit": "code", "number_fit": "number", "default_fit": "default", "place_fit": "place"}
@@ -42,7 +48,7 @@ _WANT_OF_FIT = {"code_fit": "code", "number_fit": "number", "default_fit": "defa
 
 @dataclass(frozen=True)
 class Rule:
-    """A logistic model over standardised features (every coefficient >= 0) and the threshold to answer."""
+    """A logistic model over standardised features (each coefficient of its feature's sign) and the threshold."""
 
     coefficients: Mapping[str, float]
     intercept: float
@@ -66,6 +72,7 @@ def features(
     passage: Passage,
     evidence: Sequence[Passage],
     found: Mapping[str, Found],
+    unmatched: Sequence[str] = (),
 ) -> dict[str, float]:
     """The answerability features of one question, from its best window (in ``passage``) and the evidence."""
     named = dict(zip(WINDOW_FEATURES, window_values, strict=True))
@@ -76,7 +83,9 @@ def features(
         "overlap": named["overlap"],
         "coverage": len(asked.terms & own) / len(asked.terms) if asked.terms else 1.0,
         "fit": _fit(asked, named),
+        "named": named["named_fit"],
         "retrieval": _retrieval(evidence, found),
+        "unmatched": float(len(unmatched)),
     }
 
 

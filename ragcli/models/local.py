@@ -28,8 +28,9 @@ from ..text import query_terms
 from . import answerability, fitted
 from .evidence import Unit, units
 from .question import Question, mentions
-from .selector import Weights, Window, features, windows
+from .selector import Weights, Window, features, term_weights, windows
 
+_EXPERIMENT_SEPARATE = False
 MAX_PASSAGES = 5
 """Passages (best ranked first) whose units are scored: the fact is in the top 3 for about 0.9 of the questions."""
 
@@ -50,6 +51,8 @@ class Candidates:
     question: Question
     missing: tuple[str, ...]
     """Distinctive things the question names that no evidence passage mentions."""
+    unmatched: tuple[str, ...]
+    """Rare words of the question that no evidence passage holds in any form (a softer sign, see ``answerability``)."""
     windows: list[tuple[Window, tuple[float, ...]]]
     """Every window of the best passages, in evidence and reading order, with its features."""
 
@@ -106,7 +109,7 @@ class LocalModel:
             return Assessment(options.question, scored, options.missing, None, 0.0)
         best = scored[0]
         values = answerability.features(
-            options.question, best.values, best.score, best.window.first.passage, evidence, found
+            options.question, best.values, best.score, best.window.first.passage, evidence, found, options.unmatched
         )
         probability = 0.0 if options.missing else self.rule.probability(values)
         return Assessment(options.question, scored, options.missing, values, probability, self._claims(scored))
@@ -117,26 +120,37 @@ class LocalModel:
         Weights play no part here: ``bench/answers.py`` fits them on exactly these features.
         """
         asked = Question.read(question)
-        missing = tuple(t for t in asked.distinctive if not any(mentions(p.index_text.casefold(), t) for p in evidence))
+        said = "\n".join(p.index_text for p in evidence).casefold()
+        stems = frozenset(query_terms(said))
+        missing = tuple(t for t in asked.distinctive if not mentions(said, t, stems))
+        unmatched = tuple(t for t in asked.rare if not mentions(said, t, stems))
         passages = list(evidence[:MAX_PASSAGES])
         per_passage = [units(p) for p in passages]
         every = [u for found_units in per_passage for u in found_units]
         if not every:
-            return Candidates(asked, missing, [])
+            return Candidates(asked, missing, unmatched, [])
         cosines = self._cosines(asked.text, every)
+        weights = term_weights(asked, [frozenset(query_terms(p.index_text)) for p in evidence])
         options = []
         for position, (passage, found_units) in enumerate(zip(passages, per_passage, strict=True), start=1):
-            rank = found[passage.id].rank if passage.id in found else position
+            hit = found.get(passage.id)
+            rank = hit.rank if hit is not None else position
+            similar = hit.cosine if hit is not None and hit.cosine is not None else 0.0
             heading = frozenset(query_terms(passage.heading_label))
             for window in windows(found_units):
-                options.append((window, tuple(features(asked, window, cosines, rank, heading))))
-        return Candidates(asked, missing, options)
+                values = features(asked, window, cosines, rank, heading, weights, similar)
+                options.append((window, tuple(values)))
+        return Candidates(asked, missing, unmatched, options)
 
     def _cosines(self, question: str, found: list[Unit]) -> dict[Unit, float]:
         """Each unit's cosine with the question; a unit's vector is its tokens read in their passage (the same
         vector ingest stores for it, see ``Embedder.embed_with_spans``)."""
         embedder = self.embedder
         assert embedder is not None
+        if _EXPERIMENT_SEPARATE:
+            texts = [f"{u.passage.heading_label}: {u.statement[:600]}" for u in found]
+            vecs = embedder.embed([question, *texts])
+            return dict(zip(found, (float(c) for c in vecs[1:] @ vecs[0]), strict=True))
         by_passage: dict[str, list[Unit]] = {}
         for unit in found:
             by_passage.setdefault(unit.passage.id, []).append(unit)
@@ -176,7 +190,7 @@ class _LocalConversation:
 
     def decide(self, turn: Turn) -> ModelReply:
         assessment = self.model.assess(self.question, turn.evidence, turn.found)
-        if not assessment.claims or assessment.answerable < self.model.rule.threshold:
+        if not assessment.claims or assessment.missing or assessment.answerable < self.model.rule.threshold:
             return ModelReply(
                 AbstainDecision("the evidence does not address the question"), verdict=_verdict(assessment)
             )

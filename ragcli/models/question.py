@@ -21,6 +21,7 @@ import functools
 import re
 from dataclasses import dataclass
 from importlib import resources
+from itertools import pairwise
 from typing import Literal
 
 from ..text import STOP_WORDS, query_terms
@@ -91,60 +92,102 @@ class Question:
     text: str
     terms: frozenset[str]
     """Its stemmed, stop-word-free terms (as BM25 searches for them)."""
+    bigrams: frozenset[tuple[str, str]]
+    """Its adjacent term pairs, in order."""
     wants: frozenset[Want]
     """The kinds of fact it asks for."""
     identifiers: tuple[str, ...]
-    """Flags, code-like tokens, versions and quoted phrases it names, as written (case-folded)."""
-    distinctive: tuple[str, ...]
-    """What it names that an answer's evidence must mention: identifiers, and capitalised or rare words."""
+    """Flags, code-like tokens, versions, numbers and quoted phrases it names, as written (case-folded)."""
+    names: tuple[str, ...]
+    """Capitalised words not opening a sentence (``Vercel``, ``Nightjar``), case-folded."""
+    rare: tuple[str, ...]
+    """Lower-case words the embedder's vocabulary does not hold in any form (``telemetry``, ``glibc``)."""
 
     @classmethod
     def read(cls, text: str) -> Question:
         identifiers = _identifiers(text)
+        names, rare = _named_words(text, identifiers)
+        sequence = query_terms(text)
         return cls(
             text=text,
-            terms=frozenset(query_terms(text)),
+            terms=frozenset(sequence),
+            bigrams=frozenset(pairwise(sequence)),
             wants=frozenset(want for want, pattern in _WANTS if pattern.search(text)),
             identifiers=identifiers,
-            distinctive=(*identifiers, *_named_words(text, identifiers)),
+            names=names,
+            rare=rare,
         )
 
-    def wants_any(self, *kinds: Want) -> bool:
-        return any(k in self.wants for k in kinds)
+    @property
+    def distinctive(self) -> tuple[str, ...]:
+        """What an answer's evidence must mention: the identifiers and names it asks about."""
+        return (*self.identifiers, *self.names)
 
 
 def _identifiers(text: str) -> tuple[str, ...]:
     found = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(text)]
     found += [m.group(0) for m in _IDENT.finditer(text)]
     cleaned = (f.strip(" .,;:?!").casefold() for f in found)
-    return tuple(dict.fromkeys(f for f in cleaned if len(f) >= 2))
+    # ``field:value`` is search syntax a user may type ("tenant:acme refund"), not a thing to look for.
+    return tuple(dict.fromkeys(f for f in cleaned if len(f) >= 2 and not _FIELD_QUERY.match(f)))
 
 
-def _named_words(text: str, identifiers: tuple[str, ...]) -> list[str]:
-    """Capitalised words not opening a sentence, and words the embedder's vocabulary does not hold whole."""
+def _named_words(text: str, identifiers: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Capitalised words not opening a sentence, and words no form of which the vocabulary holds."""
     vocab = vocabulary()
     covered = " ".join(identifiers)
-    out = []
+    names: list[str] = []
+    rare: list[str] = []
     for match in _WORD.finditer(text):
-        word = match.group(0).removesuffix("'s").removesuffix("’s")
+        word = match.group(0)
+        if "'" in word or "’" in word:
+            continue  # a contraction ("don't") or a possessive: ordinary words either way
         folded = word.casefold()
         if folded in STOP_WORDS or len(folded) < 3 or folded in covered or folded in _GENERIC_CAPITALS:
             continue
-        capitalised = word[0].isupper() and not _SENTENCE_START.search(text[: match.start()])
-        rare = len(folded) >= 4 and folded.strip("'") not in vocab and not _known_form(folded, vocab)
-        if capitalised or rare:
-            out.append(folded)
-    return list(dict.fromkeys(out))
+        if word[0].isupper() and not _SENTENCE_START.search(text[: match.start()]):
+            names.append(folded)
+        elif len(folded) >= 4 and not all(_common(part, vocab) for part in folded.split("-") if part):
+            rare.append(folded)
+    return tuple(dict.fromkeys(names)), tuple(dict.fromkeys(rare))
 
 
-def _known_form(word: str, vocab: frozenset[str]) -> bool:
-    """A common word in another form: plural, past tense, -ing, -ly (``configs``, ``pinned``, ``globally``)."""
-    for suffix in ("s", "es", "ed", "d", "ing", "ly", "er", "ers"):
+def _common(word: str, vocab: frozenset[str]) -> bool:
+    """The vocabulary holds the word, or it is a common word with a prefix or suffix
+    (``configs``, ``pinned``, ``globally``, ``repositories``, ``reformatting``)."""
+    if len(word) < 3 or word in vocab:
+        return True
+    for prefix in ("re", "un", "pre", "non", "sub", "auto", "multi", "over"):
+        if word.startswith(prefix) and len(word) - len(prefix) >= 4 and _common(word[len(prefix) :], vocab):
+            return True
+    for suffix, replacement in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            stem = word[: -len(suffix)]
-            if stem in vocab or stem + "e" in vocab or (len(stem) > 3 and stem[-1] == stem[-2] and stem[:-1] in vocab):
+            stem = word[: -len(suffix)] + replacement
+            doubled = len(stem) > 3 and stem[-1] == stem[-2] and stem[:-1] in vocab
+            if stem in vocab or stem + "e" in vocab or doubled:
                 return True
     return False
+
+
+_SUFFIXES = (
+    ("ies", "y"),
+    ("s", ""),
+    ("es", ""),
+    ("ed", ""),
+    ("d", ""),
+    ("ing", ""),
+    ("ly", ""),
+    ("ally", ""),
+    ("er", ""),
+    ("ers", ""),
+    ("ation", "e"),
+    ("ations", "e"),
+    ("ment", ""),
+    ("able", ""),
+    ("ness", ""),
+    ("ity", ""),
+)
+_FIELD_QUERY = re.compile(r"^[a-z_]+:[\w.-]+$")
 
 
 @functools.lru_cache(maxsize=1)
@@ -154,10 +197,15 @@ def vocabulary() -> frozenset[str]:
     return frozenset(w for w in text.split("\n") if w and not w.startswith(("##", "[")))
 
 
-def mentions(haystack: str, needle: str) -> bool:
+def mentions(haystack: str, needle: str, stems: frozenset[str] | None = None) -> bool:
     """Whether ``haystack`` (case-folded) mentions ``needle``: as written, or with separators ignored
-    (``pre-commit`` and ``precommit``), or in a close form for a word (``nightjars``)."""
+    (``pre-commit`` and ``precommit``), or for a word, in another form (``Pythons``: ``python``;
+    ``configure``: ``configured``), compared by stem when ``stems`` (the haystack's stemmed terms) are given."""
     if needle in haystack:
         return True
     squeezed = re.sub(r"[^0-9a-z]+", "", needle)
-    return len(squeezed) >= 3 and squeezed in re.sub(r"[^0-9a-z]+", "", haystack)
+    if len(squeezed) >= 3 and squeezed in re.sub(r"[^0-9a-z]+", "", haystack):
+        return True
+    if stems is not None and _WORD.fullmatch(needle):
+        return all(term in stems for term in query_terms(needle))
+    return False

@@ -20,6 +20,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from ..text import query_terms
 from .evidence import Unit
@@ -31,6 +32,8 @@ FEATURES = (
     "cosine",
     "cosine_first",
     "overlap",
+    "weighted_overlap",
+    "bigrams",
     "heading_overlap",
     "novelty",
     "rank",
@@ -43,6 +46,9 @@ FEATURES = (
     "name_fit",
     "identifier_fit",
     "carries_block",
+    "instructs",
+    "passage_cosine",
+    "named_fit",
 )
 """What the selector weighs; see ``features`` for each one's meaning."""
 
@@ -54,6 +60,12 @@ _PATH = re.compile(
 )
 _NAME = re.compile(r"`[^`]+`|(?<![\w-])--?[A-Za-z][\w-]*|\b\w+_\w+\b|\b[a-z]+[A-Z]\w*\b|\b[A-Z][A-Z0-9_]{2,}\b")
 _CODE = re.compile(r"`[^`]+`|^\s*\$ ", re.MULTILINE)
+_INSTRUCTS = re.compile(
+    r"^(?:to|use|set|add|run|pass|specify|enable|disable|install|create|configure|define|call|provide|include|"
+    r"remove|change|replace|invoke|press|select|type|edit|declare|write|put)\b|\b(?:can|may) be used to\b|"
+    r"\byou can (?:use|set|add|run|pass|specify|enable|disable|configure|change)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -103,12 +115,20 @@ def windows(found: Sequence[Unit], max_units: int = MAX_WINDOW) -> list[Window]:
 
 
 def features(
-    question: Question, window: Window, cosines: Mapping[Unit, float], rank: int, heading_terms: frozenset[str]
+    question: Question,
+    window: Window,
+    cosines: Mapping[Unit, float],
+    rank: int,
+    heading_terms: frozenset[str],
+    weights: Mapping[str, float],
+    passage_cosine: float = 0.0,
 ) -> list[float]:
     """The window's features, in ``FEATURES`` order.
 
     cosine / cosine_first  best / first unit's cosine with the question (the embedder's, -1..1)
     overlap                share of the question's terms the window's words hold
+    weighted_overlap       the same, each term weighted by how few evidence passages hold it (``term_weights``)
+    bigrams                share of the question's adjacent term pairs the window holds adjacent too
     heading_overlap        share of the question's terms its passage's title and headings hold
     novelty                log(1 + terms the window says beyond the question's own words)
     rank                   1 / the search rank of its passage
@@ -119,33 +139,68 @@ def features(
                            a setting, flag or other name), else 0
     identifier_fit         share of the identifiers the question names that the window holds
     carries_block          1 when it shows a code block, table or list
+    instructs              1 when a unit tells the reader what to do or use ("To ...", "Use X to", "set ...",
+                           "can be used to", "run ...")
+    passage_cosine         its passage's similarity to the question, as the dense ranker saw it (0 when unranked)
+    named_fit              share of what the question names (identifiers, capitalised and rare words) the window
+                           mentions; 1 when it names nothing
     """
     text = window.quote
     folded = text.casefold()
-    terms = set(query_terms(text))
+    sequence = query_terms(text)
+    terms = set(sequence)
     q_terms = question.terms
     has_code = any(u.carries_block and "```" in u.statement for u in window.units) or bool(_CODE.search(text))
     has_number = bool(_NUMBER.search(window.statement))
     has_name = bool(_NAME.search(text))
     wants = question.wants
     idents = question.identifiers
-    return [
-        max(cosines[u] for u in window.units),
-        cosines[window.first],
-        len(q_terms & terms) / len(q_terms) if q_terms else 0.0,
-        len(q_terms & heading_terms) / len(q_terms) if q_terms else 0.0,
-        math.log1p(len(terms - q_terms)),
-        1.0 / rank,
-        1.0 if window.first.position == 0 else 0.0,
-        float(len(window.units) - 1),
+    weighted = _weighted(q_terms & terms, weights) / _weighted(q_terms, weights) if q_terms else 0.0
+    fits = [
         float("code" in wants and has_code),
         float("number" in wants and has_number),
         float("default" in wants and "default" in folded and (has_number or has_name)),
         float("place" in wants and bool(_PATH.search(text))),
         float(("name" in wants or "version" in wants) and (has_name or bool(_VERSION.search(text)))),
-        sum(1 for i in idents if mentions(folded, i)) / len(idents) if idents else 0.0,
-        float(any(u.carries_block for u in window.units)),
     ]
+    block = float(any(u.carries_block for u in window.units))
+    return [
+        max(cosines[u] for u in window.units),
+        cosines[window.first],
+        len(q_terms & terms) / len(q_terms) if q_terms else 0.0,
+        weighted,
+        len(question.bigrams & set(pairwise(sequence))) / len(question.bigrams) if question.bigrams else 0.0,
+        len(q_terms & heading_terms) / len(q_terms) if q_terms else 0.0,
+        math.log1p(len(terms - q_terms)),
+        1.0 / rank,
+        1.0 if window.first.position == 0 else 0.0,
+        float(len(window.units) - 1),
+        *fits,
+        sum(1 for i in idents if mentions(folded, i)) / len(idents) if idents else 0.0,
+        block,
+        float(any(_INSTRUCTS.search(u.statement) for u in window.units)),
+        passage_cosine,
+        _named_share(question, folded),
+    ]
+
+
+def _named_share(question: Question, folded: str) -> float:
+    named = (*question.identifiers, *question.names, *question.rare)
+    if not named:
+        return 1.0
+    stems = frozenset(query_terms(folded))
+    return sum(1 for n in named if mentions(folded, n, stems)) / len(named)
+
+
+def term_weights(question: Question, evidence_terms: Sequence[frozenset[str]]) -> dict[str, float]:
+    """Each question term's weight: log((n + 1) / (passages holding it + 0.5)) over the n evidence passages,
+    so a term every passage shares (the product's name) counts for little, a term few hold for much."""
+    n = len(evidence_terms)
+    return {t: math.log((n + 1) / (sum(1 for terms in evidence_terms if t in terms) + 0.5)) for t in question.terms}
+
+
+def _weighted(terms: set[str] | frozenset[str], weights: Mapping[str, float]) -> float:
+    return sum(weights.get(t, 0.0) for t in terms) or 1e-9
 
 
 @dataclass(frozen=True)
