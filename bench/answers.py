@@ -279,14 +279,10 @@ ANSWERABILITY = Rule(
 )
 """P(answerable): a logistic model with every coefficient >= 0, and the threshold to answer (``answerability``)."""
 
-SECOND_MARGIN = {SECOND_MARGIN:.2f}
-"""A second window is claimed when its score is at most this far under the best one's (a fixed rule, not fitted)."""
 ''',
         encoding="utf-8",
     )
 
-
-SECOND_MARGIN = 0.0
 
 
 # --------------------------------------------------------------------------- main

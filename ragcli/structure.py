@@ -4,7 +4,8 @@ One reader for everything that needs more than plain text. ``blocks`` names
 the top-level blocks markdown-it-py finds (CommonMark plus tables) and their
 lines; ``unit_spans`` cuts a passage into the units an answer may quote
 (sentences, list items, table rows, a sentence with the block it leads to),
-as character spans. The local answerer builds its statements on these spans
+as character spans, and ``unit_vectors`` gives each a vector from one model
+run over its passage. The local answerer builds its statements on these spans
 (``models.evidence``), and ingest stores one vector per span beside each
 passage's vector, so both always cut a passage the same way.
 """
@@ -13,10 +14,17 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .text import split_sentences
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .embedder import Embedder
+    from .passage import Passage
 
 BlockKind = Literal["paragraph", "list", "table", "code", "quote", "heading", "html"]
 
@@ -274,4 +282,32 @@ def _cut_points(text: str, offsets: list[int], first: int, last: int) -> list[tu
         a = b
         while a < last and not text[offsets[a] : offsets[a + 1] - 1].strip():
             a += 1  # a part never starts on a blank line
+    return out
+
+
+# --------------------------------------------------------------------------- units' vectors
+def unit_vectors(embedder: Embedder, passages: Sequence[Passage], chosen: Sequence[Sequence[int]]) -> list[np.ndarray]:
+    """For each passage, one vector per unit of ``structure.unit_spans(passage.text)`` listed in ``chosen``
+    (all of them when ingest stores them): the unit's tokens, read in their passage, plus its heading.
+
+    A unit's vector is the normalised sum of two unit vectors: its own tokens pooled in context and the
+    passage's heading label pooled the same way, so "Annual plans are refundable within 30 days" is read
+    as being about refunds. One model run per passage gives every unit's vector.
+    """
+    import numpy as np
+
+    texts, spans = [], []
+    for passage, wanted in zip(passages, chosen, strict=True):
+        shift = len(passage.index_text) - len(passage.text)
+        every = unit_spans(passage.text)
+        heading = (0, max(1, shift - 2))
+        spans.append([heading, *((every[i].start + shift, every[i].end + shift) for i in wanted)])
+        texts.append(passage.index_text)
+    _, pooled = embedder.embed_with_spans(texts, spans)
+    out = []
+    for matrix in pooled:
+        combined = matrix[1:] + matrix[0]
+        out.append(
+            combined / np.maximum(np.linalg.norm(combined, axis=1, keepdims=True), 1e-12) if len(combined) else combined
+        )
     return out

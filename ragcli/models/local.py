@@ -18,20 +18,25 @@ fitted on (``models.fitted``).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..answer.protocol import AbstainDecision, Claim, ClaimsDecision, Found, ModelReply, Turn, Usage, Verdict
 from ..embedder import Embedder
 from ..passage import Passage
+from ..structure import unit_vectors
 from ..text import query_terms
 from . import answerability, fitted
 from .evidence import Unit, units
 from .question import Question, mentions
 from .selector import Weights, Window, features, term_weights, windows
 
-_EXPERIMENT_SEPARATE = False
 MAX_PASSAGES = 5
+SECOND_MARGIN = math.log(3)
+"""A second window (not overlapping the best) is claimed when the selector gives it at least a third of the
+best one's chance of holding the fact: the scores are a conditional logit's, so that is a gap of ln 3.
+A fixed rule, not fitted."""
 """Passages (best ranked first) whose units are scored: the fact is in the top 3 for about 0.9 of the questions."""
 
 
@@ -79,8 +84,7 @@ class LocalModel:
     embedder: Embedder | None = None
     selector: Weights = fitted.SELECTOR
     rule: answerability.Rule = fitted.ANSWERABILITY
-    second_margin: float = fitted.SECOND_MARGIN
-    """A second window is claimed when it scores at most this far under the best one."""
+    second_margin: float = SECOND_MARGIN
     name: str = "local"
     retry_on_empty: bool = False
     expands_neighbours: bool = False
@@ -143,23 +147,17 @@ class LocalModel:
         return Candidates(asked, missing, unmatched, options)
 
     def _cosines(self, question: str, found: list[Unit]) -> dict[Unit, float]:
-        """Each unit's cosine with the question; a unit's vector is its tokens read in their passage (the same
-        vector ingest stores for it, see ``Embedder.embed_with_spans``)."""
+        """Each unit's cosine with the question, the unit read under its heading (see ``unit_vectors``)."""
         embedder = self.embedder
         assert embedder is not None
-        if _EXPERIMENT_SEPARATE:
-            texts = [f"{u.passage.heading_label}: {u.statement[:600]}" for u in found]
-            vecs = embedder.embed([question, *texts])
-            return dict(zip(found, (float(c) for c in vecs[1:] @ vecs[0]), strict=True))
         by_passage: dict[str, list[Unit]] = {}
         for unit in found:
             by_passage.setdefault(unit.passage.id, []).append(unit)
-        passages = [group[0].passage for group in by_passage.values()]
-        spans = [[_in_index_text(u) for u in group] for group in by_passage.values()]
-        _, vectors = embedder.embed_with_spans([p.index_text for p in passages], spans)
+        groups = list(by_passage.values())
+        matrices = unit_vectors(embedder, [group[0].passage for group in groups], [[u.span for u in g] for g in groups])
         query = embedder.embed([question])[0]
         cosines: dict[Unit, float] = {}
-        for group, matrix in zip(by_passage.values(), vectors, strict=True):
+        for group, matrix in zip(groups, matrices, strict=True):
             cosines.update(zip(group, (float(c) for c in matrix @ query), strict=True))
         return cosines
 
@@ -175,12 +173,6 @@ class LocalModel:
         ):
             chosen.append(second.window)
         return tuple(Claim(statement=w.statement, passage_id=w.passage_id, quote=w.quote) for w in chosen)
-
-
-def _in_index_text(unit: Unit) -> tuple[int, int]:
-    """A unit's span within its passage's ``index_text`` (the heading label and a blank line come first)."""
-    shift = len(unit.passage.index_text) - len(unit.passage.text)
-    return unit.start + shift, unit.end + shift
 
 
 class _LocalConversation:

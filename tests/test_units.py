@@ -1,0 +1,101 @@
+"""The units an answer may quote and the windows the local answerer chooses from (``structure``,
+``models.evidence``, ``models.selector``), and what it reads in a question (``models.question``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragcli.models.evidence import units
+from ragcli.models.question import Question
+from ragcli.models.selector import windows
+from ragcli.passage import Passage
+from ragcli.structure import BLOCK_MAX_LINES, unit_spans
+
+
+def passage(text: str) -> Passage:
+    return Passage("d@v#s", "d", "v", "s", "t", ("everyone",), None, None, "Doc", ("Section",), "/d.md", None, text)
+
+
+def test_a_sentence_carries_the_code_after_it_colon_or_not() -> None:
+    text = (
+        "If your project depends on private repositories, you will need to configure a token.\n\n"
+        "```console\n$ export UV_INDEX_PRIVATE_PASSWORD=secret\n```\n"
+    )
+    (unit,) = units(passage(text))
+    assert unit.kind == "introduced"
+    assert unit.statement.endswith("```console\n$ export UV_INDEX_PRIVATE_PASSWORD=secret\n```")
+    assert unit.quote == text.rstrip("\n")
+
+
+def test_a_long_code_block_is_cut_into_parts_of_whole_lines() -> None:
+    lines = [f"key_{n:02d} = {n}" for n in range(30)]
+    text = "The defaults, in full:\n\n```toml\n" + "\n".join(lines) + "\n```\n"
+    found = units(passage(text))
+    assert [u.kind for u in found][0] == "introduced" and all(u.kind == "block" for u in found[1:])
+    shown = [line for u in found for line in u.statement.split("\n") if line.startswith("key_")]
+    assert shown == lines  # every line once, whole, in order
+    for u in found:
+        assert u.quote in text
+        assert sum(1 for line in u.statement.split("\n") if line.startswith("key_")) <= BLOCK_MAX_LINES
+    assert found[1].statement.startswith("```toml\n…\n")  # a later part says it goes on from above
+
+
+def test_a_long_table_is_read_row_by_row_and_a_short_one_whole() -> None:
+    rows = "\n".join(f"| option{n} | sets the value of setting {n} |" for n in range(8))
+    long = units(passage(f"These are the options:\n\n| Option | Meaning |\n|---|---|\n{rows}\n"))
+    assert [u.kind for u in long] == ["sentence"] + ["row"] * 8
+    assert long[3].statement == "Option: option2; Meaning: sets the value of setting 2."
+    short = units(passage("Two tiers exist:\n\n| Tier | Limit |\n|---|---|\n| Free | 60 per minute |\n"))
+    assert [u.kind for u in short] == ["introduced"]
+    assert "| Free | 60 per minute |" in short[0].statement
+
+
+def test_spans_are_the_one_cut_both_ingest_and_the_answerer_use() -> None:
+    text = "First sentence here is long enough. Second one too, is it not?\n\n- an item with words\n- another item\n"
+    spans = unit_spans(text)
+    found = units(passage(text))
+    assert [(u.start, u.end) for u in found] == [(spans[u.span].start, spans[u.span].end) for u in found]
+
+
+def test_no_window_starts_on_a_unit_that_leans_on_the_one_before() -> None:
+    text = (
+        "The cache lives in the user's cache folder. It can be removed with the clean command at any time. "
+        "Instead of removing everything, prune keeps what is still used.\n"
+    )
+    found = units(passage(text))
+    assert [u.points_back for u in found] == [False, True, True]
+    starts = {w.first.statement for w in windows(found)}
+    assert starts == {found[0].statement}
+    assert any(w.statement.startswith("The cache lives") and "It can be removed" in w.statement for w in windows(found))
+
+
+@pytest.mark.parametrize(
+    "question, identifiers, names, rare",
+    [
+        ("What is Project Nightjar?", (), ("project", "nightjar"), ()),
+        ("How do I route uv's downloads through a SOCKS5 proxy?", ("socks5",), (), ()),
+        ("what does --no-dev do", ("--no-dev",), (), ()),
+        ("Does uv send telemetry, and how do I opt out?", (), (), ("telemetry",)),
+        ("Which icon is used if I don't set a logo?", (), (), ()),  # a contraction is an ordinary word
+        ("How do I hide the right-hand table of contents?", (), (), ()),  # a compound of common words
+        ("tenant:globex refund window", (), (), ("globex",)),  # search syntax, not an identifier
+        ("How do I uninstall uv, including its Pythons and tools?", (), ("pythons",), ()),
+    ],
+)
+def test_what_a_question_names(question: str, identifiers: tuple, names: tuple, rare: tuple) -> None:
+    asked = Question.read(question)
+    assert (asked.identifiers, asked.names, asked.rare) == (identifiers, names, rare)
+
+
+@pytest.mark.parametrize(
+    "question, wants",
+    [
+        ("How do I install a tool globally?", {"code"}),
+        ("What is the default port of the preview server?", {"default", "number"}),
+        ("Where does uv store its cache?", {"place"}),
+        ("Which environment variable sets the log level?", {"name"}),
+        ("Can uv read conda files?", {"yesno"}),
+    ],
+)
+def test_what_a_question_asks_for(question: str, wants: set[str]) -> None:
+    assert set(Question.read(question).wants) == wants
