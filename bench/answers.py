@@ -173,9 +173,10 @@ class MemoEmbedder:
 
 def evaluate(cases: list[Any], retriever: Any, model: Any) -> dict[str, Any]:
     """The real loop over ``cases`` (what ``ragcli eval --ask`` runs) and the four numbers of the issue."""
+    from ragcli.answer.setup import Answerer
     from ragcli.eval.run import evaluate as run_eval
 
-    report = run_eval(cases, retriever, model=model)
+    report = run_eval(cases, retriever, answerer=Answerer(model))
     results = report.results
     answerable = [r for r in results if r.case.expect == "answer"]
     unanswerable = [r for r in results if r.case.expect == "abstain"]

@@ -33,11 +33,11 @@ from .question import Question, mentions
 from .selector import Weights, Window, features, term_weights, windows
 
 MAX_PASSAGES = 5
+"""Passages (best ranked first) whose units are scored: the fact is in the top 3 for about 0.9 of the questions."""
 SECOND_MARGIN = math.log(10)
 """A second window (not overlapping the best) is claimed unless the selector makes it less than a tenth as
 likely as the best one to hold the fact: the scores are a conditional logit's, so that is a gap of ln 10.
 A fixed rule, not fitted: a second place to look is worth showing unless the first one is clearly it."""
-"""Passages (best ranked first) whose units are scored: the fact is in the top 3 for about 0.9 of the questions."""
 
 
 @dataclass(frozen=True)
