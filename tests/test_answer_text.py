@@ -72,6 +72,7 @@ def runs(tenant: dict[str, Path]) -> dict[str, tuple[str, dict]]:
     return {name: (procs[2 * i].stdout, json_of(procs[2 * i + 1])) for i, name in enumerate(QUESTIONS)}
 
 
+@pytest.mark.slow
 def test_code_prints_as_a_block_and_the_marker_is_never_glued_to_it(runs) -> None:
     text, answer = runs["ruff"]
     assert answer["disposition"] == "answered", answer
@@ -83,6 +84,7 @@ def test_code_prints_as_a_block_and_the_marker_is_never_glued_to_it(runs) -> Non
             assert "[" not in line, line
 
 
+@pytest.mark.slow
 def test_no_statement_opens_by_leaning_on_one_it_does_not_bring(runs) -> None:
     leaning = ("it ", "it's", "this ", "that ", "these ", "those ", "they ", "instead", "however", "also ")
     for name, (_, answer) in runs.items():
@@ -93,6 +95,7 @@ def test_no_statement_opens_by_leaning_on_one_it_does_not_bring(runs) -> None:
         assert "~/.cache/uv" in cache["answer"]  # "It can be removed ..." came with the sentence it points to
 
 
+@pytest.mark.slow
 def test_no_statement_twice(runs) -> None:
     for name, (_, answer) in runs.items():
         statements = [c["statement"] for c in answer.get("claims", [])]
@@ -101,6 +104,7 @@ def test_no_statement_twice(runs) -> None:
     assert retention["answer"].count("400 days") == 1
 
 
+@pytest.mark.slow
 def test_long_code_is_cut_at_whole_lines(runs, tenant) -> None:
     _, answer = runs["stack"]
     assert answer["disposition"] == "answered", answer
@@ -114,6 +118,7 @@ def test_long_code_is_cut_at_whole_lines(runs, tenant) -> None:
             assert len(line) == len("make step-01"), line  # never half a line
 
 
+@pytest.mark.slow
 def test_json_claims_keep_exact_quotes(runs, tenant) -> None:
     passages = {p.id: p for p in all_passages(tenant["index"], "docs")}
     for name, (_, answer) in runs.items():

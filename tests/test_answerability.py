@@ -69,12 +69,14 @@ def runs(tenants: dict[str, Path]) -> dict[str, dict]:
     return {name: json_of(proc) | {"exit": proc.returncode} for name, proc in zip(questions, procs, strict=True)}
 
 
+@pytest.mark.slow
 def test_a_single_sentence_that_answers_exactly_is_answered(runs: dict[str, dict]) -> None:
     run = runs["e4"]
     assert run["exit"] == 0 and run["disposition"] == "answered", run
     assert "98,000 to 121,000 euros" in run["answer"]
 
 
+@pytest.mark.slow
 def test_a_named_thing_no_visible_passage_mentions_is_not_answered(runs: dict[str, dict]) -> None:
     run = runs["nightjar-outsider"]
     assert run["exit"] == 1 and run["disposition"] == "abstained", run
@@ -82,6 +84,7 @@ def test_a_named_thing_no_visible_passage_mentions_is_not_answered(runs: dict[st
     assert run["reason"] == "model_abstained"
 
 
+@pytest.mark.slow
 def test_the_same_question_is_answered_for_a_user_who_may_see_the_page(runs: dict[str, dict]) -> None:
     run = runs["nightjar-insider"]
     assert run["exit"] == 0 and run["disposition"] == "answered", run
@@ -89,6 +92,7 @@ def test_the_same_question_is_answered_for_a_user_who_may_see_the_page(runs: dic
     assert all(c["passage_id"].startswith("nightjar@") for c in run["claims"])
 
 
+@pytest.mark.slow
 def test_an_abstention_says_nothing_of_what_was_missing(tenants: dict[str, Path]) -> None:
     proc = cli("ask", "What is Project Nightjar?", "--as", tenants["outsider"], index=tenants["index"])
     assert proc.returncode == 1
