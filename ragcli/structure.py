@@ -1,8 +1,10 @@
 """The structure of a passage's Markdown: its top-level blocks, with line spans, in reading order.
 
-One reader for everything that needs more than plain text. ``blocks`` names
-the top-level blocks markdown-it-py finds (CommonMark plus tables) and their
-lines; ``unit_spans`` cuts a passage into the units an answer may quote
+One reader for everything that needs more than plain text: the chunker
+(``ingestion.markdown``) parses with ``parser``, the conflict rule
+(``answer.conflicts``) reads ``blocks``, and the local answerer reads units.
+``blocks`` names the top-level blocks markdown-it-py finds (CommonMark plus
+tables) and their lines; ``unit_spans`` cuts a passage into the units an answer may quote
 (sentences, list items, table rows, a sentence with the block it leads to),
 as character spans, and ``unit_vectors`` gives each a vector from one model
 run over its passage. The local answerer builds its statements on these spans

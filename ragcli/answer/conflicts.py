@@ -57,7 +57,8 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
 from ..passage import Passage
-from ..text import FENCE, LIST_MARKER, TABLE_RULE, query_terms, split_sentences, table_cells
+from ..structure import blocks
+from ..text import LIST_MARKER, query_terms, split_sentences, table_cells
 from .citations import ClaimLike, coded_tokens, normalize, quote_words
 from .protocol import Conflict, ConflictSide
 
@@ -233,57 +234,48 @@ def _facts_of(
 
 
 def facts(passage: Passage) -> list[Fact]:
-    """Every fact of a passage: one per dimension per prose sentence, list item or table cell; code is skipped."""
+    """Every fact of a passage: one per dimension per prose sentence, list item or table cell; code is skipped.
+
+    The passage's structure comes from the one Markdown reader (``structure.blocks``).
+    """
     out: list[Fact] = []
     lines = passage.text.split("\n")
-    paragraph: list[str] = []
-    in_code = False
+    for block in blocks(passage.text):
+        if block.kind in ("paragraph", "quote"):
+            body = " ".join(line.strip() for line in lines[block.start : block.end])
+            out += _prose_facts(passage, body[block.indent :] if block.kind == "quote" else body)
+        elif block.kind == "list":
+            for first, last in block.items:
+                item = " ".join(line.strip() for line in lines[first:last])
+                out += _prose_facts(passage, LIST_MARKER.sub("", item))
+        elif block.kind == "table":
+            out += _table_facts(passage, lines[block.start], lines[block.start + 2 : block.end])
+    return out
 
-    def flush() -> None:
-        if paragraph:
-            for sentence in split_sentences(" ".join(paragraph)):
-                plain = " ".join(_INLINE_MARKUP.sub("", sentence).split())
-                out.extend(_facts_of(passage, sentence, plain, sentence, sentence, sentence))
-            paragraph.clear()
 
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        if FENCE.match(line):
-            flush()
-            in_code = not in_code
-            i += 1
-            continue
-        if in_code:
-            i += 1
-            continue
-        if line.lstrip().startswith("|") and i + 1 < len(lines) and TABLE_RULE.match(lines[i + 1]):
-            flush()
-            header = table_cells(line)
-            i += 2
-            while i < len(lines) and lines[i].lstrip().startswith("|"):
-                row = lines[i].strip()
-                cells = table_cells(row)
-                label = cells[0] if cells else ""
-                statement = "; ".join(f"{h}: {c}" if h else c for h, c in zip(header, cells, strict=False) if c) + "."
-                statement = " ".join(_INLINE_MARKUP.sub("", statement).split())
-                for column, cell in enumerate(cells[1:], start=1):
-                    head = header[column] if column < len(header) else ""
-                    out.extend(_facts_of(passage, row, statement, f"{head} {label}", label, cell))
-                i += 1
-            continue
+def _prose_facts(passage: Passage, text: str) -> list[Fact]:
+    out: list[Fact] = []
+    for sentence in split_sentences(text):
+        plain = " ".join(_INLINE_MARKUP.sub("", sentence).split())
+        out.extend(_facts_of(passage, sentence, plain, sentence, sentence, sentence))
+    return out
+
+
+def _table_facts(passage: Passage, header_line: str, rows: list[str]) -> list[Fact]:
+    """A fact per cell of each row: its column's header and the row's first cell say what it is about."""
+    out: list[Fact] = []
+    header = table_cells(header_line)
+    for line in rows:
         if not line.strip():
-            flush()
-        elif LIST_MARKER.match(line):
-            flush()
-            paragraph.append(LIST_MARKER.sub("", line))
-            flush()
-        elif line.lstrip().startswith("#"):
-            flush()
-        else:
-            paragraph.append(line.strip())
-        i += 1
-    flush()
+            continue
+        row = line.strip()
+        cells = table_cells(row)
+        label = cells[0] if cells else ""
+        statement = "; ".join(f"{h}: {c}" if h else c for h, c in zip(header, cells, strict=False) if c) + "."
+        statement = " ".join(_INLINE_MARKUP.sub("", statement).split())
+        for column, cell in enumerate(cells[1:], start=1):
+            head = header[column] if column < len(header) else ""
+            out.extend(_facts_of(passage, row, statement, f"{head} {label}", label, cell))
     return out
 
 

@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from markdown_it import MarkdownIt
+    pass
 
+from ..structure import parser
 from .dialects import unfold_dialects
 
 BlockKind = Literal["text", "list", "table", "code", "quote"]
@@ -59,12 +60,6 @@ class Block:
 class Section:
     path: tuple[str, ...]
     blocks: list[Block] = field(default_factory=list)
-
-
-def _parser() -> MarkdownIt:
-    from markdown_it import MarkdownIt
-
-    return MarkdownIt("commonmark").enable("table")
 
 
 # --------------------------------------------------------------------------- 1. admonitions and tabs
@@ -126,7 +121,7 @@ def _labelled(indent: str, label: str, body: list[str]) -> list[str]:
 def unwrap_paragraphs(text: str) -> str:
     """Join the soft-wrapped lines of every paragraph into one line (hard breaks are kept)."""
     lines = text.split("\n")
-    tokens = _parser().parse(text)
+    tokens = parser().parse(text)
     joined: dict[int, str] = {}
     dropped: set[int] = set()
     for tok in tokens:
@@ -158,7 +153,7 @@ def _continuation(line: str) -> str:
 def markdown_sections(text: str, title: str) -> list[Section]:
     """Sections (by heading) of blocks, after expanding admonitions and joining soft wraps."""
     text = unwrap_paragraphs(expand_mkdocs(unfold_dialects(text)))
-    tokens = _parser().parse(text)
+    tokens = parser().parse(text)
     lines = text.split("\n")
     sections = [Section(())]
     stack: list[tuple[int, str]] = []
