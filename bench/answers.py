@@ -285,7 +285,6 @@ ANSWERABILITY = Rule(
     )
 
 
-
 # --------------------------------------------------------------------------- main
 
 
@@ -345,39 +344,8 @@ def main() -> None:
         )
     extra["sample_corpus"] = evaluate(load_cases(REPO_ROOT / "sample_corpus" / "questions.jsonl"), retriever, shipped)
 
-    table = [
-        [
-            name,
-            r["answer_accuracy"],
-            r["abstain_unanswerable"],
-            r["abstain_answerable"],
-            r["disposition"],
-            f"{r['answerable']}/{r['unanswerable']}",
-        ]
-        for name, r in rows.items()
-    ]
     pool = pooled(list(rows.values()))
-    table.append(
-        [
-            "pooled (left-out)",
-            pool["answer_accuracy"],
-            pool["abstain_unanswerable"],
-            pool["abstain_answerable"],
-            pool["disposition"],
-            f"{pool['answerable']}/{pool['unanswerable']}",
-        ]
-    )
-    table += [
-        [
-            name,
-            r["answer_accuracy"],
-            r["abstain_unanswerable"],
-            r["abstain_answerable"],
-            r["disposition"],
-            f"{r['answerable']}/{r['unanswerable']}",
-        ]
-        for name, r in extra.items()
-    ]
+    table = [_row(name, r) for name, r in [*rows.items(), ("pooled (left-out)", pool), *extra.items()]]
     out.table(
         "Local answerer, each corpus answered with numbers fitted without it",
         [
@@ -403,6 +371,11 @@ def main() -> None:
         )
         out.note(f"wrote {FITTED.relative_to(REPO_ROOT)}")
     out.finish()
+
+
+def _row(name: str, r: dict[str, Any]) -> list[Any]:
+    rates = ("answer_accuracy", "abstain_unanswerable", "abstain_answerable", "disposition")
+    return [name, *(r[k] for k in rates), f"{r['answerable']}/{r['unanswerable']}"]
 
 
 def _ensure_sample(index: Path, out: Output) -> None:

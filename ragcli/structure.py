@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from .text import split_sentences
+from .text import FENCE, LIST_MARKER, TABLE_RULE, split_sentences, table_cells
 
 if TYPE_CHECKING:
     import numpy as np
@@ -132,10 +132,6 @@ UNITS_VERSION = 1
 BLOCK_MAX_LINES = 12
 """A carried block longer than this is shown (and quoted) through its first lines only, whole lines each."""
 
-_FENCE = re.compile(r"^[ \t]*(```|~~~)")
-_LIST_MARKER = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+")
-_TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]+\|?\s*$")
-
 
 @dataclass(frozen=True)
 class Span:
@@ -203,46 +199,41 @@ def _carries(text: str, previous: Block, block: Block) -> bool:
 
 
 def _sentences(text: str, offsets: list[int], block: Block, n: int) -> list[Span]:
-    body_start = offsets[block.start] + block.indent
-    paragraph = text[body_start : offsets[block.end] - 1]
-    out, cursor = [], 0
-    for sentence in split_sentences(paragraph):
-        at = paragraph.find(sentence, cursor)
-        cursor = at + len(sentence)
-        out.append(Span("sentence", body_start + at, body_start + at + len(sentence), n))
-    return out
+    return _split(text, offsets[block.start] + block.indent, offsets[block.end] - 1, "sentence", n)
 
 
 def _item_sentences(text: str, offsets: list[int], block: Block, n: int) -> list[Span]:
     out = []
     for first, last in block.items:
         raw = text[offsets[first] : offsets[last] - 1]
-        marker = _LIST_MARKER.match(raw)
+        marker = LIST_MARKER.match(raw)
         item_start = offsets[first] + (marker.end() if marker else len(raw) - len(raw.lstrip()))
-        item = text[item_start : offsets[last] - 1]
-        cursor = 0
-        for sentence in split_sentences(item):
-            at = item.find(sentence, cursor)
-            cursor = at + len(sentence)
-            out.append(Span("item", item_start + at, item_start + at + len(sentence), n))
+        out += _split(text, item_start, offsets[last] - 1, "item", n)
+    return out
+
+
+def _split(text: str, start: int, end: int, kind: UnitKind, n: int) -> list[Span]:
+    """``text[start:end]`` cut into sentences, each a span of ``kind``."""
+    body = text[start:end]
+    out, cursor = [], 0
+    for sentence in split_sentences(body):
+        at = body.find(sentence, cursor)
+        cursor = at + len(sentence)
+        out.append(Span(kind, start + at, start + at + len(sentence), n))
     return out
 
 
 def _rows(text: str, offsets: list[int], block: Block, n: int) -> list[Span]:
     lines = text.split("\n")
-    header = tuple(_cells(lines[block.start]))
+    header = tuple(table_cells(lines[block.start]))
     out = []
     for line_no in range(block.start + 1, min(block.end, len(lines))):
         row = lines[line_no]
-        if not row.strip() or _TABLE_RULE.match(row):
+        if not row.strip() or TABLE_RULE.match(row):
             continue
         start = offsets[line_no] + (len(row) - len(row.lstrip()))
         out.append(Span("row", start, start + len(row.strip()), n, header=header))
     return out
-
-
-def _cells(row: str) -> list[str]:
-    return [c.strip() for c in re.split(r"(?<!\\)\|", row.strip().strip("|"))]
 
 
 def _parts(text: str, offsets: list[int], block: Block) -> list[tuple[int, int, tuple[str, ...]]]:
@@ -253,9 +244,9 @@ def _parts(text: str, offsets: list[int], block: Block) -> list[tuple[int, int, 
     if block.kind != "code":
         rows = tuple(line for line in lines if line.strip())
         return [(offsets[block.start], offsets[block.end] - 1, rows)]
-    fenced = bool(_FENCE.match(lines[0]))
+    fenced = bool(FENCE.match(lines[0]))
     first = block.start + (1 if fenced else 0)
-    last = block.end - (1 if fenced and len(lines) > 1 and _FENCE.match(lines[-1]) else 0)
+    last = block.end - (1 if fenced and len(lines) > 1 and FENCE.match(lines[-1]) else 0)
     fence = lines[0].strip()[:3] if fenced else "```"
     info = lines[0].strip()[3:].strip("`~ ") if fenced else ""
     cuts = _cut_points(text, offsets, first, last)

@@ -48,16 +48,17 @@ def _closes(line: str, marker: str) -> bool:
 # --------------------------------------------------------------------------- labels
 
 
-def label_body(label: str, body: list[str]) -> list[str]:
-    """``Label: first sentence ...`` for prose; ``Label:`` on its own line before a list, table or code."""
+def label_body(label: str, body: list[str], indent: str = "") -> list[str]:
+    """``Label: first sentence ...`` for prose; ``Label:`` on its own line before a list, table or code;
+    every line of ``body`` put back at ``indent``."""
     first = next((n for n, line in enumerate(body) if line.strip()), None)
-    content = list(body)
+    content = [indent + line if line else "" for line in body]
     if not label.strip():
         return ["", *content, ""]
     if first is not None and not _BLOCK_START.match(body[first].lstrip()):
-        content[first] = f"{label}: {body[first].lstrip()}"
+        content[first] = f"{indent}{label}: {body[first].lstrip()}"
         return ["", *content, ""]
-    return ["", f"{label}:", "", *content, ""]
+    return ["", f"{indent}{label}:", "", *content, ""]
 
 
 _BLOCK_START = re.compile(r"^(```|~~~|[-*+] |\d+[.)] |\||>|#|<)")
@@ -257,7 +258,7 @@ def _without_comments(text: str) -> str:
     return "\n".join(out)
 
 
-def _indented(lines: list[str], start: int, prefix: str) -> tuple[list[str], int]:
+def indented_body(lines: list[str], start: int, prefix: str) -> tuple[list[str], int]:
     """The lines indented by ``prefix`` (and blank lines between them) from ``start``, dedented once."""
     body: list[str] = []
     i = start
@@ -399,7 +400,7 @@ class _Walk:
         if match is None:
             return None
         indent = match.group("indent")
-        body, self.i = _indented(self.lines, self.i + 1, indent + "    ")
+        body, self.i = indented_body(self.lines, self.i + 1, indent + "    ")
         first = _inline(match.group("text"))
         return [indent + first, *(indent + b if b else "" for b in unfold(body))]
 

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     pass
 
 from ..structure import parser
-from .dialects import unfold_dialects
+from .dialects import indented_body, label_body, unfold_dialects
 
 BlockKind = Literal["text", "list", "table", "code", "quote"]
 
@@ -34,7 +34,6 @@ _ADMONITION = re.compile(
     r'^(?P<indent>[ \t]*)(?:!!!|\?\?\?\+?)[ \t]+(?P<kind>[\w-]+)(?:[ \t]+"(?P<title>[^"]*)")?[ \t]*$'
 )
 _TAB = re.compile(r'^(?P<indent>[ \t]*)===\+?[ \t]+"(?P<title>[^"]*)"[ \t]*$')
-_BLOCK_START = re.compile(r"^(```|~~~|[-*+] |\d+[.)] |\||>|#)")
 _KINDS: dict[str, BlockKind] = {
     "bullet_list_open": "list",
     "ordered_list_open": "list",
@@ -80,39 +79,14 @@ def expand_mkdocs(text: str) -> str:
         # A tab (``=== "..."``) has no kind: an empty title leaves its content unlabelled.
         kind = match.groupdict().get("kind") or ""
         label = match.group("title") or kind.replace("-", " ").capitalize()
-        body, i = _indented_body(lines, i + 1, indent + "    ")
-        out += _labelled(indent, label, expand_mkdocs("\n".join(body)).split("\n"))  # tabs inside admonitions
+        body, i = indented_body(lines, i + 1, indent + "    ")
+        out += label_body(label, expand_mkdocs("\n".join(body)).split("\n"), indent)  # tabs inside admonitions
     return "\n".join(out)
 
 
 def _in_fence(lines: list[str]) -> bool:
     """Whether the text so far ends inside an open code fence (a marker there is code, not markup)."""
     return sum(1 for line in lines if line.lstrip().startswith(("```", "~~~"))) % 2 == 1
-
-
-def _indented_body(lines: list[str], start: int, prefix: str) -> tuple[list[str], int]:
-    """The lines indented by ``prefix`` (and blank lines between them) from ``start``, dedented once."""
-    body: list[str] = []
-    i = start
-    while i < len(lines) and (not lines[i].strip() or lines[i].startswith(prefix)):
-        body.append(lines[i][len(prefix) :] if lines[i].strip() else "")
-        i += 1
-    while body and not body[-1].strip():  # trailing blank lines belong to what follows
-        body.pop()
-        i -= 1
-    return body, i
-
-
-def _labelled(indent: str, label: str, body: list[str]) -> list[str]:
-    """``Label: first sentence...`` for prose; ``Label:`` on its own line before a list, table or code."""
-    content = [indent + line if line else "" for line in body]
-    first = next((n for n, line in enumerate(body) if line.strip()), None)
-    if not label.strip():
-        return content
-    if first is not None and not _BLOCK_START.match(body[first].lstrip()):
-        content[first] = f"{indent}{label}: {body[first].lstrip()}"
-        return ["", *content, ""]
-    return ["", f"{indent}{label}:", "", *content, ""]
 
 
 # --------------------------------------------------------------------------- 2. soft wraps

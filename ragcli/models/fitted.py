@@ -118,4 +118,3 @@ ANSWERABILITY = Rule(
     threshold=0.5737,
 )
 """P(answerable): a logistic model with every coefficient >= 0, and the threshold to answer (``answerability``)."""
-
