@@ -6,8 +6,8 @@ One reader for everything that needs more than plain text: the chunker
 ``blocks`` names the top-level blocks markdown-it-py finds (CommonMark plus
 tables) and their lines; ``unit_spans`` cuts a passage into the units an answer may quote
 (sentences, list items, table rows, a sentence with the block it leads to),
-as character spans, and ``unit_vectors`` gives each a vector from one model
-run over its passage. The local answerer builds its statements on these spans
+as character spans, and ``embed_passages`` gives a passage and each of its
+units a vector from one model run. The local answerer builds its statements on these spans
 (``models.evidence``), and ingest stores one vector per span beside each
 passage's vector, so both always cut a passage the same way.
 """
@@ -279,28 +279,31 @@ def _cut_points(text: str, offsets: list[int], first: int, last: int) -> list[tu
 
 
 # --------------------------------------------------------------------------- units' vectors
-def unit_vectors(embedder: Embedder, passages: Sequence[Passage], chosen: Sequence[Sequence[int]]) -> list[np.ndarray]:
-    """For each passage, one vector per unit of ``structure.unit_spans(passage.text)`` listed in ``chosen``
-    (all of them when ingest stores them): the unit's tokens, read in their passage, plus its heading.
+Embedded = tuple["np.ndarray", list["np.ndarray"]]
+"""Passage vectors (n, dim) and, per passage, its units' vectors (units, dim), from one model run."""
+
+
+def embed_passages(embedder: Embedder, passages: Sequence[Passage]) -> Embedded:
+    """Each passage's vector (its ``index_text``, as ``embedder.embed`` gives it) and one vector per unit of
+    ``unit_spans(passage.text)``: the unit's tokens, read in their passage, plus its heading.
 
     A unit's vector is the normalised sum of two unit vectors: its own tokens pooled in context and the
     passage's heading label pooled the same way, so "Annual plans are refundable within 30 days" is read
-    as being about refunds. One model run per passage gives every unit's vector.
+    as being about refunds. Ingest stores them beside the passage vectors (``index``); the local answerer
+    computes the same ones when an index has none.
     """
     import numpy as np
 
     texts, spans = [], []
-    for passage, wanted in zip(passages, chosen, strict=True):
+    for passage in passages:
         shift = len(passage.index_text) - len(passage.text)
-        every = unit_spans(passage.text)
         heading = (0, max(1, shift - 2))
-        spans.append([heading, *((every[i].start + shift, every[i].end + shift) for i in wanted)])
+        spans.append([heading, *((s.start + shift, s.end + shift) for s in unit_spans(passage.text))])
         texts.append(passage.index_text)
-    _, pooled = embedder.embed_with_spans(texts, spans)
-    out = []
+    whole, pooled = embedder.embed_with_spans(texts, spans)
+    units = []
     for matrix in pooled:
         combined = matrix[1:] + matrix[0]
-        out.append(
-            combined / np.maximum(np.linalg.norm(combined, axis=1, keepdims=True), 1e-12) if len(combined) else combined
-        )
-    return out
+        norms = np.maximum(np.linalg.norm(combined, axis=1, keepdims=True), 1e-12)
+        units.append((combined / norms).astype(np.float32))
+    return whole, units

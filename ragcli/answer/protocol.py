@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 from ..passage import Passage
+
+if TYPE_CHECKING:
+    import numpy as np
 
 ToolName = Literal["search", "submit_answer", "search_parts", "grade_evidence"]
 Verdict = Literal["sufficient", "irrelevant", "conflicting", "missing"]
@@ -164,6 +167,10 @@ class Turn:
     conflicts: tuple[Conflict, ...] = ()
     """Set on the one turn code gives the model after its claims relied on one side of a conflict:
     it must answer citing every side, or abstain (``conflicting_evidence``)."""
+    unit_vectors: Mapping[str, np.ndarray] = field(default_factory=dict)
+    """Per evidence passage the index stores them for: its units' vectors (``structure.embed_passages``)."""
+    question_vector: np.ndarray | None = None
+    """The question's vector, as its search embedded it (None in a bm25-only search)."""
 
 
 @dataclass(frozen=True)

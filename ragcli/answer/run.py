@@ -18,7 +18,7 @@ import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..passage import Passage
 from ..principal import Scope
@@ -29,6 +29,9 @@ from .notes import PARTS_FALLBACK_NOTE, drift_note
 from .outcome import Abstained, Answered, CitedClaim, ReasonCode
 from .protocol import AnswerModel, Conflict, Found, ToolName, Turn, Usage, Verifier
 from .setup import Limits
+
+if TYPE_CHECKING:
+    import numpy as np
 from .tools import MIN_PARTS
 from .trace import Trace
 
@@ -84,6 +87,8 @@ class Run:
         # What was found and spent.
         self.evidence: dict[str, Passage] = {}
         self.found: dict[str, Found] = {}
+        self.unit_vectors: dict[str, np.ndarray] = {}
+        """The evidence's stored unit vectors, for a model that scores units (the local answerer)."""
         self.omitted = 0
         """Passages the last search (or decomposed search) ranked but cut at k."""
         self.searches = 0
@@ -180,6 +185,8 @@ class Run:
                 self.found[r.passage.id] = Found(
                     r.rank, len(response.results), r.dense.score if r.dense else None, r.bm25.rank if r.bm25 else None
                 )
+        if new:
+            self.unit_vectors.update(self.retriever.unit_vectors(self.scope, response))
         if self.model.expands_neighbours:
             for p in self.retriever.pointed_at(self.scope, response, self.evidence):
                 self.evidence[p.id] = p
@@ -222,6 +229,8 @@ class Run:
             omitted=0 if self.asked_about or shown.note_only else self.omitted,
             conflicts=self.asked_about,
             note_only=shown.note_only,
+            unit_vectors=dict(self.unit_vectors),
+            question_vector=self.retriever.query_vector(self.question),
         )
 
     def out_of_budget(self) -> bool:

@@ -8,6 +8,8 @@
             documents.json   what each source document contributed (read by ingest and status only)
             passages.jsonl   one passage record per row; offsets.npy indexes it
             embeddings.npy   float32 (rows, dim), opened memory-mapped
+            unit_vectors.npy float16 (units, dim): one vector per unit of each passage (``structure``)
+            unit_offsets.npy int64 (rows + 1): passage i's units are unit_vectors[o[i]:o[i+1]]
             acl.npy          packed bits (rows, ACL entries)
             valid_from.npy   int32 day numbers (inclusive), int32 min where open
             valid_until.npy  int32 day numbers (exclusive), int32 max where open
@@ -42,6 +44,8 @@ DOCUMENTS = "documents.json"
 PASSAGES = "passages.jsonl"
 OFFSETS = "offsets.npy"
 EMBEDDINGS = "embeddings.npy"
+UNIT_VECTORS = "unit_vectors.npy"
+UNIT_OFFSETS = "unit_offsets.npy"
 ACL = "acl.npy"
 VALID_FROM = "valid_from.npy"
 VALID_UNTIL = "valid_until.npy"

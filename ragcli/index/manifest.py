@@ -67,6 +67,10 @@ class Manifest(BaseModel):
     """How many source documents documents.json lists."""
     checksums: dict[str, list[int]]
     """File name (relative) -> [size, crc32]; a mismatch means corruption."""
+    units_version: int | None = None
+    """``structure.UNITS_VERSION`` the unit vectors were cut with; None when the generation has none."""
+    units: int | None = None
+    """How many unit vectors unit_vectors.npy holds."""
     _legacy_documents: list[DocumentEntry] | None = PrivateAttr(default=None)
     """Format 1 kept the documents in the manifest itself: read once, held here."""
 

@@ -75,5 +75,9 @@ class PreviousGeneration:
         vector: np.ndarray = self._index.embeddings[row]
         return vector
 
+    def units(self, row: int) -> np.ndarray | None:
+        """The unit vectors of ``row``, None when the generation has none cut this ragcli's way."""
+        return self._index.units_of(row)
+
     def close(self) -> None:
         self._index.close()

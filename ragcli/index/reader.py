@@ -23,9 +23,10 @@ from typing import TYPE_CHECKING
 
 from ..errors import IndexCorruptError
 from ..principal import Scope
+from ..structure import UNITS_VERSION
 from . import layout
 from .bm25 import open_bm25
-from .layout import ACL, BM25_DIRECTORY, EMBEDDINGS, OFFSETS, VALID_FROM, VALID_UNTIL
+from .layout import ACL, BM25_DIRECTORY, EMBEDDINGS, OFFSETS, UNIT_OFFSETS, UNIT_VECTORS, VALID_FROM, VALID_UNTIL
 from .manifest import Manifest, check_sizes, read_manifest, verify_checksums
 from .rows import RowFile
 from .view import View
@@ -121,6 +122,45 @@ class TenantIndex:
         )
         if not shapes_ok:
             raise IndexCorruptError.damaged(self.tenant, "array shapes do not match the manifest")
+        self._load_units()
+
+    def _load_units(self) -> None:
+        """The units' vectors, when the generation has them and they were cut the way this ragcli cuts units
+        (otherwise the local answerer computes them itself: slower, never wrong)."""
+        import numpy as np
+
+        m = self.manifest
+        self.unit_vectors: np.ndarray | None = None
+        self.unit_offsets: np.ndarray | None = None
+        if m.units_version != UNITS_VERSION or m.units is None:
+            return
+        try:
+            vectors = np.load(self.path / UNIT_VECTORS, mmap_mode="r")
+            offsets = np.load(self.path / UNIT_OFFSETS)
+        except (ValueError, OSError, EOFError) as exc:
+            raise IndexCorruptError.damaged(self.tenant, f"unreadable unit vectors ({exc})") from None
+        ok = (
+            vectors.shape == (m.units, m.model.dim)
+            and vectors.dtype == np.float16
+            and offsets.shape == (m.passages + 1,)
+            and offsets.dtype == np.int64
+            and (offsets.size == 0 or (int(offsets[0]) == 0 and int(offsets[-1]) == m.units))
+        )
+        if not ok:
+            raise IndexCorruptError.damaged(self.tenant, "unit vector shapes do not match the manifest")
+        self.unit_vectors, self.unit_offsets = vectors, offsets
+
+    def units_of(self, row: int) -> np.ndarray | None:
+        """The unit vectors of the passage at ``row`` (float32), or None when the generation has none.
+        Unscoped: ``View.unit_vectors`` is the way for a reader."""
+        import numpy as np
+
+        if self.unit_vectors is None or self.unit_offsets is None:
+            return None
+        start, end = int(self.unit_offsets[row]), int(self.unit_offsets[row + 1])
+        if not 0 <= start <= end <= len(self.unit_vectors):
+            raise IndexCorruptError.damaged(self.tenant, "unit offsets out of range")
+        return np.asarray(self.unit_vectors[start:end], dtype=np.float32)
 
     # -- what it is -------------------------------------------------------------
 

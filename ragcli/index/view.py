@@ -51,6 +51,8 @@ class Generation(Protocol):
 
     def check_model(self, model_id: str, sha256: str) -> None: ...
 
+    def units_of(self, row: int) -> np.ndarray | None: ...
+
 
 @dataclass(frozen=True)
 class Hit:
@@ -188,6 +190,12 @@ class View:
                 if (p.doc_id, p.version) == (here.doc_id, here.version):
                     out.append(p)
         return out
+
+    def unit_vectors(self, row: int) -> np.ndarray | None:
+        """The vectors of the units of the passage at ``row`` (one per ``structure.unit_spans`` span), which must
+        be one this scope may see; None when the generation stores none."""
+        self._check_visible(row)
+        return self.index.units_of(row)
 
     def _check_visible(self, row: int) -> None:
         if not (0 <= row < self.index.size and self.mask[row]):

@@ -33,9 +33,10 @@ from pydantic import BaseModel
 
 from ..errors import IndexLockedError, InputError
 from ..passage import Passage
+from ..structure import UNITS_VERSION
 from . import layout
 from .bm25 import valid_days, write_bm25
-from .layout import ACL, BM25_DIRECTORY, EMBEDDINGS, MANIFEST, VALID_FROM, VALID_UNTIL
+from .layout import ACL, BM25_DIRECTORY, EMBEDDINGS, MANIFEST, UNIT_OFFSETS, UNIT_VECTORS, VALID_FROM, VALID_UNTIL
 from .manifest import FORMAT_VERSION, DocumentEntry, Manifest, ModelEntry, checksums_of, write_documents
 from .rows import write_rows
 
@@ -103,6 +104,8 @@ class NewGeneration:
     documents: list[DocumentEntry]
     chunker_version: int
     model: ModelEntry
+    units: list[np.ndarray] | None = None
+    """Per passage, its units' vectors (``structure.embed_passages``); None writes no unit vectors."""
 
 
 def write_generation(lock: WriteLock, gen: NewGeneration) -> str:
@@ -127,6 +130,8 @@ def write_generation(lock: WriteLock, gen: NewGeneration) -> str:
             groups=groups,
             documents=len(gen.documents),
             checksums=checksums_of(build),
+            units_version=UNITS_VERSION if gen.units is not None else None,
+            units=sum(len(u) for u in gen.units) if gen.units is not None else None,
         )
         (build / MANIFEST).write_text(manifest.model_dump_json(indent=1), encoding="utf-8")
         layout.fsync_file(build / MANIFEST)
@@ -157,7 +162,21 @@ def _write_files(build: Path, gen: NewGeneration) -> list[str]:
     np.save(build / VALID_FROM, np.ascontiguousarray(days[:, 0]))
     np.save(build / VALID_UNTIL, np.ascontiguousarray(days[:, 1]))
     write_bm25(build / BM25_DIRECTORY, gen.passages)
+    if gen.units is not None:
+        _write_units(build, gen.units, gen.model.dim)
     return groups
+
+
+def _write_units(build: Path, units: list[np.ndarray], dim: int) -> None:
+    """Every passage's unit vectors in one float16 matrix (half the bytes; cosines need no more), and where
+    each passage's rows start."""
+    import numpy as np
+
+    offsets = np.zeros(len(units) + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([len(u) for u in units])
+    matrix = np.concatenate([u.reshape(-1, dim) for u in units]) if units else np.zeros((0, dim))
+    np.save(build / UNIT_VECTORS, np.ascontiguousarray(matrix, dtype=np.float16))
+    np.save(build / UNIT_OFFSETS, offsets)
 
 
 def publish(directory: Path, name: str) -> None:

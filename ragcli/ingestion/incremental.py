@@ -94,19 +94,23 @@ class Incremental:
         reused: list[int | None] = list(rows) if keep_rows else [None] * len(rows)
         return Loaded(key, None, passages, [text_hash(p) for p in passages], reused, entry.fingerprint)
 
-    def reused_vectors(self, items: list[Loaded], dim: int) -> tuple[np.ndarray, list[int]]:
-        """The new generation's embedding matrix with every reusable vector copied in, and the rows left to embed."""
+    def reused_vectors(self, items: list[Loaded], dim: int) -> tuple[np.ndarray, list[np.ndarray], list[int]]:
+        """The new generation's embedding matrix and unit vectors with every reusable vector copied in, and the
+        rows left to embed (a row whose units have no vectors yet is embedded again: one model run gives both)."""
         import numpy as np
 
         hashes = [h for item in items for h in item.text_hashes]
         reused = [r for item in items for r in item.reused_rows]
         vectors = np.zeros((len(hashes), dim), dtype=np.float32)
+        units: list[np.ndarray] = [np.zeros((0, dim), dtype=np.float32)] * len(hashes)
         todo: list[int] = []
         previous = self.previous if self.compatible else None
         for i, (row, h) in enumerate(zip(reused, hashes, strict=True)):
             source_row = row if row is not None else (previous.row_of_text.get(h) if previous is not None else None)
-            if previous is not None and source_row is not None:
+            kept = previous.units(source_row) if previous is not None and source_row is not None else None
+            if previous is not None and source_row is not None and kept is not None:
                 vectors[i] = previous.vector(source_row)
+                units[i] = kept
             else:
                 todo.append(i)
-        return vectors, todo
+        return vectors, units, todo

@@ -22,7 +22,9 @@ from ..errors import DocumentRejected, IndexWriteError, InputError
 from ..index.manifest import ModelEntry
 from ..index.previous import PreviousGeneration
 from ..index.writer import NewGeneration, WriteLock, write_generation, write_lock
+from ..passage import Passage
 from ..settings import index_root
+from ..structure import Embedded, embed_passages
 from .chunking import CHUNKER_VERSION, chunk_document
 from .incremental import Incremental, Loaded
 from .loaders import Document, load_file, load_jsonl
@@ -80,20 +82,22 @@ EMBED_STEP = 16
 class EmbeddingBackend(Protocol):
     """Where the vectors of new passages are computed; discovery, diffing and publishing stay in the ingest.
 
-    ``embed_steps`` yields one (len(step), dim) matrix per step, in step order,
-    as ``embedder.embed(step)`` would: the default runs the embedder in this
-    process; ``ray_embed.RayEmbedding`` runs the same model on a Ray cluster.
+    ``embed_steps`` yields, per step of passages and in step order, what
+    ``structure.embed_passages(embedder, step)`` gives: the (len(step), dim)
+    passage vectors and each passage's unit vectors. The default runs the
+    embedder in this process; ``ray_embed.RayEmbedding`` runs the same model on
+    a Ray cluster.
     """
 
-    def embed_steps(self, embedder: Embedder, steps: Sequence[Sequence[str]]) -> Iterator[np.ndarray]: ...
+    def embed_steps(self, embedder: Embedder, steps: Sequence[Sequence[Passage]]) -> Iterator[Embedded]: ...
 
 
 class LocalEmbedding:
     """The default backend: the embedder in this process, one step at a time."""
 
-    def embed_steps(self, embedder: Embedder, steps: Sequence[Sequence[str]]) -> Iterator[np.ndarray]:
+    def embed_steps(self, embedder: Embedder, steps: Sequence[Sequence[Passage]]) -> Iterator[Embedded]:
         for step in steps:
-            yield embedder.embed(list(step))
+            yield embed_passages(embedder, step)
 
 
 def ingest(
@@ -296,8 +300,8 @@ class _Run:
 
     def _publish(self, lock: WriteLock, diff: Incremental, items: list[Loaded]) -> None:
         passages = [p for item in items for p in item.passages]
-        vectors, todo = diff.reused_vectors(items, self.model.dim)
-        self._embed(vectors, todo, [passages[i].index_text for i in todo])
+        vectors, units, todo = diff.reused_vectors(items, self.model.dim)
+        self._embed(vectors, units, todo, [passages[i] for i in todo])
         self.report.embedded = len(todo)
         gen = NewGeneration(
             passages=passages,
@@ -306,6 +310,7 @@ class _Run:
             documents=[item.entry() for item in items],
             chunker_version=CHUNKER_VERSION,
             model=self.model,
+            units=units,
         )
         try:
             self.report.generation = write_generation(lock, gen)
@@ -317,21 +322,25 @@ class _Run:
         self.report.published = True
         self.report.passages = len(passages)
 
-    def _embed(self, vectors: np.ndarray, rows: list[int], texts: list[str]) -> None:
-        """Embed ``texts`` into ``vectors[rows]``, shortest first, reporting progress in model work."""
+    def _embed(self, vectors: np.ndarray, units: list[np.ndarray], rows: list[int], passages: list[Passage]) -> None:
+        """Embed ``passages`` into ``vectors[rows]`` and their units into ``units[rows]``, shortest first,
+        reporting progress in model work."""
+        texts = [p.index_text for p in passages]
         tokens = self.embedder.count_tokens(texts) if texts else []
         order = sorted(range(len(texts)), key=tokens.__getitem__)
         steps = [order[start : start + EMBED_STEP] for start in range(0, len(order), EMBED_STEP)]
         work = [self.embedder.batch_work([tokens[i] for i in step]) for step in steps]
         self.progress.embedding(len(texts), sum(work))
-        results = iter(self.embedding.embed_steps(self.embedder, [[texts[i] for i in step] for step in steps]))
+        results = iter(self.embedding.embed_steps(self.embedder, [[passages[i] for i in step] for step in steps]))
         for step, step_work in zip(steps, work, strict=True):
             # A backend that returns less (or other shapes) than asked must not publish zero vectors.
             embedded = next(results, None)
-            if embedded is None or embedded.shape != (len(step), vectors.shape[1]):
+            if embedded is None or embedded[0].shape != (len(step), vectors.shape[1]) or len(embedded[1]) != len(step):
                 raise IndexWriteError(
                     f"the embedding backend of tenant '{self.tenant}' returned incomplete vectors; "
                     "the previous index is unchanged"
                 )
-            vectors[[rows[i] for i in step]] = embedded
+            vectors[[rows[i] for i in step]] = embedded[0]
+            for i, matrix in zip(step, embedded[1], strict=True):
+                units[rows[i]] = matrix
             self.progress.embedded(step_work)

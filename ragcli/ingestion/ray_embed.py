@@ -28,9 +28,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..embedder import Embedder, ModelSpec, default_spec
 from ..errors import InputError, ModelError, RagcliError
+from ..passage import Passage
+from ..structure import Embedded, embed_passages
 
 if TYPE_CHECKING:
-    import numpy as np
+    pass
 
 RAY_INSTALL = "pip install 'ragcli[ray]'"
 STEPS_PER_TASK = 4
@@ -73,11 +75,12 @@ class _EmbedActor:
         """This worker's process id, and why its model cannot be used (None: it can)."""
         return os.getpid(), self.error
 
-    def embed(self, steps: list[list[str]]) -> list[np.ndarray]:
-        """One matrix per step, each computed exactly as a local ingest computes it (``Embedder.embed(step)``)."""
+    def embed(self, steps: list[list[Passage]]) -> list[Embedded]:
+        """Per step, the passage and unit vectors, computed exactly as a local ingest computes them
+        (``structure.embed_passages``)."""
         if self.error is not None:
             raise ModelError(self.error)
-        return [self.embedder.embed(step) for step in steps]
+        return [embed_passages(self.embedder, step) for step in steps]
 
 
 def _local_spec(spec: ModelSpec) -> ModelSpec:
@@ -188,7 +191,7 @@ class RayEmbedding:
 
     # -- embedding --------------------------------------------------------------
 
-    def embed_steps(self, embedder: Embedder, steps: Sequence[Sequence[str]]) -> Iterator[np.ndarray]:
+    def embed_steps(self, embedder: Embedder, steps: Sequence[Sequence[Passage]]) -> Iterator[Embedded]:
         if not steps:
             return
         from ray.util import ActorPool

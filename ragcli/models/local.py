@@ -21,16 +21,20 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..answer.protocol import AbstainDecision, Claim, ClaimsDecision, Found, ModelReply, Turn, Usage, Verdict
 from ..embedder import Embedder
 from ..passage import Passage
-from ..structure import unit_vectors
+from ..structure import embed_passages
 from ..text import query_terms
 from . import answerability, fitted
 from .evidence import Unit, units
 from .question import Question, mentions
 from .selector import Weights, Window, features, term_weights, windows
+
+if TYPE_CHECKING:
+    import numpy as np
 
 MAX_PASSAGES = 5
 """Passages (best ranked first) whose units are scored: the fact is in the top 3 for about 0.9 of the questions."""
@@ -47,6 +51,14 @@ class Scored:
     window: Window
     values: tuple[float, ...]
     score: float
+
+
+@dataclass(frozen=True)
+class Vectors:
+    """What the index and the search already computed: the evidence's unit vectors, the question's vector."""
+
+    units: Mapping[str, np.ndarray] = field(default_factory=dict)
+    question: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -100,11 +112,15 @@ class LocalModel:
         return None  # no price: it runs here
 
     def assess(
-        self, question: str, evidence: Sequence[Passage], found: Mapping[str, Found] | None = None
+        self,
+        question: str,
+        evidence: Sequence[Passage],
+        found: Mapping[str, Found] | None = None,
+        vectors: Vectors | None = None,
     ) -> Assessment:
         """Score every window of the best passages, judge answerability, pick the claims."""
         found = found or {}
-        options = self.candidates(question, evidence, found)
+        options = self.candidates(question, evidence, found, vectors)
         scored = sorted(
             (Scored(window, values, self.selector.score(values)) for window, values in options.windows),
             key=lambda s: -s.score,  # stable for equal scores: evidence order, then reading order
@@ -118,7 +134,13 @@ class LocalModel:
         probability = 0.0 if options.missing else self.rule.probability(values)
         return Assessment(options.question, scored, options.missing, values, probability, self._claims(scored))
 
-    def candidates(self, question: str, evidence: Sequence[Passage], found: Mapping[str, Found]) -> Candidates:
+    def candidates(
+        self,
+        question: str,
+        evidence: Sequence[Passage],
+        found: Mapping[str, Found],
+        vectors: Vectors | None = None,
+    ) -> Candidates:
         """The question as read, what it names that no passage mentions, and every window with its features.
 
         Weights play no part here: ``bench/answers.py`` fits them on exactly these features.
@@ -133,7 +155,7 @@ class LocalModel:
         every = [u for found_units in per_passage for u in found_units]
         if not every:
             return Candidates(asked, missing, unmatched, [])
-        cosines = self._cosines(asked.text, every)
+        cosines = self._cosines(asked.text, per_passage, vectors or Vectors())
         weights = term_weights(asked, [frozenset(query_terms(p.index_text)) for p in evidence])
         options = []
         for position, (passage, found_units) in enumerate(zip(passages, per_passage, strict=True), start=1):
@@ -146,19 +168,27 @@ class LocalModel:
                 options.append((window, tuple(values)))
         return Candidates(asked, missing, unmatched, options)
 
-    def _cosines(self, question: str, found: list[Unit]) -> dict[Unit, float]:
-        """Each unit's cosine with the question, the unit read under its heading (see ``unit_vectors``)."""
+    def _cosines(self, question: str, per_passage: list[list[Unit]], vectors: Vectors) -> dict[Unit, float]:
+        """Each unit's cosine with the question; a unit's vector is its tokens read in their passage, plus its
+        heading (``structure.embed_passages``): the index's stored ones, else computed here, the same way."""
         embedder = self.embedder
         assert embedder is not None
-        by_passage: dict[str, list[Unit]] = {}
-        for unit in found:
-            by_passage.setdefault(unit.passage.id, []).append(unit)
-        groups = list(by_passage.values())
-        matrices = unit_vectors(embedder, [group[0].passage for group in groups], [[u.span for u in g] for g in groups])
-        query = embedder.embed([question])[0]
+        stored = vectors.units
+        todo = [
+            found_units[0].passage
+            for found_units in per_passage
+            if found_units and found_units[0].passage.id not in stored
+        ]
+        computed = dict(zip((p.id for p in todo), embed_passages(embedder, todo)[1], strict=True)) if todo else {}
+        query = vectors.question if vectors.question is not None else embedder.embed([question])[0]
         cosines: dict[Unit, float] = {}
-        for group, matrix in zip(groups, matrices, strict=True):
-            cosines.update(zip(group, (float(c) for c in matrix @ query), strict=True))
+        for found_units in per_passage:
+            if not found_units:
+                continue
+            pid = found_units[0].passage.id
+            matrix = stored[pid] if pid in stored else computed[pid]
+            rows = matrix[[u.span for u in found_units]]
+            cosines.update(zip(found_units, (float(c) for c in rows @ query), strict=True))
         return cosines
 
     def _claims(self, scored: list[Scored]) -> tuple[Claim, ...]:
@@ -181,7 +211,8 @@ class _LocalConversation:
         self.question = question
 
     def decide(self, turn: Turn) -> ModelReply:
-        assessment = self.model.assess(self.question, turn.evidence, turn.found)
+        vectors = Vectors(turn.unit_vectors, turn.question_vector)
+        assessment = self.model.assess(self.question, turn.evidence, turn.found, vectors)
         if not assessment.claims or assessment.missing or assessment.answerable < self.model.rule.threshold:
             return ModelReply(
                 AbstainDecision("the evidence does not address the question"), verdict=_verdict(assessment)
