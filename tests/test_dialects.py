@@ -7,6 +7,7 @@ prose, code as code, and no markup left over.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -295,3 +296,18 @@ def test_definition_lists_footnotes_and_default_badges() -> None:
     assert "Universal Analytics" not in out and "[^1]" not in out
     text = plain(source)
     assert "Enable it by adding the following lines to `mkdocs.yml`:\n\n``` yaml\nextra:\n  analytics:" in text
+
+
+def test_a_page_that_only_includes_another_is_skipped_not_rejected(tmp_path: Path) -> None:
+    """uv's reference/contributing.md is one MkDocs snippet line: nothing of its own to index, and no error."""
+    from support.cli import cli
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "contributing.md").write_text('--8<-- "CONTRIBUTING.md"\n', encoding="utf-8")
+    (docs / "guide.md").write_text("# Guide\n\nRun the tests with the make target before you open a pull request.\n")
+    proc = cli("ingest", docs, "--tenant", "t", "--acl", "everyone", "--index", tmp_path / "index", "--json")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["documents"]["rejected"] == [] and len(report["empty"]) == 1
+    assert report["empty"][0].endswith("contributing.md")

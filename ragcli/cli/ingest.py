@@ -89,6 +89,10 @@ def report_skipped(report: IngestReport, write: Callable[[str], None] = _stderr)
     """One note per file type ragcli does not read (``skipped 3 .xlsx files: unsupported type``)."""
     for suffix, n in sorted(report.skipped.items()):
         write(f"note: skipped {plural(n, printable(suffix) + ' file')}: unsupported type")
+    if report.empty:
+        names = ", ".join(printable(source) for source in report.empty[:3]) + (", …" if len(report.empty) > 3 else "")
+        what = plural(len(report.empty), "document")
+        write(f"note: skipped {what} with no text of its own (includes or site markup only): {names}")
 
 
 def report_rejections(report: IngestReport, root: Path, write: Callable[[str], None] = error) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -48,6 +49,13 @@ class DocumentCounts(BaseModel):
     rejected: list[Rejection] = Field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Empty:
+    """A document with no text of its own once its site markup is read (see ``IngestReport.empty``)."""
+
+    source: str
+
+
 class IngestReport(BaseModel):
     """What one ingest did; its JSON is what ``ingest --json`` prints."""
 
@@ -62,6 +70,9 @@ class IngestReport(BaseModel):
     """The index directory written to (absolute; the tenant is a folder in it): ``--index`` of later commands."""
     skipped: dict[str, int] = Field(default_factory=dict)
     """Files of types ragcli does not read, by suffix: ``{".xlsx": 3}``."""
+    empty: list[str] = Field(default_factory=list)
+    """Documents with no text of their own once site markup is read (a page that only includes another file,
+    ``--8<-- "CONTRIBUTING.md"``): nothing to index, so skipped rather than rejected."""
     published: bool = Field(default=False, exclude=True)
     """Whether a new generation was published (False when nothing changed)."""
     files: int = Field(default=0, exclude=True)
@@ -197,7 +208,9 @@ class _Run:
         for src in files:
             try:
                 for item in self._load_source(src, diff):
-                    if isinstance(item, DocumentRejected):
+                    if isinstance(item, Empty):
+                        self.report.empty.append(item.source)
+                    elif isinstance(item, DocumentRejected):
                         self.report.reject(item.source, item.reason)
                         failed.add(str(src.path))
                     elif item.key in loaded:
@@ -211,7 +224,7 @@ class _Run:
             self.progress.file_done()
         return loaded, failed
 
-    def _load_source(self, src: SourceFile, diff: Incremental) -> Iterator[Loaded | DocumentRejected]:
+    def _load_source(self, src: SourceFile, diff: Incremental) -> Iterator[Loaded | DocumentRejected | Empty]:
         """Loaded items (or rejections) for one file: one per JSONL line, else one."""
         if src.is_jsonl:
             for item in load_jsonl(src, default_acl=self.default_acl, salt=self.salt, max_bytes=self.max_file_bytes):
@@ -234,14 +247,15 @@ class _Run:
         doc = load_file(src, default_acl=self.default_acl, salt=self.salt, max_bytes=self.max_file_bytes)
         yield self._passages(key, doc, diff)
 
-    def _passages(self, key: str, doc: Document, diff: Incremental) -> Loaded:
+    def _passages(self, key: str, doc: Document, diff: Incremental) -> Loaded | Empty:
         if diff.fingerprint_of(key) == doc.fingerprint:
             reused = diff.reuse(key)
             if reused is not None:
                 return reused
         passages = chunk_document(doc, self.tenant, self.embedder.count_tokens)
         if not passages:
-            raise DocumentRejected(doc.source, "no text to index")
+            # The loader found text, the chunker none: it was all includes, comments or shortcodes.
+            return Empty(doc.source)
         return Loaded.fresh(key, doc, passages)
 
     # -- deciding ---------------------------------------------------------------
