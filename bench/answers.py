@@ -38,7 +38,6 @@ Run:
 
 from __future__ import annotations
 
-import random
 import sys
 import time
 from dataclasses import dataclass
@@ -47,7 +46,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import REPO_ROOT, Output, base_parser, ensure_index, read_jsonl
+from _common import REPO_ROOT, Output, base_parser, ensure_index
 from fitting import Example, fit_rule, fit_selector, pick_threshold
 
 DEV = ("uv-docs", "material", "docsy", "prettier", "myst", "rustup", "lazygit")
@@ -73,32 +72,29 @@ class Collected:
 
 
 def squad_cases(data: Path, n: int, seed: int) -> list[Any]:
-    """``n`` SQuAD 2.0 dev questions (half answerable, seeded) with their gold answers as ``answer_contains``."""
+    """The SQuAD 2.0 dev sample ``beir_convert.py --dataset squad2-dev --sample N --seed S`` writes, gold answers
+    as ``answer_contains``."""
+    from beir_convert import squad_cases as converted
+    from beir_convert import take_sample
+
     from ragcli.eval.cases import Case
     from ragcli.principal import Principal, Scope
 
-    rng = random.Random(seed)
-    pool = {True: [], False: []}  # type: dict[bool, list[dict[str, Any]]]
-    for q in read_jsonl(data / "squad2-dev" / "queries.jsonl"):
-        pool[bool(q["answerable"])].append(q)
-    chosen = []
-    for answerable in (True, False):
-        items = sorted(pool[answerable], key=lambda q: q["_id"])
-        chosen += rng.sample(items, min(n // 2, len(items)))
-    scope = Scope.of(Principal(user="bench", tenant="squad2-dev", groups=("everyone",)))
+    principal = {"user": "bench", "tenant": "squad2-dev", "groups": ["everyone"]}
+    scope = Scope.of(Principal(**principal))
     return [
         Case(
-            id=str(q["_id"]),
+            id=c["id"],
             line=i,
-            question=q["text"],
+            question=c["question"],
             scope=scope,
-            expect="answer" if q["answerable"] else "abstain",
+            expect=c["expect"],
             reason=None,
-            relevant=(str(q["source_passage"]),) if q["answerable"] else (),
+            relevant=tuple(c["relevant"]),
             forbidden=(),
-            answer_contains=tuple(dict.fromkeys(a for a in q.get("answers", []) if a.strip())),
+            answer_contains=tuple(c.get("answer_contains", ())),
         )
-        for i, q in enumerate(chosen, start=1)
+        for i, c in enumerate(take_sample(converted(data / "squad2-dev", principal), n, seed), start=1)
     ]
 
 

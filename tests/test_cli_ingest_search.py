@@ -20,7 +20,7 @@ ALICE = USERS / "alice.json"
 NOW = "2026-11-29"
 BAD_TENANTS = ["../x", "/abs", "A B", "a/b", "", "x" * 65]
 
-REPORT_KEYS = {"tenant", "documents", "passages", "embedded", "seconds", "generation", "skipped", "index"}
+REPORT_KEYS = {"tenant", "documents", "passages", "embedded", "seconds", "generation", "skipped", "empty", "index"}
 RESULT_KEYS = {
     "rank",
     "id",
