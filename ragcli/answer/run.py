@@ -32,7 +32,6 @@ from .setup import Limits
 
 if TYPE_CHECKING:
     import numpy as np
-from .tools import MIN_PARTS
 from .trace import Trace
 
 
@@ -211,7 +210,7 @@ class Run:
             tools.add("search")
             # The first decision code acts on (a refused query does not count), and never after a fallback.
             first = self.turn_number - self.refused == 1 and not self.retrying_empty and not self.fell_back
-            if self.limits.plan and first and self.searches_left() >= MIN_PARTS:
+            if self.limits.plan and first and self.searches_left() >= _min_parts():
                 tools.add("search_parts")
         if self.grade_open and not self.retrying_empty and not self.asked_about:
             tools.add("grade_evidence")
@@ -262,3 +261,11 @@ class Run:
             verified=self.verified,
             submitted_answer=self.submitted_answer,
         )
+
+
+def _min_parts() -> int:
+    """``search_parts``'s least number of parts; its tool schemas load only when ``--plan`` offers it
+    (the local answerer never needs them, and a CLI start pays for every import)."""
+    from .tools import MIN_PARTS
+
+    return MIN_PARTS
