@@ -32,6 +32,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from .inline_markup import HUGO_SHORTCODE, MDBOOK, code_line, inline
+
 # --------------------------------------------------------------------------- fences
 
 _FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>`{3,}|~{3,})(?P<info>.*)$")
@@ -156,13 +158,7 @@ _HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _MD_DEFAULT = re.compile(r"<!--\s*md:default\s+(.+?)\s*-->")
 """Material for MkDocs' documentation macro that its site renders as a "Default: value" badge."""
 _DEFINITION = re.compile(r"^(?P<indent>[ \t]*):[ \t]{1,4}(?P<text>\S.*)$")
-_HUGO_SHORTCODE = re.compile(r"\{\{([<%])\s*(/?)\s*([\w/.-]+)((?:[^{}]|\{[^{}]*\})*?)\s*(/?)\s*[>%]\}\}")
 _HUGO_ATTR = re.compile(r'([\w-]+)\s*=\s*(?:"([^"]*)"|\'([^\']*)\'|([^\s"\']+))')
-_LIQUID_TAG = re.compile(r"\{%-?.*?-?%\}")
-_TEMPLATE_VAR = re.compile(r"\{\{(?![<%#]).*?\}\}")
-_MDBOOK = re.compile(r"\{\{#[\w-]+[^}]*\}\}")
-_MYST_ROLE = re.compile(r"\{([\w:.-]+)\}`([^`]*)`")
-_ROLE_TARGET = re.compile(r"^(.*?)\s*<[^<>]+>$", re.DOTALL)
 _MYST_TARGET = re.compile(r"^\s*\([\w/.:-]+\)=\s*$")
 _MYST_COMMENT = re.compile(r"^\s*%(?!\S*%)")
 _MDX_IMPORT = re.compile(
@@ -174,11 +170,7 @@ _SUMMARY = re.compile(r"^\s*<summary>(.*?)</summary>\s*$", re.IGNORECASE)
 _JSX_ATTR = re.compile(r'([\w-]+)\s*=\s*(?:"([^"]*)"|\'([^\']*)\'|\{["\']([^"\']*)["\']\})')
 _ALERT = re.compile(r"^(?P<indent>\s*)>\s*\[!(?P<kind>[A-Za-z]+)\][ \t]*(?P<title>.*)$")
 _SNIPPET = re.compile(r"^\s*-{2,}8<-{2,}")
-_ICON = re.compile(r":(?:material|octicons|fontawesome|simple)-[\w-]+:(?:\{[^}]*\})?")
-_ATTR_LIST = re.compile(r"\{:?\s*(?:[.#][\w-]+|[\w-]+=\"[^\"]*\")(?:\s+(?:[.#][\w-]+|[\w-]+=(?:\"[^\"]*\"|\S+)))*\s*\}")
-_KEYS = re.compile(r"\+\+([\w+-]+?)\+\+")
 _ABBREVIATION = re.compile(r"^\*\[[^\]]+\]:")
-_FOOTNOTE_REF = re.compile(r"\[\^[^\]\s]+\](?!:)")
 _FOOTNOTE_DEF = re.compile(r"^\[\^[^\]\s]+\]:\s*")
 _BLOCK_BREAK = re.compile(r"^\s*\+\+\+\s*(?:\{.*\})?\s*$")
 _STRAY_CLOSE = re.compile(r"^\s*:{3,}\s*$")
@@ -186,51 +178,6 @@ _STRAY_CLOSE = re.compile(r"^\s*:{3,}\s*$")
 
 def _attrs(text: str, pattern: re.Pattern[str] = _HUGO_ATTR) -> dict[str, str]:
     return {m.group(1).lower(): next((g for g in m.groups()[1:] if g is not None), "") for m in pattern.finditer(text)}
-
-
-def _role(match: re.Match[str]) -> str:
-    """``{ref}`Explicit text <target>``` → ``Explicit text``; ``{term}`x``` → ``x``; code roles stay code."""
-    name, content = match.group(1).rsplit(":", 1)[-1].lower(), match.group(2)
-    explicit = _ROLE_TARGET.match(content)
-    text = explicit.group(1) if explicit and explicit.group(1) else content.lstrip("~!")
-    is_code = name in _CODE_ROLES or match.group(1).startswith(("py:", "js:", "c:", "cpp:", "rst:"))
-    return f"`{text}`" if is_code and text else text
-
-
-def _keys(match: re.Match[str]) -> str:
-    """``++ctrl+alt+del++`` → ``Ctrl+Alt+Del``."""
-    return "+".join(part.capitalize() for part in match.group(1).split("+") if part)
-
-
-_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
-_CODE_ROLES = frozenset("code file kbd command option envvar samp program literal regexp makevar mailheader".split())
-
-
-def _inline(line: str) -> str:
-    """Inline markup of every dialect as its visible text (or nothing); code spans are left as they are."""
-    line = _MYST_ROLE.sub(_role, line)
-    pieces = _CODE_SPAN.split(line)
-    # split() with two groups yields [text, ticks, code, text, ticks, code, ..., text].
-    out = []
-    for n, piece in enumerate(pieces):
-        if n % 3 == 0:
-            out.append(_inline_text(piece))
-        elif n % 3 == 1:
-            # Hugo renders its shortcodes even in a code span (`{{% param version %}}` shows the version).
-            code = _HUGO_SHORTCODE.sub("", pieces[n + 1])
-            out.append(piece + code + piece if code.strip() else "")
-    return _code_line("".join(out))
-
-
-def _inline_text(text: str) -> str:
-    text = _MDBOOK.sub("", text)
-    text = _HUGO_SHORTCODE.sub("", text)  # inline shortcodes (param, ref, ...) show site data ragcli does not have
-    text = _LIQUID_TAG.sub("", text)
-    text = _TEMPLATE_VAR.sub("", text)
-    text = _ICON.sub("", text)
-    text = _ATTR_LIST.sub("", text)
-    text = _KEYS.sub(_keys, text)
-    return _FOOTNOTE_REF.sub("", text)
 
 
 # --------------------------------------------------------------------------- the walk
@@ -327,7 +274,7 @@ class _Walk:
             return _unfold_directive(directive.group("name"), directive.group("args"), body, marker)
         # The closing fence as written: an indented block (in a list item or a tab) keeps its indentation.
         closing = self.lines[self.i - 1] if _closes(self.lines[self.i - 1], marker) and self.i - 1 > 0 else marker
-        return [line, *(_code_line(b) for b in body if not _MDBOOK.fullmatch(b.strip())), closing]
+        return [line, *(code_line(b) for b in body if not MDBOOK.fullmatch(b.strip())), closing]
 
     # ``:::note`` (Docusaurus) or ``:::{note}`` (MyST colon fence).
     def _colon_fence(self, line: str) -> list[str] | None:
@@ -355,7 +302,7 @@ class _Walk:
             if end is not None:
                 stripped = " ".join(part.strip() for part in self.lines[self.i : end + 1])
                 taken = end + 1 - self.i
-        match = _HUGO_SHORTCODE.fullmatch(stripped)
+        match = HUGO_SHORTCODE.fullmatch(stripped)
         if match is None:
             return None
         delimiter, closing, name, attrs, self_closing = match.groups()
@@ -401,7 +348,7 @@ class _Walk:
             return None
         indent = match.group("indent")
         body, self.i = indented_body(self.lines, self.i + 1, indent + "    ")
-        first = _inline(match.group("text"))
+        first = inline(match.group("text"))
         return [indent + first, *(indent + b if b else "" for b in unfold(body))]
 
     # ``[^1]: ...`` and its indented continuation: a footnote's text sits far from what it annotates, and between
@@ -431,15 +378,10 @@ class _Walk:
             return ["", f"{label}:", ""] if label else [""]
         summary = _SUMMARY.match(line)
         if summary:
-            return ["", f"{_inline(summary.group(1)).strip()}:", ""]
+            return ["", f"{inline(summary.group(1)).strip()}:", ""]
         if _TAG_ONLY.match(line):
             return [""]
-        rewritten = _inline(_MD_DEFAULT.sub(r"Default: \1.", line))
+        rewritten = inline(_MD_DEFAULT.sub(r"Default: \1.", line))
         if rewritten.strip() == "" and stripped:
             return [""]
         return [rewritten]
-
-
-def _code_line(line: str) -> str:
-    """A line of code as the site shows it: Hugo's escaped shortcode syntax (``{{</* x */>}}``) unescaped."""
-    return line.replace("{{</*", "{{<").replace("*/>}}", ">}}").replace("{{%/*", "{{%").replace("*/%}}", "%}}")

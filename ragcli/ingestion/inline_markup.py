@@ -1,0 +1,72 @@
+"""Inline markup of the doc-site dialects as the text a reader sees.
+
+The line-level half of ``dialects``: MyST roles (``{ref}`text <target>``` → ``text``), Hugo shortcodes inside
+a line, Liquid/Jinja tags and variables, mdBook includes, Material icons, attribute lists, keys
+(``++ctrl+c++`` → ``Ctrl+C``) and footnote references. Code spans are left as they are, except that Hugo
+renders a shortcode even inside one and escapes them as ``{{</* x */>}}``.
+"""
+
+from __future__ import annotations
+
+import re
+
+HUGO_SHORTCODE = re.compile(r"\{\{([<%])\s*(/?)\s*([\w/.-]+)((?:[^{}]|\{[^{}]*\})*?)\s*(/?)\s*[>%]\}\}")
+_LIQUID_TAG = re.compile(r"\{%-?.*?-?%\}")
+_TEMPLATE_VAR = re.compile(r"\{\{(?![<%#]).*?\}\}")
+MDBOOK = re.compile(r"\{\{#[\w-]+[^}]*\}\}")
+_MYST_ROLE = re.compile(r"\{([\w:.-]+)\}`([^`]*)`")
+_ROLE_TARGET = re.compile(r"^(.*?)\s*<[^<>]+>$", re.DOTALL)
+_ICON = re.compile(r":(?:material|octicons|fontawesome|simple)-[\w-]+:(?:\{[^}]*\})?")
+_ATTR_LIST = re.compile(r"\{:?\s*(?:[.#][\w-]+|[\w-]+=\"[^\"]*\")(?:\s+(?:[.#][\w-]+|[\w-]+=(?:\"[^\"]*\"|\S+)))*\s*\}")
+_KEYS = re.compile(r"\+\+([\w+-]+?)\+\+")
+_FOOTNOTE_REF = re.compile(r"\[\^[^\]\s]+\](?!:)")
+
+
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+_CODE_ROLES = frozenset("code file kbd command option envvar samp program literal regexp makevar mailheader".split())
+
+
+def _role(match: re.Match[str]) -> str:
+    """``{ref}`Explicit text <target>``` → ``Explicit text``; ``{term}`x``` → ``x``; code roles stay code."""
+    name, content = match.group(1).rsplit(":", 1)[-1].lower(), match.group(2)
+    explicit = _ROLE_TARGET.match(content)
+    text = explicit.group(1) if explicit and explicit.group(1) else content.lstrip("~!")
+    is_code = name in _CODE_ROLES or match.group(1).startswith(("py:", "js:", "c:", "cpp:", "rst:"))
+    return f"`{text}`" if is_code and text else text
+
+
+def _keys(match: re.Match[str]) -> str:
+    """``++ctrl+alt+del++`` → ``Ctrl+Alt+Del``."""
+    return "+".join(part.capitalize() for part in match.group(1).split("+") if part)
+
+
+def inline(line: str) -> str:
+    """Inline markup of every dialect as its visible text (or nothing); code spans are left as they are."""
+    line = _MYST_ROLE.sub(_role, line)
+    pieces = _CODE_SPAN.split(line)
+    # split() with two groups yields [text, ticks, code, text, ticks, code, ..., text].
+    out = []
+    for n, piece in enumerate(pieces):
+        if n % 3 == 0:
+            out.append(_inline_text(piece))
+        elif n % 3 == 1:
+            # Hugo renders its shortcodes even in a code span (`{{% param version %}}` shows the version).
+            code = HUGO_SHORTCODE.sub("", pieces[n + 1])
+            out.append(piece + code + piece if code.strip() else "")
+    return code_line("".join(out))
+
+
+def _inline_text(text: str) -> str:
+    text = MDBOOK.sub("", text)
+    text = HUGO_SHORTCODE.sub("", text)  # inline shortcodes (param, ref, ...) show site data ragcli does not have
+    text = _LIQUID_TAG.sub("", text)
+    text = _TEMPLATE_VAR.sub("", text)
+    text = _ICON.sub("", text)
+    text = _ATTR_LIST.sub("", text)
+    text = _KEYS.sub(_keys, text)
+    return _FOOTNOTE_REF.sub("", text)
+
+
+def code_line(line: str) -> str:
+    """A line of code as the site shows it: Hugo's escaped shortcode syntax (``{{</* x */>}}``) unescaped."""
+    return line.replace("{{</*", "{{<").replace("*/>}}", ">}}").replace("{{%/*", "{{%").replace("*/%}}", "%}}")
