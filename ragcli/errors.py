@@ -177,6 +177,7 @@ def plain_validation_message(exc: ValidationError, *, where: str, known_fields: 
 __all__ = [
     "BackendError",
     "DocumentRejected",
+    "DuplicateKey",
     "IndexCorruptError",
     "IndexLockedError",
     "IndexWriteError",
@@ -186,7 +187,36 @@ __all__ = [
     "RagcliError",
     "error_line",
     "plain_validation_message",
+    "strict_json",
 ]
+
+
+class DuplicateKey(ValueError):
+    """A JSON object (or YAML mapping) names one key twice: the last would silently win."""
+
+    def __init__(self, key: object) -> None:
+        self.key = str(key)[:80]
+        super().__init__(f"key {self.key!r} appears twice")
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise DuplicateKey(key)
+        out[key] = value
+    return out
+
+
+def strict_json(raw: str | bytes) -> Any:
+    """``json.loads`` that refuses an object naming a key twice (``DuplicateKey``) instead of keeping the last.
+
+    ``{"acl": ["hr"], ..., "acl": ["everyone"]}`` or ``{"tenant": "globex", ..., "tenant": "acme"}`` must not
+    mean whatever its last copy says.
+    """
+    import json
+
+    return json.loads(raw, object_pairs_hook=_unique_pairs)
 
 
 def json_object(raw: str, *, where: str, not_object: str = "each line must be a JSON object") -> dict[str, Any]:
@@ -194,9 +224,11 @@ def json_object(raw: str, *, where: str, not_object: str = "each line must be a 
     import json
 
     try:
-        data = json.loads(raw)
+        data = strict_json(raw)
     except json.JSONDecodeError as exc:
         raise InputError(f"{where}: not valid JSON ({exc.msg})") from None
+    except DuplicateKey as exc:
+        raise InputError(f"{where}: {exc}; remove one") from None
     except RecursionError:
         raise InputError(f"{where}: not valid JSON (nested too deeply)") from None
     if not isinstance(data, dict):

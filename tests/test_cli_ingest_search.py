@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -20,7 +21,19 @@ ALICE = USERS / "alice.json"
 NOW = "2026-11-29"
 BAD_TENANTS = ["../x", "/abs", "A B", "a/b", "", "x" * 65]
 
-REPORT_KEYS = {"tenant", "documents", "passages", "embedded", "seconds", "generation", "skipped", "empty", "index"}
+REPORT_KEYS = {
+    "tenant",
+    "root",
+    "documents",
+    "passages",
+    "embedded",
+    "seconds",
+    "generation",
+    "skipped",
+    "empty",
+    "index",
+    "warnings",
+}
 RESULT_KEYS = {
     "rank",
     "id",
@@ -71,7 +84,7 @@ def test_ingest_search_status_round_trip(tmp_path, embedder):
     assert first.returncode == 0, first.stderr
     report = json_of(first)
     assert set(report) == REPORT_KEYS
-    assert set(report["documents"]) == {"added", "updated", "unchanged", "deleted", "rejected"}
+    assert set(report["documents"]) == {"added", "updated", "unchanged", "deleted", "rejected", "withdrawn"}
     assert report["tenant"] == "t" and report["documents"]["added"] == 3 and report["documents"]["rejected"] == []
     assert report["passages"] == report["embedded"] == 4
     assert report["generation"].startswith("gen-")
@@ -123,18 +136,20 @@ def test_ingest_reports_rejections_exit_2_and_commits_the_rest(tmp_path):
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     lines = proc.stderr.strip().splitlines()
-    # One line per reason, then the summary.
-    assert len(lines) == 3 and all(line.startswith("error: rejected ") for line in lines)
+    # One line per reason, then the summary, then what was withdrawn.
+    assert len(lines) == 4 and all(line.startswith("error: rejected ") for line in lines[:3])
     assert any("faq.md" in line and "YAML" in line for line in lines)
     assert any("bad.md" in line and "UTF-8" in line for line in lines)
-    assert lines[-1] == "error: rejected 2 of 4 files (2 reasons); the rest was indexed"
+    assert lines[2] == "error: rejected 2 of 4 files (2 reasons); the rest was indexed"
+    assert lines[3].startswith("error: withdrew 1 document whose new version was rejected: faq (faq.md)")
     report = json_of(proc)
     assert report["documents"]["updated"] == 1 and len(report["documents"]["rejected"]) == 2
+    assert report["documents"]["withdrawn"] == [{"doc_id": "faq", "path": str((docs / "faq.md").resolve())}]
     texts: dict[str, str] = {}
     for p in all_passages(index, "t"):
         texts[p.doc_id] = (texts.get(p.doc_id, "") + "\n" + p.text).strip()
     assert texts["open"] == "Office hours are now ten to six."  # committed
-    assert "Reset your password" in texts["faq"] and "Broken now" not in texts["faq"]  # previous version kept
+    assert "faq" not in texts  # fail closed: the broken file's document is withdrawn, not kept
     assert "bad" not in texts
 
 
@@ -200,7 +215,9 @@ def test_status_json_shape(sample_index):
             "disk_bytes",
             "orphan_vectors",
             "stale_entries",
+            "warnings",
         }
+        assert t["warnings"] == []  # the index is owner-only
         assert (
             set(t["model"]) == {"id", "sha256", "dim"} and t["model"]["dim"] == 384 and len(t["model"]["sha256"]) == 64
         )
@@ -338,7 +355,9 @@ def test_search_results_stay_in_the_principals_tenant(sample_index):
     assert json_of(alice)["tenant"] == "acme"
     results = json_of(alice)["results"]
     assert results and all(_acme_source(r["source_path"]) for r in results)
-    assert results[0]["doc_id"] == "refunds-policy" and results[0]["id"].startswith("refunds-policy@2026-09#")
+    assert results[0]["doc_id"] == "refunds-policy" and re.match(
+        r"refunds-policy@2026-09\.[0-9a-f]{6}#", results[0]["id"]
+    )
     assert gina.returncode == 0, gina.stderr
     assert json_of(gina)["tenant"] == "globex"
     results = json_of(gina)["results"]

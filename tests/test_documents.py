@@ -11,9 +11,10 @@ from support.corpus import make_pdf, markdown, write
 
 from ragcli.errors import DocumentRejected
 from ragcli.ingestion.chunking import chunk_document
+from ragcli.ingestion.folder import discover, open_folder, read_source
 from ragcli.ingestion.html import html_to_markdown
 from ragcli.ingestion.loaders import Document, load_file, load_jsonl
-from ragcli.ingestion.sources import SourceFile, discover
+from ragcli.ingestion.sources import SourceFile
 from ragcli.text import slugify
 
 EVERYONE = ("everyone",)
@@ -21,24 +22,28 @@ EVERYONE = ("everyone",)
 
 def load_all(root, default_acl=EVERYONE, salt=""):
     """discover + load every file under root: {relative path (or path:line): Document | DocumentRejected}."""
-    files, rejected = discover(root)
-    out: dict[str, Document | DocumentRejected] = {r.source: r for r in rejected}
-    for src in files:
-        if src.path.suffix == ".jsonl":
-            for item in load_jsonl(src, default_acl=default_acl, salt=salt):
-                key = item.source if isinstance(item, DocumentRejected) else f"{src.relative}::{item.doc_id}"
-                out[key] = item
-            continue
-        try:
-            out[src.relative] = load_file(src, default_acl=default_acl, salt=salt)
-        except DocumentRejected as rej:
-            out[src.relative] = rej
+    out: dict[str, Document | DocumentRejected] = {}
+    with open_folder(root) as folder:
+        found = folder.discover()
+        out.update({r.source: r for r in found.rejected})
+        for src in found.files:
+            try:
+                data = folder.read(src, 64 * 1024 * 1024)
+                if src.path.suffix == ".jsonl":
+                    for item in load_jsonl(src, data, default_acl=default_acl, salt=salt):
+                        key = item.source if isinstance(item, DocumentRejected) else f"{src.relative}::{item.doc_id}"
+                        out[key] = item
+                    continue
+                out[src.relative] = load_file(src, data, default_acl=default_acl, salt=salt)
+            except DocumentRejected as rej:
+                out[src.relative] = rej
     return out
 
 
 def load_one(root, rel, content, default_acl=EVERYONE, salt=""):
     path = write(root / rel, content)
-    return load_file(SourceFile(path.resolve(), rel), default_acl=default_acl, salt=salt)
+    src = SourceFile(path.resolve(), rel)
+    return load_file(src, read_source(src), default_acl=default_acl, salt=salt)
 
 
 # --------------------------------------------------------------------------- formats
@@ -61,13 +66,14 @@ def test_markdown_front_matter_is_metadata_not_text(tmp_path):
     )
     assert doc.doc_id == "refund-rules"
     assert doc.title == "Refund Rules"
-    assert doc.version == "2026-09"
+    assert doc.declared_version == "2026-09" and re.fullmatch(r"2026-09\.[0-9a-f]{6}", doc.version)
     assert doc.acl == ("support", "user:carol")
     assert doc.effective_from == dt.date(2026, 9, 1)
     assert doc.superseded_on == dt.date(2027, 1, 1)
     assert doc.source_url == "https://docs.example/refunds"
     assert doc.format == "markdown"
     assert doc.source == str((tmp_path / "billing/refunds.md").resolve())
+    assert doc.path == "billing/refunds.md"  # relative to the ingested folder: what people and models are shown
     assert "Annual plans are refundable within 30 days." in doc.text
     assert "acl" not in doc.text and "source_url" not in doc.text and "---" not in doc.text
 
@@ -77,7 +83,7 @@ def test_yaml_dates_and_numeric_ids_become_strings(tmp_path):
     text = "---\nid: 1234\nversion: 2026-09-01\nacl: [everyone]\neffective_from: 2026-09-01\n---\nBody words here.\n"
     doc = load_one(tmp_path, "n.md", text)
     assert doc.doc_id == "1234"
-    assert doc.version == "2026-09-01"
+    assert doc.declared_version == "2026-09-01" and doc.version.startswith("2026-09-01.")
     assert doc.effective_from == dt.date(2026, 9, 1)
 
 
@@ -110,7 +116,7 @@ def test_version_is_effective_from_else_short_content_hash(tmp_path):
     dated = load_one(
         tmp_path, "a.md", markdown({"acl": ["everyone"], "effective_from": "2026-03-01"}, "# A\n\nAlpha.\n")
     )
-    assert dated.version == "2026-03-01"
+    assert re.fullmatch(r"2026-03-01\.[0-9a-f]{6}", dated.version) and dated.declared_version == "2026-03-01"
 
     first = load_one(tmp_path, "b.md", markdown({"acl": ["everyone"]}, "# B\n\nBravo.\n"))
     assert re.fullmatch(r"[0-9a-f]{10}", first.version)
@@ -137,7 +143,8 @@ def test_plain_text_takes_metadata_from_sidecar(tmp_path):
     assert sorted(f.relative for f in files) == ["bare.txt", "notes.txt"]
     docs = load_all(tmp_path, default_acl=("staff",))
     notes = docs["notes.txt"]
-    assert (notes.doc_id, notes.title, notes.acl, notes.version, notes.format) == (
+    assert notes.version.startswith("q3.")
+    assert (notes.doc_id, notes.title, notes.acl, notes.declared_version, notes.format) == (
         "q-notes",
         "Quarterly Notes",
         ("finance",),
@@ -240,6 +247,7 @@ def test_jsonl_corpus_one_document_per_line(tmp_path):
     docs = load_all(tmp_path)
     path = str((tmp_path / "corpus.jsonl").resolve())
     d1 = docs["corpus.jsonl::doc1"]
+    assert d1.path == "corpus.jsonl:1"  # relative to the ingested folder: what people and models are shown
     assert (d1.title, d1.text, d1.acl, d1.source, d1.format) == (
         "First",
         "The first document body.",
@@ -250,7 +258,7 @@ def test_jsonl_corpus_one_document_per_line(tmp_path):
     assert docs["corpus.jsonl::42"].doc_id == "42"
     assert docs["corpus.jsonl::42"].title == "corpus"  # empty title: falls back to the file stem
     d3 = docs["corpus.jsonl::doc3"]
-    assert (d3.acl, d3.version) == (("x",), "v9")
+    assert (d3.acl, d3.declared_version) == (("x",), "v9")
     rejected = {k: v.reason for k, v in docs.items() if isinstance(v, DocumentRejected)}
     assert set(rejected) == {f"{path}:{n}" for n in (4, 5, 6, 7, 8)}
     assert "JSON" in rejected[f"{path}:4"]
@@ -330,7 +338,7 @@ def test_broken_sidecar_rejects_its_file(tmp_path):
 def test_oversized_file_is_rejected_before_reading(tmp_path):
     path = write(tmp_path / "big.md", markdown({"acl": ["a"]}, "# Big\n\n" + "word " * 400))
     with pytest.raises(DocumentRejected, match="over the 1,000-byte limit"):
-        load_file(SourceFile(path, "big.md"), default_acl=(), max_bytes=1000)
+        read_source(SourceFile(path.resolve(), "big.md"), max_bytes=1000)
 
 
 def test_symlink_leaving_the_folder_is_not_followed(tmp_path):
@@ -338,9 +346,10 @@ def test_symlink_leaving_the_folder_is_not_followed(tmp_path):
     root = tmp_path / "root"
     write(root / "ok.md", markdown({"acl": ["everyone"]}, "# Ok\n\nfine\n"))
     (root / "link.md").symlink_to(outside)
-    files, rejected = discover(root)
-    assert [f.relative for f in files] == ["ok.md"]
-    assert len(rejected) == 1 and "symlink" in rejected[0].reason
+    (root / "inside.md").symlink_to(root / "ok.md")  # a link that stays in the folder is followed
+    loaded = load_all(root)
+    assert isinstance(loaded["ok.md"], Document) and isinstance(loaded["inside.md"], Document)
+    assert isinstance(loaded["link.md"], DocumentRejected) and "symlink" in loaded["link.md"].reason
 
 
 def test_unsupported_and_hidden_files_are_ignored(tmp_path):

@@ -8,7 +8,7 @@ import datetime as dt
 import zipfile
 
 import pytest
-from support.corpus import markdown, write
+from support.corpus import load_source, markdown, write
 from support.docx_files import (
     add_multilevel_numbering,
     add_table_of_contents,
@@ -21,7 +21,6 @@ from support.docx_files import (
 
 from ragcli.errors import DocumentRejected
 from ragcli.ingestion.chunking import chunk_document
-from ragcli.ingestion.loaders import load_file
 from ragcli.ingestion.sources import SourceFile
 
 EVERYONE = ("everyone",)
@@ -29,7 +28,7 @@ EVERYONE = ("everyone",)
 
 def load(tmp_path, name, content, default_acl=EVERYONE, max_bytes=64 * 1024 * 1024):
     path = write(tmp_path / name, content)
-    return load_file(SourceFile(path.resolve(), name), default_acl=default_acl, max_bytes=max_bytes)
+    return load_source(SourceFile(path.resolve(), name), default_acl=default_acl, max_bytes=max_bytes)
 
 
 def shape(passages):
@@ -134,7 +133,7 @@ def test_word_properties_are_metadata_like_front_matter(tmp_path) -> None:
     assert doc.acl == ("finance", "user:carol")
     assert doc.effective_from == dt.date(2026, 9, 1)
     assert doc.superseded_on == dt.date(2027, 1, 1)
-    assert doc.version == "4.10"  # text stays text: not the number 4.1
+    assert doc.declared_version == "4.10"  # text stays text: not the number 4.1
     assert "Department" not in doc.text and "finance" not in doc.text
 
 
@@ -143,7 +142,7 @@ def test_a_sidecar_still_wins_over_word_properties(tmp_path) -> None:
     set_custom_properties(document, {"acl": ("lpwstr", "finance"), "version": ("lpwstr", "3")})
     write(tmp_path / "travel.meta.yaml", "acl: [travel-desk]\ntitle: Travel rules\n")
     doc = load(tmp_path, "travel.docx", docx_bytes(document))
-    assert (doc.acl, doc.version, doc.title) == (("travel-desk",), "3", "Travel rules")
+    assert (doc.acl, doc.declared_version, doc.title) == (("travel-desk",), "3", "Travel rules")
 
 
 @pytest.mark.parametrize(
@@ -226,7 +225,7 @@ def test_an_archive_unpacking_past_the_size_limit_is_rejected_before_it_is_read(
         archive.writestr("word/media/padding.bin", b"\0" * 4_000_000)  # compresses to a few KB
     assert path.stat().st_size < 1_000_000
     with pytest.raises(DocumentRejected, match="unpacks to"):
-        load_file(SourceFile(path.resolve(), "bomb.docx"), default_acl=EVERYONE, max_bytes=1_000_000)
+        load_source(SourceFile(path.resolve(), "bomb.docx"), default_acl=EVERYONE, max_bytes=1_000_000)
 
 
 def test_damaged_word_parts_are_rejected_never_a_traceback() -> None:

@@ -13,12 +13,11 @@ from pathlib import Path
 
 import pytest
 from support.cli import clean_env, cli, json_of, stderr_lines
-from support.corpus import all_passages, make_pdf, markdown, write
+from support.corpus import all_passages, load_source, make_pdf, markdown, write
 from support.docx_files import docx_bytes, new_document
 from support.paths import REPO
 
 from ragcli.ingestion.chunking import chunk_document
-from ragcli.ingestion.loaders import load_file
 from ragcli.ingestion.sources import SourceFile
 from ragcli.principal import Principal, Scope
 from ragcli.search import Retriever
@@ -35,7 +34,7 @@ MANUAL_OUTLINE = [("Installation", 1, None), ("Linux", 1, 0), ("Maintenance", 2,
 
 def test_a_pdf_outline_gives_passages_their_heading_path(tmp_path, embedder) -> None:
     path = write(tmp_path / "manual.pdf", make_pdf(MANUAL_PAGES, outline=MANUAL_OUTLINE))
-    doc = load_file(SourceFile(path.resolve(), "manual.pdf"), default_acl=EVERYONE)
+    doc = load_source(SourceFile(path.resolve(), "manual.pdf"), default_acl=EVERYONE)
     assert doc.title == "manual"  # the file name, as before: a PDF's first bookmark is a chapter, not its title
     passages = chunk_document(doc, "t", embedder.count_tokens)
     assert [(p.heading_path, p.text) for p in passages] == [
@@ -50,7 +49,7 @@ def test_a_bookmark_whose_title_is_not_on_its_page_starts_at_the_top_of_that_pag
     pages = ["Cover page text.", "Reset the router by holding the button.", "Call support if it fails."]
     outline = [("Troubleshooting", 1, None), ("Escalation", 2, None)]
     path = write(tmp_path / "router.pdf", make_pdf(pages, outline=outline))
-    doc = load_file(SourceFile(path.resolve(), "router.pdf"), default_acl=EVERYONE)
+    doc = load_source(SourceFile(path.resolve(), "router.pdf"), default_acl=EVERYONE)
     passages = chunk_document(doc, "t", embedder.count_tokens)
     assert [(p.heading_path, p.text) for p in passages] == [
         ((), "Cover page text."),
@@ -61,7 +60,7 @@ def test_a_bookmark_whose_title_is_not_on_its_page_starts_at_the_top_of_that_pag
 
 def test_a_pdf_without_an_outline_keeps_its_page_sections(tmp_path, embedder) -> None:
     path = write(tmp_path / "flat.pdf", make_pdf(["First page words.", "Second page words."]))
-    doc = load_file(SourceFile(path.resolve(), "flat.pdf"), default_acl=EVERYONE)
+    doc = load_source(SourceFile(path.resolve(), "flat.pdf"), default_acl=EVERYONE)
     assert doc.text == "First page words.\n\n\f\n\nSecond page words."
     passages = chunk_document(doc, "t", embedder.count_tokens)
     assert [p.heading_path for p in passages] == [("Page 1",), ("Page 2",)]
@@ -202,4 +201,4 @@ def test_a_pdf_with_an_outline_but_no_text_has_nothing_to_index(tmp_path) -> Non
 
     path = write(tmp_path / "scan.pdf", make_pdf(["", ""], outline=[("Chapter one", 0, None)]))
     with pytest.raises(DocumentRejected, match="no text to index"):
-        load_file(SourceFile(path.resolve(), "scan.pdf"), default_acl=EVERYONE)
+        load_source(SourceFile(path.resolve(), "scan.pdf"), default_acl=EVERYONE)

@@ -10,12 +10,11 @@ import shutil
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support.corpus import write
+from support.corpus import load_source, write
 from support.paths import REPO
 
 from ragcli.errors import DocumentRejected
 from ragcli.ingestion.chunking import chunk_document
-from ragcli.ingestion.loaders import load_file
 from ragcli.ingestion.sources import SourceFile
 
 DATA = REPO / "tests" / "data" / "notebooks"
@@ -26,7 +25,7 @@ NOTEBOOK_KEYS += ["kernelspec", "language", "language_info", "name", "text", "in
 
 def load(tmp_path, name, content, default_acl=EVERYONE):
     path = write(tmp_path / name, content)
-    return load_file(SourceFile(path.resolve(), name), default_acl=default_acl)
+    return load_source(SourceFile(path.resolve(), name), default_acl=default_acl)
 
 
 def notebook(*cells: tuple[str, str], language: str = "python") -> str:
@@ -49,7 +48,9 @@ def notebook(*cells: tuple[str, str], language: str = "python") -> str:
 
 def test_real_notebook_cells_become_markdown_and_code_blocks(tmp_path, embedder) -> None:
     shutil.copy(DATA / "running-code.ipynb", tmp_path / "running-code.ipynb")
-    doc = load_file(SourceFile((tmp_path / "running-code.ipynb").resolve(), "running-code.ipynb"), default_acl=EVERYONE)
+    doc = load_source(
+        SourceFile((tmp_path / "running-code.ipynb").resolve(), "running-code.ipynb"), default_acl=EVERYONE
+    )
     assert (doc.format, doc.title) == ("notebook", "Running Code")  # the first heading
     passages = chunk_document(doc, "t", embedder.count_tokens)
     by_path = {p.heading_path: p for p in passages}
@@ -64,7 +65,7 @@ def test_real_notebook_cells_become_markdown_and_code_blocks(tmp_path, embedder)
 
 def test_second_real_notebook_keeps_its_headings_and_code(tmp_path, embedder) -> None:
     shutil.copy(DATA / "importing-notebooks.ipynb", tmp_path / "importing.ipynb")
-    doc = load_file(SourceFile((tmp_path / "importing.ipynb").resolve(), "importing.ipynb"), default_acl=EVERYONE)
+    doc = load_source(SourceFile((tmp_path / "importing.ipynb").resolve(), "importing.ipynb"), default_acl=EVERYONE)
     assert doc.title == "Importing Jupyter Notebooks as Modules"
     passages = chunk_document(doc, "t", embedder.count_tokens)
     loader = [p for p in passages if p.heading_path == ("Notebook Loader",)]
@@ -98,7 +99,7 @@ def test_a_file_that_is_not_a_notebook_is_rejected(tmp_path, content, reason) ->
 def test_notebook_metadata_comes_from_its_sidecar(tmp_path) -> None:
     write(tmp_path / "churn.meta.yaml", "acl: [data-team]\nversion: '2'\n")
     doc = load(tmp_path, "churn.ipynb", notebook(("markdown", "# Churn\n\nChurn fell.")), default_acl=())
-    assert (doc.acl, doc.version, doc.title) == (("data-team",), "2", "Churn")
+    assert (doc.acl, doc.declared_version, doc.title) == (("data-team",), "2", "Churn")
 
 
 # --------------------------------------------------------------------------- CSV and TSV

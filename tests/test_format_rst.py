@@ -10,12 +10,11 @@ import shutil
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support.corpus import write
+from support.corpus import load_source, write
 from support.paths import REPO
 
 from ragcli.errors import DocumentRejected
 from ragcli.ingestion.chunking import chunk_document
-from ragcli.ingestion.loaders import load_file
 from ragcli.ingestion.rst import rst_to_markdown
 from ragcli.ingestion.sources import SourceFile
 
@@ -29,12 +28,12 @@ MARKUP = re.compile(
 
 def load(tmp_path, name, content, default_acl=EVERYONE):
     path = write(tmp_path / name, content)
-    return load_file(SourceFile(path.resolve(), name), default_acl=default_acl)
+    return load_source(SourceFile(path.resolve(), name), default_acl=default_acl)
 
 
 def load_real(tmp_path, name):
     shutil.copy(DATA / name, tmp_path / name)
-    return load_file(SourceFile((tmp_path / name).resolve(), name), default_acl=EVERYONE)
+    return load_source(SourceFile((tmp_path / name).resolve(), name), default_acl=EVERYONE)
 
 
 def test_sphinx_page_sections_code_and_tabs(tmp_path, embedder) -> None:
@@ -133,7 +132,7 @@ def test_field_list_metadata_admonitions_tables_and_unknown_directives(tmp_path,
     doc = load(tmp_path, "limits.rst", SPHINX_PAGE, default_acl=())
     assert doc.acl == ("support", "user:carol")
     assert doc.effective_from == dt.date(2026, 3, 1)
-    assert doc.version == "4.10"
+    assert doc.declared_version == "4.10"
     assert doc.title == "Rate Limits"
     passages = chunk_document(doc, "t", embedder.count_tokens)
     text = "\n\n".join(p.text for p in passages)
@@ -155,7 +154,7 @@ def test_field_list_metadata_admonitions_tables_and_unknown_directives(tmp_path,
 
 def test_a_field_list_right_after_the_title_is_metadata_too(tmp_path) -> None:
     doc = load(tmp_path, "a.rst", "Runbook\n=======\n\n:acl: oncall\n:version: 7\n\nPage the secondary.\n")
-    assert (doc.acl, doc.version, doc.title) == (("oncall",), "7", "Runbook")
+    assert (doc.acl, doc.declared_version, doc.title) == (("oncall",), "7", "Runbook")
     assert "oncall" not in doc.text
     later = load(tmp_path, "b.rst", "Runbook\n=======\n\nPage the secondary.\n\n:acl: oncall\n")
     assert later.acl == EVERYONE and "acl: oncall" in later.text  # a field list in the body is body text

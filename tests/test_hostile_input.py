@@ -134,11 +134,6 @@ HOSTILE_FILES: dict[str, tuple[str, bytes, str]] = {
         "nested",
     ),
     "yaml_lone_surrogate": ("surrogate.md", b'---\ntitle: "Quokka \\ud800"\n---\n\nQuokka text.\n', "surrogate"),
-    "id_taken_by_an_indexed_document": (
-        "aaa-clone.md",
-        b"---\nid: good-zebra\nversion: '1'\n---\n\nQuokka impostor text.\n",
-        "already used",
-    ),
 }
 
 
@@ -185,16 +180,31 @@ def test_file_over_the_size_limit_is_rejected(base: Base, tmp_path: Path) -> Non
     assert _texts(index) == base.texts
 
 
-def test_a_good_file_turned_bad_keeps_its_indexed_version(base: Base, tmp_path: Path) -> None:
+def test_a_good_file_turned_bad_is_withdrawn_or_kept_on_request(base: Base, tmp_path: Path) -> None:
     from ragcli import ingest
 
     for damage in (b"\xff\xfe not utf-8", b"---\nacl: [unclosed\n---\n\nNew quokka text.\n", b""):
-        folder, index = _copy(base, tmp_path / f"damage{len(damage)}")
-        (folder / "walrus.md").write_bytes(damage)
-        report = ingest(folder, TENANT, index=index, default_acl=["everyone"], embedder=shared_embedder())
-        assert [r.path for r in report.documents.rejected] == [str(folder / "walrus.md")]
-        assert report.documents.deleted == 0
-        assert _texts(index) == base.texts
+        for keep in (False, True):
+            folder, index = _copy(base, tmp_path / f"damage{len(damage)}-{keep}")
+            (folder / "walrus.md").write_bytes(damage)
+            report = ingest(
+                folder, TENANT, index=index, default_acl=["everyone"], embedder=shared_embedder(), keep_on_error=keep
+            )
+            assert [r.path for r in report.documents.rejected] == [str(folder / "walrus.md")]
+            assert report.documents.deleted == 0
+            if keep:
+                assert _texts(index) == base.texts and report.documents.withdrawn == []
+            else:  # fail closed: the rejected version may have narrowed who may read it
+                assert [w.doc_id for w in report.documents.withdrawn] == ["good-walrus"]
+                assert _texts(index) == {k: v for k, v in base.texts.items() if not k.startswith("good-walrus@")}
+
+
+def test_a_file_claiming_an_indexed_documents_id_is_an_error_naming_both(base: Base, tmp_path: Path) -> None:
+    folder, index = _copy(base, tmp_path)
+    (folder / "aaa-clone.md").write_bytes(b"---\nid: good-zebra\nversion: '1'\n---\n\nQuokka impostor text.\n")
+    proc = cli("ingest", folder, "--tenant", TENANT, "--index", index, "--acl", "everyone")
+    assert_one_error_line(proc, "two files map to document 'good-zebra' version 1: aaa-clone.md and zebra.md")
+    assert _texts(index) == base.texts  # nothing published
 
 
 def test_symlinks_out_of_the_folder_are_not_followed(base: Base, tmp_path: Path) -> None:
@@ -277,6 +287,12 @@ def test_cli_reports_rejected_files_grouped_by_reason(base: Base, tmp_path: Path
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr
     lines = stderr_lines(proc)
+    withdrawn = [line for line in lines if line.startswith("error: withdrew ")]
+    assert withdrawn == [
+        "error: withdrew 1 document whose new version was rejected: good-walrus (walrus.md); they are not "
+        "searchable until fixed (--keep-on-error keeps the old version)"
+    ]
+    lines = [line for line in lines if line not in withdrawn]
     assert all(line.startswith("error: rejected ") for line in lines), lines
     assert "\x1b" not in proc.stderr
     reported = json.loads(proc.stdout)["documents"]["rejected"]
@@ -289,11 +305,11 @@ def test_cli_reports_rejected_files_grouped_by_reason(base: Base, tmp_path: Path
     )
     assert not any(line.startswith("error: forged") for line in lines)
     texts = _texts(index)
-    for pid, text in base.texts.items():  # walrus.md broke: its indexed version stays
-        assert texts[pid] == text
+    for pid, text in base.texts.items():  # walrus.md broke: its document is withdrawn, the rest stays
+        assert texts.get(pid) == (None if pid.startswith("good-walrus@") else text)
     assert all("quokka" not in t.lower() for t in texts.values())
     found = cli("search", "walrus budget", "--as", base.user_file, "--index", index, "--json", "--mode", "bm25")
-    assert [r["doc_id"] for r in search_json(found)["results"]] == ["good-walrus"]
+    assert [r["doc_id"] for r in search_json(found)["results"]] == []
 
 
 # --------------------------------------------------------------------------- tenant names

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 import signal
 import subprocess
 import time
@@ -111,7 +112,7 @@ def test_round_trip_from_files_to_stored_passages(tmp_path, mixed_folder, embedd
     for pid, (text, acl, doc) in snap.items():
         by_doc.setdefault(doc, []).append((pid, text, acl))
     assert {acl for _, _, acl in by_doc["setup-guide"]} == {("engineering",)}
-    assert all(pid.startswith("setup-guide@3#") for pid, _, _ in by_doc["setup-guide"])
+    assert all(re.match(r"setup-guide@3\.[0-9a-f]{6}#", pid) for pid, _, _ in by_doc["setup-guide"])
     assert {acl for _, _, acl in by_doc["report"]} == {("execs",)}
     assert {acl for _, _, acl in by_doc["c2"]} == {("ops",)}
     assert {acl for _, _, acl in by_doc["c1"]} == {("everyone",)}
@@ -255,63 +256,104 @@ def test_acl_only_change_reuses_vectors_and_takes_effect(tmp_path, embedder):
     assert [i.split("@")[0] for i in bm25_ids(index, who("g2"), "zeppelins", embedder)] == ["plan"]
 
 
-def test_ingest_mirrors_its_path_and_keeps_other_paths(tmp_path, embedder):
-    a, b, index = tmp_path / "a", tmp_path / "b", tmp_path / "index"
+def test_ingest_mirrors_its_one_folder(tmp_path, embedder):
+    a, index = tmp_path / "a", tmp_path / "index"
     write(a / "x.md", markdown({"acl": ["everyone"]}, "# X\n\nX text.\n"))
     write(a / "sub" / "y.md", markdown({"acl": ["everyone"]}, "# Y\n\nY text.\n"))
-    write(b / "z.md", markdown({"acl": ["everyone"]}, "# Z\n\nZ text.\n"))
-    ingest(a, "t", index=index, embedder=embedder)
-    ingest(b, "t", index=index, embedder=embedder)
-    assert doc_ids(snapshot(index)) == {"x", "sub-y", "z"}
+    report = ingest(a, "t", index=index, embedder=embedder)
+    assert report.root == str(a.resolve())
+    assert doc_ids(snapshot(index)) == {"x", "sub-y"}
 
     (a / "x.md").unlink()
     report = ingest(a, "t", index=index, embedder=embedder)
     assert (report.documents.deleted, report.documents.unchanged, report.embedded) == (1, 1, 0)
-    assert doc_ids(snapshot(index)) == {"sub-y", "z"}
-
-    # Ingesting one file touches only that file, not its neighbours.
-    write(a / "w.md", markdown({"acl": ["everyone"]}, "# W\n\nW text.\n"))
-    ingest(a / "w.md", "t", index=index, embedder=embedder)
-    assert doc_ids(snapshot(index)) == {"sub-y", "z", "w"}
-
-    (b / "z.md").unlink()
-    (a / "w.md").unlink()
-    ingest(b, "t", index=index, embedder=embedder)
-    assert doc_ids(snapshot(index)) == {"w", "sub-y"}  # z gone; w came from another path
+    assert doc_ids(snapshot(index)) == {"sub-y"}
 
 
-def test_file_that_becomes_invalid_keeps_its_previous_version(tmp_path, embedder):
+def test_another_folder_is_refused_with_what_it_would_rename_or_remove(tmp_path, embedder, monkeypatch):
+    """Issue 21: re-ingesting a subfolder renamed documents (guides-tools -> tools) and left two live IDs."""
+    docs, index = tmp_path / "docs", tmp_path / "index"
+    write(docs / "index.md", markdown({"acl": ["everyone"]}, "# Home\n\nThe home page.\n"))
+    write(docs / "guides" / "index.md", markdown({"acl": ["everyone"]}, "# Guides\n\nThe guides page.\n"))
+    write(docs / "guides" / "tools.md", markdown({"acl": ["everyone"]}, "# Tools\n\nThe tools page.\n"))
+    ingest(docs, "t", index=index, embedder=embedder)
+    before = snapshot(index)
+    assert doc_ids(before) == {"index", "guides-index", "guides-tools"}
+
+    with pytest.raises(InputError) as refused:
+        ingest(docs / "guides", "t", index=index, embedder=embedder)
+    message = refused.value.message
+    assert "--replace" in message and str(docs.resolve()) in message
+    assert "rename 2" in message and "guides-tools -> tools" in message and "guides-index -> index" in message
+    assert "remove 1 (index)" in message
+    assert snapshot(index) == before  # nothing published
+
+    # The same folder by another path (relative, from elsewhere, through a symlink) is the same folder.
+    monkeypatch.chdir(docs / "guides")
+    assert ingest(Path(".."), "t", index=index, embedder=embedder).documents.unchanged == 3
+    (tmp_path / "alias").symlink_to(docs, target_is_directory=True)
+    report = ingest(tmp_path / "alias", "t", index=index, embedder=embedder)
+    assert (report.documents.unchanged, report.published) == (3, False)
+    assert snapshot(index) == before
+
+    report = ingest(docs / "guides", "t", index=index, embedder=embedder, replace=True)
+    assert report.root == str((docs / "guides").resolve())
+    assert doc_ids(snapshot(index)) == {"index", "tools"}  # exactly the renames and the removal it listed
+    assert report.embedded == 0  # unchanged texts keep their vectors
+
+
+def test_a_rejected_file_withdraws_its_indexed_document(tmp_path, embedder):
+    """Issue 21: a narrowing to `[hr` (broken YAML) was rejected and the old `everyone` version stayed searchable."""
     root, index = tmp_path / "docs", tmp_path / "index"
     write(root / "good.md", markdown({"acl": ["everyone"]}, "# Good\n\nThe good doc talks about kestrels.\n"))
     write(root / "other.md", markdown({"acl": ["everyone"]}, "# Other\n\nOther doc about herons.\n"))
     write(root / "n.txt", "Plain text about puffins.\n")
     write(root / "n.meta.yaml", "acl: [everyone]\n")
     ingest(root, "t", index=index, embedder=embedder)
-    before = snapshot(index)
 
-    write(root / "good.md", "---\nacl: [everyone\n---\n# Good\n\nBroken now, about ospreys.\n")
+    write(root / "good.md", "---\nacl: [hr\n---\n# Good\n\nNarrowed now, about kestrels.\n")
     write(root / "n.meta.yaml", "acl: everyone\n")  # the sidecar breaks: its file is rejected
     write(root / "other.md", markdown({"acl": ["everyone"]}, "# Other\n\nOther doc now about egrets.\n"))
     report = ingest(root, "t", index=index, embedder=embedder)
     rejected = {Path(r.path).name: r.reason for r in report.documents.rejected}
     assert set(rejected) == {"good.md", "n.txt"}
     assert "YAML" in rejected["good.md"] and "acl" in rejected["n.txt"]
+    assert sorted((w.doc_id, Path(w.path).name) for w in report.documents.withdrawn) == [
+        ("good", "good.md"),
+        ("n", "n.txt"),
+    ]
     assert report.documents.updated == 1 and report.published  # the rest is committed
-
-    after = snapshot(index)
-    for pid, value in before.items():
-        if value[2] in ("good", "n"):
-            assert after[pid] == value  # previous version kept, same id and text
-    assert bm25_ids(index, who(), "ospreys", embedder) == []
+    assert doc_ids(snapshot(index)) == {"other"}
+    assert bm25_ids(index, who(), "kestrels", embedder) == [] and bm25_ids(index, who(), "puffins", embedder) == []
     assert [i.split("@")[0] for i in bm25_ids(index, who(), "egrets", embedder)] == ["other"]
-    assert bm25_ids(index, who(), "herons", embedder) == []
 
-    # Fixed again: the new version replaces the kept one.
+    # The CLI says what it withdrew and exits 2, so CI notices.
     write(root / "good.md", markdown({"acl": ["everyone"]}, "# Good\n\nFixed, now about ospreys.\n"))
-    report = ingest(root, "t", index=index, embedder=embedder)
-    assert [Path(r.path).name for r in report.documents.rejected] == ["n.txt"]
+    ingest(root, "t", index=index, embedder=embedder)
     assert [i.split("@")[0] for i in bm25_ids(index, who(), "ospreys", embedder)] == ["good"]
-    assert bm25_ids(index, who(), "kestrels", embedder) == []
+    write(root / "good.md", "---\nacl: [hr\n---\n# Good\n\nBroken again.\n")
+    proc = cli("ingest", root, "--tenant", "t", "--index", index)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "error: withdrew 1 document whose new version was rejected: good (good.md)" in proc.stderr, proc.stderr
+    assert bm25_ids(index, who(), "ospreys", embedder) == []
+
+
+def test_keep_on_error_keeps_the_previous_version_with_a_warning(tmp_path, embedder):
+    root, index = tmp_path / "docs", tmp_path / "index"
+    write(root / "good.md", markdown({"acl": ["everyone"]}, "# Good\n\nThe good doc talks about kestrels.\n"))
+    write(root / "other.md", markdown({"acl": ["everyone"]}, "# Other\n\nOther doc about herons.\n"))
+    ingest(root, "t", index=index, embedder=embedder)
+    before = snapshot(index)
+    write(root / "good.md", "---\nacl: [everyone\n---\n# Good\n\nBroken now, about ospreys.\n")
+    report = ingest(root, "t", index=index, embedder=embedder, keep_on_error=True)
+    assert [Path(r.path).name for r in report.documents.rejected] == ["good.md"]
+    assert report.documents.withdrawn == []
+    assert [(Path(w.path).name, "--keep-on-error" in w.message) for w in report.warnings] == [("good.md", True)]
+    assert snapshot(index) == before
+    proc = cli("ingest", root, "--tenant", "t", "--index", index, "--keep-on-error")
+    assert proc.returncode == 2  # still a rejection
+    assert "warning: good.md: kept the previously indexed version of 'good'" in proc.stderr, proc.stderr
+    assert [i.split("@")[0] for i in bm25_ids(index, who(), "kestrels", embedder)] == ["good"]
 
 
 def test_invalid_files_are_rejected_and_the_rest_committed(tmp_path, embedder):
@@ -355,14 +397,27 @@ def test_default_acl_applies_only_to_documents_without_one(tmp_path, embedder):
     assert acl == {"open": ("support", "ops"), "own": ("hr",)}
 
 
-def test_two_files_claiming_one_passage_id_are_not_both_indexed(tmp_path, embedder):
+def test_two_files_mapping_to_one_document_are_an_error_naming_both(tmp_path, embedder):
     root, index = tmp_path / "docs", tmp_path / "index"
-    write(root / "one.md", markdown({"id": "same", "version": "1", "acl": ["everyone"]}, "# Same\n\nFirst file.\n"))
-    write(root / "two.md", markdown({"id": "same", "version": "1", "acl": ["everyone"]}, "# Same\n\nSecond file.\n"))
+    write(root / "index.md", markdown({"acl": ["everyone"]}, "# Home\n\nThe home page.\n"))
+    write(root / "ok.md", markdown({"acl": ["everyone"]}, "# Ok\n\nFine.\n"))
+    ingest(root, "t", index=index, embedder=embedder)
+    before = snapshot(index)
+    # No version declared: two texts of one ID would both be live ("index" twice, as the audit found).
+    write(root / "guides" / "home.md", markdown({"id": "index", "acl": ["everyone"]}, "# Other\n\nAnother page.\n"))
+    with pytest.raises(InputError, match=r"two files map to document 'index': guides/home\.md and index\.md"):
+        ingest(root, "t", index=index, embedder=embedder)
+    assert snapshot(index) == before
+    # Declared versions of one document are versions, not a clash (sample_corpus's refunds-policy).
+    write(root / "guides" / "home.md", markdown({"id": "index", "version": "2", "acl": ["everyone"]}, "# Two\n\nV2.\n"))
+    write(root / "index.md", markdown({"version": "1", "acl": ["everyone"]}, "# Home\n\nThe home page.\n"))
     report = ingest(root, "t", index=index, embedder=embedder)
-    assert len(report.documents.rejected) == 1 and "already used" in report.documents.rejected[0].reason
-    snap = snapshot(index)
-    assert len(snap) == 1 and len(set(snap)) == 1
+    assert report.published and not report.documents.rejected
+    versions = {pid.split("#")[0].rsplit(".", 1)[0] for pid in snapshot(index) if pid.startswith("index@")}
+    assert versions == {"index@1", "index@2"}
+    write(root / "copy.md", markdown({"id": "index", "version": "2", "acl": ["everyone"]}, "# Two\n\nV2 copy.\n"))
+    with pytest.raises(InputError, match=r"two files map to document 'index' version 2: copy\.md and guides/home\.md"):
+        ingest(root, "t", index=index, embedder=embedder)
 
 
 def test_bad_arguments_are_input_errors(tmp_path, embedder):

@@ -48,15 +48,20 @@ def test_library_publishes_nothing_from_nothing(tmp_path, embedder) -> None:
     assert not report.published and report.generation is None
 
 
-def test_a_tenant_that_existed_keeps_its_index_when_everything_is_rejected(tmp_path, capsys) -> None:
+def test_a_tenant_whose_every_file_is_rejected_withdraws_them_or_keeps_them_on_request(tmp_path, capsys) -> None:
     docs, index = tmp_path / "docs", tmp_path / "index"
     write(docs / "a.md", markdown({"acl": ["everyone"]}, "# A\n\nThe walrus budget of the support team.\n"))
     assert invoke(capsys, "ingest", docs, "--tenant", "t", "--index", index).returncode == 0
     write(docs / "a.md", b"\xff\xfe broken now")
+    kept = invoke(capsys, "ingest", docs, "--tenant", "t", "--index", index, "--keep-on-error")
+    assert kept.returncode == 2
+    assert [line for line in stderr_lines(kept) if "nothing was indexed" in line] == []
+    assert "walrus" in all_passages(index, "t")[0].text
+    # Fail closed: the tenant stays, holding nothing until the file is fixed.
     proc = invoke(capsys, "ingest", docs, "--tenant", "t", "--index", index)
     assert proc.returncode == 2
-    assert [line for line in stderr_lines(proc) if "nothing was indexed" in line] == []
-    assert "walrus" in all_passages(index, "t")[0].text
+    assert [line for line in stderr_lines(proc) if line.startswith("error: withdrew 1 document")] != []
+    assert all_passages(index, "t") == []
 
 
 def test_different_reasons_get_a_line_each_then_a_summary(tmp_path, capsys) -> None:

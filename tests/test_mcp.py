@@ -341,7 +341,8 @@ def test_new_generation_is_seen_at_the_next_call(sample_root: Path, tmp_path: Pa
         assert "quokka-migration" not in {d["id"] for d in bob_copy.documents()["documents"]}
         old_generation = (index / "acme" / "CURRENT").read_text().strip()
 
-        report = ingest(new_docs, "acme", index=index, embedder=embedder)
+        # Another folder replaces the tenant's (one folder per tenant): a new generation either way.
+        report = ingest(new_docs, "acme", index=index, embedder=embedder, replace=True)
         assert report.published and not report.documents.rejected
         assert (index / "acme" / "CURRENT").read_text().strip() != old_generation
 

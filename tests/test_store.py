@@ -8,6 +8,7 @@ import errno
 import io
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -105,7 +106,7 @@ def test_generation_layout_and_manifest(tiny, embedder):
     with TenantIndex.open(tiny, "t") as ix:
         assert ix.embeddings.shape == (5, 384) and ix.embeddings.dtype == np.float32
         dated = next(p for p in passages if p.doc_id == "dated")
-        assert dated.id.startswith("dated@2026-03-01#")
+        assert re.fullmatch(r"dated@2026-03-01\.[0-9a-f]{6}#top", dated.id)
         assert (dated.effective_from, dated.superseded_on) == (dt.date(2026, 3, 1), dt.date(2026, 6, 1))
     assert list_tenants(tiny) == ["t"]
 
@@ -309,7 +310,7 @@ def test_audit_counts_orphans_and_stale_entries(tiny_copy):
     (gen / "documents.json").write_text(json.dumps(documents))
     manifest = json.loads((gen / "manifest.json").read_text())
     manifest["checksums"]["documents.json"] = checksum(gen / "documents.json")
-    (gen / "manifest.json").write_text(json.dumps(manifest))
+    (gen / "manifest.json").write_text(json.dumps(resealed(manifest)))
     damaged = status_of(tiny_copy, "t")
     assert (damaged.orphan_vectors, damaged.stale_entries) == (1, 1)
     proc = cli("status", "--index", tiny_copy, "--json")
@@ -552,6 +553,13 @@ def test_passage_row_round_trip(tmp_path_factory, text, acl, start, title, path)
         rows.close()
 
 
+def resealed(manifest: dict) -> dict:
+    """A hand-edited manifest with its seal recomputed (a consistent writer, or a deliberate edit)."""
+    from ragcli.index.manifest import Manifest, seal_of
+
+    return {**manifest, "seal": seal_of(Manifest.model_validate(manifest))}
+
+
 def test_a_format_1_index_is_read_and_its_vectors_reused(tiny_copy, tiny):
     """Before 0.2 the documents sat inside manifest.json: such an index still searches, and the
     next ingest writes format 2 without embedding anything again."""
@@ -567,7 +575,24 @@ def test_a_format_1_index_is_read_and_its_vectors_reused(tiny_copy, tiny):
     report = ingest(tiny.parent / "docs", "t", index=tiny_copy)
     assert report.published and report.embedded == 0
     with TenantIndex.open(tiny_copy, "t", verify=True) as ix:
-        assert ix.manifest.format == FORMAT_VERSION == 2
+        assert ix.manifest.format == FORMAT_VERSION == 3
+
+
+def test_a_format_2_index_is_read_and_the_next_ingest_rewrites_it_without_embedding(tiny_copy, tiny):
+    """Format 2 had no seal, no recorded folder, and versions without the text's hash: it still searches, and the
+    next ingest writes format 3 (new IDs, sources relative to the folder) reusing every vector."""
+    gen = generation_dir(tiny_copy)
+    manifest = json.loads((gen / "manifest.json").read_text())
+    for key in ("seal", "root"):
+        del manifest[key]
+    (gen / "manifest.json").write_text(json.dumps({**manifest, "format": 2}, indent=1))
+    with TenantIndex.open(tiny_copy, "t", verify=True) as ix:
+        assert ix.manifest.format == 2 and ix.manifest.root is None
+        assert ix.view(on(dt.date(2026, 4, 1), "g1")).bm25("submarines", 5)
+    report = ingest(tiny.parent / "docs", "t", index=tiny_copy)
+    assert report.published and report.embedded == 0
+    with TenantIndex.open(tiny_copy, "t", verify=True) as ix:
+        assert ix.manifest.format == 3 and ix.manifest.root == str((tiny.parent / "docs").resolve())
 
 
 def test_neighbours_stay_inside_one_document_version_and_its_scope(tmp_path, embedder):

@@ -83,6 +83,14 @@ def test_watch_reingests_on_edits_reports_a_rejected_file_and_exits_130(tmp_path
         assert _search_ids(index, user, "parrot sunflower seeds") == ["parrot-rules"]
         assert _search_ids(index, user, "stray note indexed") == []
 
+        # A symlink loop is one rejection (it used to end watch with a traceback); watching goes on.
+        (docs / "loop-a.md").symlink_to(docs / "loop-b.md")
+        (docs / "loop-b.md").symlink_to(docs / "loop-a.md")
+        looped = lines.wait_for("symlink loop")
+        assert "loop-a.md" in looped and "loop-b.md" in looped
+        (docs / "loop-a.md").unlink()
+        (docs / "loop-b.md").unlink()
+
         # An edit re-ingests that file only; a deletion removes it.
         _write(docs, "stray-note.md", "Fixed now: the stray note names its readers and zebra crossings.")
         lines.wait_for("1 added")

@@ -16,9 +16,11 @@ from .options import (
     AclOpt,
     IndexOpt,
     JsonOpt,
+    KeepOnErrorOpt,
     MaxFileSizeOpt,
     RayAddressOpt,
     RayOpt,
+    SharedIndexOpt,
     TenantOpt,
 )
 
@@ -45,17 +47,37 @@ def ingest(
     as_json: JsonOpt = False,
     ray: RayOpt = False,
     ray_address: RayAddressOpt = None,
+    keep_on_error: KeepOnErrorOpt = False,
+    replace: Annotated[
+        bool,
+        typer.Option(
+            "--replace",
+            help="PATH replaces the folder the tenant was ingested from: documents that get another ID are renamed, "
+            "those not under PATH removed (without it, such an ingest is refused with the list).",
+        ),
+    ] = False,
+    allow_shared_index: SharedIndexOpt = False,
 ) -> None:
     """Index documents for a tenant: cut them into passages, embed them, publish atomically.
 
     Unchanged files are skipped; files removed from PATH are removed from the
-    index; a file that fails to load is reported and keeps its old version.
+    index. A file that fails to load is reported, and a document it held is
+    withdrawn from the index (fail closed; --keep-on-error keeps the old version).
     Exit 0, or 2 when any file was rejected (the rest is still committed).
     With --ray only the embedding runs on the cluster; the index is the same.
     """
     with (
         ingest_job(
-            path, tenant, acl=acl, max_file_size=max_file_size, index=index, ray=ray, ray_address=ray_address
+            path,
+            tenant,
+            acl=acl,
+            max_file_size=max_file_size,
+            index=index,
+            ray=ray,
+            ray_address=ray_address,
+            keep_on_error=keep_on_error,
+            replace=replace,
+            shared_index=allow_shared_index,
         ) as job,
         _progress(enabled=not as_json) as progress,
     ):
@@ -65,6 +87,7 @@ def ingest(
     else:
         _summary(report)
         report_skipped(report)
+    report_warnings(report, path)
     report_rejections(report, path)
     if report.generation is None:
         why = (
@@ -73,7 +96,7 @@ def ingest(
             else f"no file of a supported type under {printable(str(path))}"
         )
         error(f"nothing was indexed for tenant '{tenant}': {why}; no index was created")
-    if report.documents.rejected or report.generation is None:
+    if report.documents.rejected or report.documents.withdrawn or report.generation is None:
         raise typer.Exit(2)
 
 
@@ -93,6 +116,12 @@ def report_skipped(report: IngestReport, write: Callable[[str], None] = _stderr)
         names = ", ".join(printable(source) for source in report.empty[:3]) + (", …" if len(report.empty) > 3 else "")
         what = plural(len(report.empty), "document")
         write(f"note: skipped {what} with no text of its own (includes or site markup only): {names}")
+
+
+def report_warnings(report: IngestReport, root: Path, write: Callable[[str], None] = _stderr) -> None:
+    """One ``warning:`` line each: an ACL entry spelt like another but for case or spaces, a version kept on error."""
+    for w in report.warnings:
+        write(f"warning: {_shown_path(w.path, root)}: {printable(w.message)}")
 
 
 def report_rejections(report: IngestReport, root: Path, write: Callable[[str], None] = error) -> None:
@@ -117,6 +146,14 @@ def report_rejections(report: IngestReport, root: Path, write: Callable[[str], N
         write(f"rejected {len(paths)}{of_total} files: {printable(reason)} ({named})")
     if len(groups) > 1:
         write(f"rejected {files} of {max(report.files, files)} files ({len(groups)} reasons); the rest was indexed")
+    withdrawn = report.documents.withdrawn
+    if withdrawn:
+        named = ", ".join(f"{printable(w.doc_id)} ({_shown_path(w.path, root)})" for w in withdrawn[:SHOWN_PATHS])
+        more = f" and {len(withdrawn) - SHOWN_PATHS} more" if len(withdrawn) > SHOWN_PATHS else ""
+        write(
+            f"withdrew {plural(len(withdrawn), 'document')} whose new version was rejected: {named}{more}; "
+            "they are not searchable until fixed (--keep-on-error keeps the old version)"
+        )
 
 
 def _file_of(path: str) -> str:
@@ -145,6 +182,9 @@ def ingest_job(
     index: Path | None,
     ray: bool,
     ray_address: str | None,
+    keep_on_error: bool = False,
+    replace: bool = False,
+    shared_index: bool = False,
 ) -> Iterator[IngestJob]:
     """The one ``IngestJob`` the options of ``ingest`` and ``watch`` describe, its Ray backend running for
     ``--ray`` (stopped on the way out, Ctrl-C included)."""
@@ -158,6 +198,9 @@ def ingest_job(
             default_acl=tuple(acl or ()),
             max_file_bytes=max_file_size * MIB,
             embedding=embedding,
+            keep_on_error=keep_on_error,
+            replace=replace,
+            shared_index=shared_index,
         )
 
 

@@ -73,6 +73,22 @@ RayAddressOpt = Annotated[
         show_default=False,
     ),
 ]
+KeepOnErrorOpt = Annotated[
+    bool,
+    typer.Option(
+        "--keep-on-error",
+        help="Keep the indexed version of a document whose file is rejected now (a warning each), instead of "
+        "withdrawing it: the rejected version may have narrowed who may read it.",
+    ),
+]
+SharedIndexOpt = Annotated[
+    bool,
+    typer.Option(
+        "--allow-shared-index",
+        help="Allow an index directory others may write (a team's group-owned folder); files are then created "
+        "with your umask (use umask 007) instead of owner-only.",
+    ),
+]
 AsOfOpt = Annotated[
     str | None,
     typer.Option(

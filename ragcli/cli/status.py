@@ -47,6 +47,9 @@ def status(
         sys.stderr.write(
             f"pruned {p.tenant}: {len(p.removed)} old generation(s) removed, {len(p.in_use)} still open by a reader\n"
         )
+    for audit in report.tenants:
+        for warning in audit.warnings:
+            sys.stderr.write(f"warning: {warning}\n")
     if as_json:
         emit_json(report)
     else:

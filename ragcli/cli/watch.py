@@ -8,8 +8,18 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from .console import error, printable
-from .ingest import ingest_job, report_rejections
-from .options import DEFAULT_INDEX, AclOpt, IndexOpt, MaxFileSizeOpt, RayAddressOpt, RayOpt, TenantOpt
+from .ingest import ingest_job, report_rejections, report_warnings
+from .options import (
+    DEFAULT_INDEX,
+    AclOpt,
+    IndexOpt,
+    KeepOnErrorOpt,
+    MaxFileSizeOpt,
+    RayAddressOpt,
+    RayOpt,
+    SharedIndexOpt,
+    TenantOpt,
+)
 
 if TYPE_CHECKING:
     from ..ingestion import IngestReport
@@ -35,20 +45,31 @@ def watch(
     index: IndexOpt = DEFAULT_INDEX,
     ray: RayOpt = False,
     ray_address: RayAddressOpt = None,
+    keep_on_error: KeepOnErrorOpt = False,
+    allow_shared_index: SharedIndexOpt = False,
 ) -> None:
     """Ingest PATH now, then again after every change (Ctrl-C stops; exit 130).
 
     Each ingest is the same as ``ragcli ingest`` with the same options: atomic
     publish, mirroring of PATH, unchanged files skipped, the embedding on Ray
     with --ray (one Ray session for the whole watch). A rejected file is
-    reported and keeps its previous version; the rest is committed and
+    reported and the document it held is withdrawn (--keep-on-error keeps it);
+    the rest is committed and
     watching goes on.
     """
     from ..ingestion.watch import watch as run_watch
 
     root = Path(path)
     with ingest_job(
-        root, tenant, acl=acl, max_file_size=max_file_size, index=index, ray=ray, ray_address=ray_address
+        root,
+        tenant,
+        acl=acl,
+        max_file_size=max_file_size,
+        index=index,
+        ray=ray,
+        ray_address=ray_address,
+        keep_on_error=keep_on_error,
+        shared_index=allow_shared_index,
     ) as job:
         run_watch(
             job,
@@ -80,4 +101,5 @@ def _report(report: IngestReport, root: Path) -> None:
         )
     else:
         _line(f"no change; generation {printable(report.generation or '-')} kept")
+    report_warnings(report, root, write=_line)
     report_rejections(report, root)

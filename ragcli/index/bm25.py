@@ -125,6 +125,23 @@ def filtered_count(index: tantivy.Index, field: str, term: str, permission: tant
     return int(index.searcher().search(query, limit=1, count=True).count)  # type: ignore[attr-defined]
 
 
+def permitted_rows(index: tantivy.Index, permission: tantivy.Query, rows: Sequence[int]) -> set[int]:
+    """Which of ``rows`` pass ``permission`` by Tantivy's own fields (the dense ranker's second opinion)."""
+    import tantivy
+
+    if not rows:
+        return set()
+    query = tantivy.Query.boolean_query(
+        [
+            (tantivy.Occur.Must, tantivy.Query.term_set_query(index.schema, "row", list(rows))),
+            (tantivy.Occur.Must, tantivy.Query.const_score_query(permission, 0.0)),
+        ]
+    )
+    searcher = index.searcher()
+    result = searcher.search(query, limit=len(rows), count=False)
+    return {int(searcher.doc(addr)["row"][0]) for _, addr in result.hits}
+
+
 def filtered_search(
     index: tantivy.Index, scoring: tantivy.Query, permission: tantivy.Query, limit: int
 ) -> list[tuple[int, float]]:

@@ -18,6 +18,9 @@
         .CURRENT.<rand>  a CURRENT replacement not yet renamed into place
         .trash-<name>/   an old generation being removed (garbage if its remover died)
 
+Everything is created owner-only (folders 0700, files 0600) whatever the
+umask, unless the index is shared on purpose (``shared``: the umask decides).
+
 Readers hold a shared flock(2) on the directory of the generation they
 opened (``hold_generation``); an old generation is removed only by whoever
 gets the exclusive lock on it (``remove_generation``), i.e. once no reader
@@ -31,6 +34,7 @@ import fcntl
 import os
 import secrets
 import shutil
+import stat
 import time
 from pathlib import Path
 
@@ -184,6 +188,96 @@ def remove_generation(generation: Path) -> bool:
         os.close(fd)
     shutil.rmtree(trash, ignore_errors=True)
     return True
+
+
+PRIVATE_DIR_MODE = 0o700
+PRIVATE_FILE_MODE = 0o600
+SHARED_DIR_MODE = 0o777
+SHARED_FILE_MODE = 0o666
+"""A shared index's modes before the umask: a team sets ``umask 007`` so its group may read and write."""
+_NOFOLLOW = os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+
+
+def make_directory(path: Path, *, shared: bool, parents: bool = False, exist_ok: bool = True) -> None:
+    """Create ``path`` (owner-only unless ``shared``); an existing folder is left as it is."""
+    if exist_ok and path.is_dir():
+        return
+    if parents and not path.parent.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+    path.mkdir(mode=SHARED_DIR_MODE if shared else PRIVATE_DIR_MODE, exist_ok=exist_ok)
+    if not shared:
+        os.chmod(path, PRIVATE_DIR_MODE)  # a umask can only remove bits; this makes it exact
+
+
+def refuse_writable_by_others(path: Path) -> None:
+    """An index folder others may write could be pointed at anything: refuse it (``--allow-shared-index`` to share)."""
+    mode = os.stat(path).st_mode
+    if mode & 0o022:
+        raise InputError(
+            f"the index directory {path} is writable by others (mode {stat.S_IMODE(mode):04o}); make it private "
+            f"(chmod go-w {path}) or, for a team's shared index, pass --allow-shared-index"
+        )
+
+
+def open_lock(path: Path, *, shared: bool) -> int:
+    """The tenant's lock file, never through a symlink, and only a regular file of the user's own with one link."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NONBLOCK | _NOFOLLOW, PRIVATE_FILE_MODE)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise InputError(f"the lock file {path} is a symlink; remove it and run again") from None
+        raise InputError(f"cannot open the lock file {path}: {exc.strerror or exc}") from None
+    st = os.fstat(fd)
+    problem = None
+    if not stat.S_ISREG(st.st_mode):
+        problem = "is not a regular file"
+    elif st.st_nlink != 1:
+        problem = "has other hard links"
+    elif not shared and st.st_uid != os.getuid():
+        problem = "belongs to another user"
+    if problem is not None:
+        os.close(fd)
+        raise InputError(f"the lock file {path} {problem}; remove it and run again")
+    return fd
+
+
+def make_private(directory: Path) -> None:
+    """Every file under ``directory`` 0600 and every folder 0700 (Tantivy and numpy create theirs with the umask)."""
+    for path in directory.rglob("*"):
+        if path.is_symlink():
+            continue
+        os.chmod(path, PRIVATE_DIR_MODE if path.is_dir() else PRIVATE_FILE_MODE)
+    os.chmod(directory, PRIVATE_DIR_MODE)
+
+
+def write_new_file(path: Path, data: bytes, *, shared: bool) -> None:
+    """Create ``path`` (it must not exist; owner-only unless ``shared``), write ``data`` and fsync it."""
+    mode = SHARED_FILE_MODE if shared else PRIVATE_FILE_MODE
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, mode)
+    try:
+        if not shared:
+            os.fchmod(fd, PRIVATE_FILE_MODE)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def exposed(path: Path, *, recursive: bool = True) -> list[str]:
+    """``path`` and (``recursive``) what is under it that others may read or write, as ``PATH (mode)``."""
+    paths = [path, *sorted(path.rglob("*"))] if recursive and path.is_dir() else [path]
+    out = []
+    for p in paths:
+        try:
+            st = os.lstat(p)
+        except OSError:
+            continue
+        mode = stat.S_IMODE(st.st_mode)
+        if not stat.S_ISLNK(st.st_mode) and mode & 0o066:
+            out.append(f"{p} ({mode:04o})")
+    return out
 
 
 def fsync_file(path: Path) -> None:

@@ -1,14 +1,19 @@
 """A generation's own description (manifest.json), and the checksums of its files.
 
-The manifest is validated on every open. Checksums (size and CRC32 of every
-file) are computed when a generation is written and verified in full where it
+The manifest is validated on every open, seal included: a sha256 over all its
+other fields (the group list that gives acl.npy's columns their meaning, the
+checksums, the counts), so swapping two group names is found by a search as
+well as by ``ragcli status``. Checksums (size and CRC32 of every other file)
+are computed when a generation is written and verified in full where it
 matters: by ``ragcli status`` and by an ingest before it reuses anything of
-the generation it replaces. A search only checks what is cheap: the manifest
-parses and every file has the size it lists.
+the generation it replaces. A search only checks what is cheap: the seal and
+that every file has the size it lists.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import zlib
 from pathlib import Path
 
@@ -17,10 +22,12 @@ from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError
 from ..errors import IndexCorruptError
 from .layout import DOCUMENTS, MANIFEST
 
-FORMAT_VERSION = 2
-"""2: the documents moved from manifest.json to documents.json, so opening an index for a search
-parses a few hundred bytes instead of every passage ID (1.8 MB for SciFact)."""
-READABLE_FORMATS = (1, 2)
+FORMAT_VERSION = 3
+"""3: the manifest is sealed (sha256 of its fields) and records the folder the tenant is ingested from; a
+version carries the hash of its document's text.
+2: the documents moved from manifest.json to documents.json, so opening an index for a search parses a
+few hundred bytes instead of every passage ID (1.8 MB for SciFact)."""
+READABLE_FORMATS = (1, 2, 3)
 
 
 class DocumentEntry(BaseModel):
@@ -32,6 +39,8 @@ class DocumentEntry(BaseModel):
     """Where it came from: a file path, or ``path::id`` for a JSONL line."""
     doc_id: str
     version: str
+    declared_version: str | None = None
+    """The version its metadata declares, without the text's hash (format 3); one per document ID."""
     source: str
     fingerprint: str
     """Hash of everything its passages depend on; unchanged means no re-parse."""
@@ -71,6 +80,10 @@ class Manifest(BaseModel):
     """``structure.UNITS_VERSION`` the unit vectors were cut with; None when the generation has none."""
     units: int | None = None
     """How many unit vectors unit_vectors.npy holds."""
+    root: str | None = None
+    """The folder (or file) the tenant was ingested from (format 3); another one needs ``ingest --replace``."""
+    seal: str | None = None
+    """sha256 of every other field (format 3): a manifest edited by hand or damaged is refused on open."""
     _legacy_documents: list[DocumentEntry] | None = PrivateAttr(default=None)
     """Format 1 kept the documents in the manifest itself: read once, held here."""
 
@@ -103,7 +116,16 @@ def read_manifest(generation: Path, tenant: str) -> Manifest:
         )
     if manifest.tenant != tenant:
         raise IndexCorruptError.damaged(tenant, f"manifest names tenant '{manifest.tenant}'")
+    if manifest.format >= 3 and manifest.seal != seal_of(manifest):
+        raise IndexCorruptError.damaged(tenant, f"{MANIFEST} does not match its seal")
     return manifest
+
+
+def seal_of(manifest: Manifest) -> str:
+    """sha256 of the manifest's fields other than the seal, in a canonical JSON form."""
+    fields = manifest.model_dump(mode="json", exclude={"seal"})
+    canonical = json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
 def _from_legacy(raw: bytes) -> Manifest:

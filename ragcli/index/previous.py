@@ -58,6 +58,11 @@ class PreviousGeneration:
     def size(self) -> int:
         return self._index.size
 
+    @property
+    def root(self) -> str | None:
+        """The folder the tenant was ingested from (None before index format 3 recorded it)."""
+        return self._index.manifest.root
+
     def built_with(self, model_sha256: str, chunker_version: int) -> bool:
         """Whether its passages and vectors are what this ingest would make (same model and chunker)."""
         m = self._index.manifest

@@ -26,7 +26,17 @@ from ..principal import Scope
 from ..structure import UNITS_VERSION
 from . import layout
 from .bm25 import open_bm25
-from .layout import ACL, BM25_DIRECTORY, EMBEDDINGS, OFFSETS, UNIT_OFFSETS, UNIT_VECTORS, VALID_FROM, VALID_UNTIL
+from .layout import (
+    ACL,
+    BM25_DIRECTORY,
+    EMBEDDINGS,
+    OFFSETS,
+    PASSAGES,
+    UNIT_OFFSETS,
+    UNIT_VECTORS,
+    VALID_FROM,
+    VALID_UNTIL,
+)
 from .manifest import Manifest, check_sizes, read_manifest, verify_checksums
 from .rows import RowFile
 from .view import View
@@ -122,6 +132,7 @@ class TenantIndex:
         )
         if not shapes_ok:
             raise IndexCorruptError.damaged(self.tenant, "array shapes do not match the manifest")
+        self._check_offsets()
         self._load_units()
 
     def _load_units(self) -> None:
@@ -161,6 +172,17 @@ class TenantIndex:
         if not 0 <= start <= end <= len(self.unit_vectors):
             raise IndexCorruptError.damaged(self.tenant, "unit offsets out of range")
         return np.asarray(self.unit_vectors[start:end], dtype=np.float32)
+
+    def _check_offsets(self) -> None:
+        """Row ``r`` is bytes ``offsets[r]:offsets[r+1]`` of passages.jsonl: they must rise from 0 to its size
+        (a flipped byte would otherwise ask for a read of exabytes)."""
+        import numpy as np
+
+        offsets = self.offsets
+        size = self.manifest.checksums.get(PASSAGES, [None])[0]
+        rising = offsets.dtype == np.int64 and offsets[0] == 0 and bool(np.all(offsets[1:] > offsets[:-1]))
+        if not rising or (size is not None and int(offsets[-1]) != size):
+            raise IndexCorruptError.damaged(self.tenant, f"{OFFSETS} does not index {PASSAGES}")
 
     # -- what it is -------------------------------------------------------------
 

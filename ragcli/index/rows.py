@@ -103,8 +103,8 @@ class RowFile:
         """Only the ID of row ``row``: the record's first field, decoded without parsing the rest."""
         start, end = int(self.offsets[row]), int(self.offsets[row + 1])
         self._file.seek(start)
-        line = self._file.read(end - start).decode("utf-8")
         try:
+            line = self._file.read(end - start).decode("utf-8")
             if not line.startswith(_ID_PREFIX):
                 raise ValueError
             value, _ = _DECODER.raw_decode(line, len(_ID_PREFIX))

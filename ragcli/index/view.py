@@ -3,15 +3,19 @@
 The only way to rank or fetch passages. The permission mask (ACL entries of
 the principal, validity on the as-of day) is built once when the view is
 opened; BM25 filters inside Tantivy with the same rule and is re-checked
-against the mask; dense scoring multiplies allowed rows only; ``passage``
-refuses a row outside the mask. A denied passage's text, score or ID never
-leaves this module.
+against the mask; dense scoring multiplies allowed rows only, and its hits
+are checked once more against Tantivy's permission filter (defence in depth:
+a damaged or edited mask cannot widen the dense ranker alone); ``passage``
+refuses a row outside the mask, and every row it reads must carry the
+tenant, an ACL entry of the scope and validity on its day, or the index is
+reported damaged. A denied passage's text, score or ID never leaves this
+module.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Protocol
@@ -19,7 +23,7 @@ from typing import TYPE_CHECKING, Protocol
 from ..errors import IndexCorruptError, InputError
 from ..passage import Passage
 from ..principal import Scope
-from .bm25 import filtered_count, filtered_search, permission_query, text_query
+from .bm25 import filtered_count, filtered_search, permission_query, permitted_rows, text_query
 
 if TYPE_CHECKING:
     import numpy as np
@@ -157,14 +161,35 @@ class View:
         top = min(limit, rows.size)
         best = np.argpartition(-scores, top - 1)[:top]
         best = best[np.lexsort((rows[best], -scores[best]))]
-        return [Hit(int(rows[i]), float(scores[i])) for i in best]
+        hits = [Hit(int(rows[i]), float(scores[i])) for i in best]
+        bm25 = self.index._bm25
+        permission = permission_query(bm25.schema, self.scope.acl_tokens, self.scope.day)
+        try:
+            confirmed = permitted_rows(bm25, permission, [h.row for h in hits])
+        except ValueError as exc:
+            raise IndexCorruptError.damaged(self.index.tenant, f"BM25 search failed ({exc})") from None
+        return [h for h in hits if h.row in confirmed]
 
     # -- passages ---------------------------------------------------------------
 
     def passage(self, row: int) -> Passage:
-        """The passage at ``row``, which must be one this scope may see."""
+        """The passage at ``row``, which must be one this scope may see (and whose record must say so too)."""
         self._check_visible(row)
-        return self.index._rows.passage(row)
+        return self._read(row)
+
+    def _read(self, row: int) -> Passage:
+        """Row ``row``'s passage, after checking that its own record carries this tenant, an ACL entry of the
+        scope and validity on its day: the mask chose the row, the record must agree."""
+        p = self.index._rows.passage(row)
+        scope = self.scope
+        valid = (p.effective_from is None or p.effective_from <= scope.as_of) and (
+            p.superseded_on is None or scope.as_of < p.superseded_on
+        )
+        if p.tenant != self.index.tenant or not scope.acl_tokens.intersection(p.acl) or not valid:
+            raise IndexCorruptError.damaged(
+                self.index.tenant, f"row {row} does not carry the permissions its acl.npy and date columns give it"
+            )
+        return p
 
     def passage_id(self, row: int) -> str:
         """The ID of the passage at ``row``, which must be one this scope may see."""
@@ -186,7 +211,7 @@ class View:
         out = []
         for r in (row + step for step in steps):
             if 0 <= r < self.index.size and self.mask[r]:
-                p = self.index._rows.passage(r)
+                p = self._read(r)
                 if (p.doc_id, p.version) == (here.doc_id, here.version):
                     out.append(p)
         return out
@@ -196,6 +221,17 @@ class View:
         be one this scope may see; None when the generation stores none."""
         self._check_visible(row)
         return self.index.units_of(row)
+    def ids_of_documents(self, doc_ids: Iterable[str]) -> dict[str, list[str]]:
+        """The IDs of the visible passages of each of ``doc_ids`` (one ID read per visible row; for replays, not
+        searches)."""
+        wanted = set(doc_ids)
+        out: dict[str, list[str]] = {}
+        for row in self.allowed_rows:
+            pid = self.index._rows.passage_id(int(row))
+            doc = pid.split("@", 1)[0]
+            if doc in wanted:
+                out.setdefault(doc, []).append(pid)
+        return out
 
     def _check_visible(self, row: int) -> None:
         if not (0 <= row < self.index.size and self.mask[row]):

@@ -6,6 +6,13 @@ generation in ``.build-<name>``, fsyncs every file, renames the directory into
 place and only then replaces CURRENT through a temporary file and a rename.
 A crash at any moment leaves the previous generation published.
 
+Everything a writer creates is owner-only (folders 0700, files 0600) whatever
+the umask, and it refuses an index directory that others may write, unless
+the index is shared on purpose (``shared``: a team's group-owned folder; the
+umask then decides). The lock is opened without following a symlink and must
+be a regular file of the user's own, with one link: whoever can write a
+shared index directory cannot make an ingest truncate another file.
+
 Old generations hold text that may since have been deleted or had its ACL
 narrowed, so none is kept longer than a reader needs it: right after
 publishing, and again when the write lock is released (the ingest has closed
@@ -37,7 +44,7 @@ from ..structure import UNITS_VERSION
 from . import layout
 from .bm25 import valid_days, write_bm25
 from .layout import ACL, BM25_DIRECTORY, EMBEDDINGS, MANIFEST, UNIT_OFFSETS, UNIT_VECTORS, VALID_FROM, VALID_UNTIL
-from .manifest import FORMAT_VERSION, DocumentEntry, Manifest, ModelEntry, checksums_of, write_documents
+from .manifest import FORMAT_VERSION, DocumentEntry, Manifest, ModelEntry, checksums_of, seal_of, write_documents
 from .rows import write_rows
 
 if TYPE_CHECKING:
@@ -51,18 +58,26 @@ class WriteLock:
     root: Path
     tenant: str
     directory: Path
+    shared: bool = False
+    """A team's shared index (``--allow-shared-index``): modes follow the umask instead of owner-only."""
 
 
 @contextmanager
-def write_lock(root: Path, tenant: str) -> Iterator[WriteLock]:
-    """Hold the tenant's write lock under ``root``; a second writer is refused, not queued."""
+def write_lock(root: Path, tenant: str, *, shared: bool = False) -> Iterator[WriteLock]:
+    """Hold the tenant's write lock under ``root``; a second writer is refused, not queued.
+
+    ``shared``: the index directory may be writable by others (a team's group-owned folder).
+    """
     base = Path(root)
     directory = layout.tenant_dir(base, tenant)
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-        fd = os.open(directory / layout.LOCK, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError as exc:
-        raise InputError(f"cannot create the index directory {directory}: {exc.strerror or exc}") from None
+    for folder in (base, directory):
+        try:
+            layout.make_directory(folder, shared=shared, parents=True)
+        except OSError as exc:
+            raise InputError(f"cannot create the index directory {folder}: {exc.strerror or exc}") from None
+        if not shared:
+            layout.refuse_writable_by_others(folder)
+    fd = layout.open_lock(directory / layout.LOCK, shared=shared)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -76,7 +91,7 @@ def write_lock(root: Path, tenant: str) -> Iterator[WriteLock]:
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"pid {os.getpid()}".encode(), 0)
         _remove_leftovers(directory)
-        lock = WriteLock(base, tenant, directory)
+        lock = WriteLock(base, tenant, directory, shared)
         yield lock
         remove_old_generations(lock)
     finally:
@@ -106,16 +121,20 @@ class NewGeneration:
     model: ModelEntry
     units: list[np.ndarray] | None = None
     """Per passage, its units' vectors (``structure.embed_passages``); None writes no unit vectors."""
+    root: str | None = None
+    """The folder (or file) the tenant is ingested from."""
 
 
 def write_generation(lock: WriteLock, gen: NewGeneration) -> str:
     """Write ``gen`` beside the published generation, publish it atomically and return its name."""
     name = layout.new_generation_name()
     build = lock.directory / f"{layout.BUILD_PREFIX}{name}"
-    build.mkdir()
+    layout.make_directory(build, shared=lock.shared, exist_ok=False)
     try:
         groups = _write_files(build, gen)
         write_documents(build, gen.documents)
+        if not lock.shared:
+            layout.make_private(build)
         for path in sorted(build.rglob("*")):
             if path.is_file():
                 layout.fsync_file(path)
@@ -132,12 +151,13 @@ def write_generation(lock: WriteLock, gen: NewGeneration) -> str:
             checksums=checksums_of(build),
             units_version=UNITS_VERSION if gen.units is not None else None,
             units=sum(len(u) for u in gen.units) if gen.units is not None else None,
+            root=gen.root,
         )
-        (build / MANIFEST).write_text(manifest.model_dump_json(indent=1), encoding="utf-8")
-        layout.fsync_file(build / MANIFEST)
+        manifest.seal = seal_of(manifest)
+        layout.write_new_file(build / MANIFEST, manifest.model_dump_json(indent=1).encode("utf-8"), shared=lock.shared)
         layout.fsync_dir(build)
         os.rename(build, lock.directory / name)
-        publish(lock.directory, name)
+        publish(lock.directory, name, shared=lock.shared)
     except BaseException:
         shutil.rmtree(build, ignore_errors=True)
         raise
@@ -179,13 +199,10 @@ def _write_units(build: Path, units: list[np.ndarray], dim: int) -> None:
     np.save(build / UNIT_OFFSETS, offsets)
 
 
-def publish(directory: Path, name: str) -> None:
+def publish(directory: Path, name: str, *, shared: bool = False) -> None:
     """Point CURRENT at ``name``: write a temporary file, fsync it, rename it over CURRENT."""
     tmp = directory / f"{layout.CURRENT_TMP_PREFIX}{secrets.token_hex(4)}"
-    with tmp.open("w", encoding="utf-8") as fh:
-        fh.write(name + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())
+    layout.write_new_file(tmp, (name + "\n").encode("utf-8"), shared=shared)
     os.replace(tmp, directory / layout.CURRENT)
     layout.fsync_dir(directory)
 
@@ -217,5 +234,6 @@ def remove_old_generations(lock: WriteLock) -> Pruned:
 def prune_generations(root: Path, tenant: str) -> Pruned:
     """Remove the tenant's old generations that no reader holds (refused while an ingest holds the write lock)."""
     layout.published_dir(Path(root), tenant)  # an unknown tenant is an error, not a new directory
-    with write_lock(root, tenant) as lock:
+    # Pruning only removes what a writer made: a shared index may be pruned by any of its writers.
+    with write_lock(root, tenant, shared=True) as lock:
         return remove_old_generations(lock)

@@ -1,7 +1,10 @@
 """The ingestion layer: source files in, one new published generation out.
 
-sources      discovery, size limits, strict UTF-8, fingerprints
+sources      what a source file is (formats, sidecars), strict UTF-8, fingerprints
+folder       the ingested folder opened by descriptor: discovery and reads inside it only
 metadata     front matter, sidecars, JSONL fields and text fields (Word, reStructuredText), validated
+             (a key given twice refused)
+report       ``IngestReport``: what one ingest did (``ingest --json``)
 loaders      every format into ``Document``s: Markdown, text, JSONL, and the formats below as Markdown
 html         HTML to the Markdown the chunker reads
 docx         Word documents to Markdown (python-docx): heading styles, lists, tables, properties
@@ -15,6 +18,7 @@ inline_markup  the dialects' inline markup (roles, shortcodes, icons, keys) as t
 markdown     Markdown as sections of blocks: admonitions unfolded, soft wraps joined
 chunking     structure-first splitting into ``Passage``s under the model's token cap
 incremental  what can be kept from the generation being replaced
+changes      withdrawn (fail closed), kept, deleted; one folder per tenant; one ID per document; ACL spelling
 progress     the hooks progress bars are drawn with, and a remaining-time estimate from a moving rate
 pipeline     ``ingest()``: the whole run, under the tenant's write lock
 ray_embed    ``RayEmbedding``: the passages that need vectors embedded on a Ray cluster (``--ray``)
@@ -23,7 +27,8 @@ watch        ``watch()``: run the job again after every change to the folder
 """
 
 from .job import IngestJob
-from .pipeline import IngestReport, ingest
+from .pipeline import ingest
 from .progress import Progress, RemainingTime
+from .report import IngestReport
 
 __all__ = ["IngestJob", "IngestReport", "Progress", "RemainingTime", "ingest"]

@@ -130,14 +130,11 @@ class _Sizer:
             return [unit]
         words = unit.split()
         pieces: list[str] = []
-        current: list[str] = []
-        for word in words:
-            if current and not self.fits(" ".join([*current, word])):
-                pieces.append(" ".join(current))
-                current = []
-            current.append(word)
-        if current:
-            pieces.append(" ".join(current))
+        start = 0
+        while start < len(words):
+            count = self._words_that_fit(words, start)
+            pieces.append(" ".join(words[start : start + count]))
+            start += count
         # A single "word" over the cap (a base64 blob): cut it by characters.
         out: list[str] = []
         for piece in pieces:
@@ -151,6 +148,24 @@ class _Sizer:
                 piece = piece[cut:]
             out.append(piece)
         return out
+
+    def _words_that_fit(self, words: list[str], start: int) -> int:
+        """How many words from ``start`` fit together (at least 1): the same greedy cut as adding one word at a
+        time (a prefix's token count only grows with its words), found with O(log n) token counts instead of one
+        per word, so a very long line costs time linear in its length."""
+
+        def fits(n: int) -> bool:
+            return self.fits(" ".join(words[start : start + n]))
+
+        left = len(words) - start
+        good, bad = 1, 2
+        while bad <= left and fits(bad):
+            good, bad = bad, bad * 2
+        bad = min(bad, left + 1)
+        while bad - good > 1:
+            middle = (good + bad) // 2
+            good, bad = (middle, bad) if fits(middle) else (good, middle)
+        return good
 
 
 def _list_items(text: str) -> list[str]:

@@ -40,10 +40,22 @@ class Loaded:
     reused_rows: list[int | None]
     """Per passage, the previous generation's row whose vector it keeps (None: embed or match by text)."""
     fingerprint: str
+    declared_version: str | None
+    """The version its metadata declares (``version``, else ``effective_from``); None when only the text's hash."""
 
     @classmethod
     def fresh(cls, key: str, doc: Document, passages: list[Passage]) -> Loaded:
-        return cls(key, doc, passages, [text_hash(p) for p in passages], [None] * len(passages), doc.fingerprint)
+        hashes = [text_hash(p) for p in passages]
+        return cls(key, doc, passages, hashes, [None] * len(passages), doc.fingerprint, doc.declared_version)
+
+    @property
+    def doc_id(self) -> str:
+        return self.passages[0].doc_id
+
+    @property
+    def file(self) -> str:
+        """The file it came from (a JSONL line's key is ``path::id``)."""
+        return self.key.split("::", 1)[0]
 
     def entry(self) -> DocumentEntry:
         first = self.passages[0]
@@ -51,6 +63,7 @@ class Loaded:
             key=self.key,
             doc_id=first.doc_id,
             version=first.version,
+            declared_version=self.declared_version,
             source=first.source,
             fingerprint=self.fingerprint,
             passage_ids=[p.id for p in self.passages],
@@ -92,7 +105,9 @@ class Incremental:
         assert self.previous is not None
         passages = [self.previous.passage(r) for r in rows]
         reused: list[int | None] = list(rows) if keep_rows else [None] * len(rows)
-        return Loaded(key, None, passages, [text_hash(p) for p in passages], reused, entry.fingerprint)
+        # An index written before versions carried the text's hash (format 2) recorded no declared version.
+        declared = entry.declared_version if self.previous.current_format else entry.version
+        return Loaded(key, None, passages, [text_hash(p) for p in passages], reused, entry.fingerprint, declared)
 
     def reused_vectors(self, items: list[Loaded], dim: int) -> tuple[np.ndarray, list[np.ndarray], list[int]]:
         """The new generation's embedding matrix and unit vectors with every reusable vector copied in, and the

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..embedder import Embedder
-from .pipeline import EmbeddingBackend, IngestReport, ingest
+from .pipeline import EmbeddingBackend, ingest
 from .progress import Progress
+from .report import IngestReport
 from .sources import DEFAULT_MAX_FILE_BYTES
 
 
@@ -32,6 +33,12 @@ class IngestJob:
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     embedding: EmbeddingBackend | None = None
     """Where the vectors of new passages are computed: None in this process, ``RayEmbedding`` for ``--ray``."""
+    keep_on_error: bool = False
+    """Keep the indexed version of a document whose file is rejected now (``--keep-on-error``); else withdrawn."""
+    replace: bool = False
+    """``path`` may replace the folder the tenant was ingested from (``--replace``)."""
+    shared_index: bool = False
+    """The index directory may be writable by others (``--allow-shared-index``)."""
 
     def run(self, *, embedder: Embedder | None = None, progress: Progress | None = None) -> IngestReport:
         """Ingest now and publish atomically (``pipeline.ingest``); ``embedder`` is the model, kept between runs."""
@@ -44,4 +51,7 @@ class IngestJob:
             max_file_bytes=self.max_file_bytes,
             progress=progress,
             embedding=self.embedding,
+            keep_on_error=self.keep_on_error,
+            replace=self.replace,
+            shared_index=self.shared_index,
         )

@@ -9,8 +9,10 @@ file where the format has a place for it (front matter, Word properties, a
 reStructuredText field list) and from a sidecar ``NAME.meta.yaml`` beside any
 file, which wins.
 
-A file that cannot be trusted is *rejected* with a reason, never half-loaded:
-the ingest keeps that document's previously indexed version.
+Loaders get the bytes ``folder`` read (``SourceData``: the file and its
+sidecar, read once through the ingested folder's descriptor), never a path
+to open. A file that cannot be trusted is *rejected* with a reason, never
+half-loaded; the ingest then withdraws the document it held (fail closed).
 """
 
 from __future__ import annotations
@@ -22,20 +24,24 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from ..errors import DocumentRejected
+from ..errors import DocumentRejected, DuplicateKey, strict_json
 from ..text import slugify
 from .metadata import load_yaml_mapping, split_front_matter, validate_metadata
 from .sources import (
     DEFAULT_MAX_FILE_BYTES,
     Format,
+    SourceData,
     SourceFile,
     content_hash,
     decode_text,
     file_fingerprint,
     fingerprint,
-    read_bytes,
-    read_sidecar,
 )
+
+MAX_LINE_CHARS = 100_000
+"""A line longer than this rejects its document: work per file stays linear (an 8 MiB line took 17 s and 800 MB)."""
+VERSION_HASH_CHARS = 6
+"""Hex digits of the text's hash appended to a declared version (``travel@2026-01-01.3f9a1c#meals``)."""
 
 Body = Literal["markdown", "plain", "pages"]
 """How the chunker reads a Document's text: Markdown sections, blank-line paragraphs, or PDF pages (form feeds)."""
@@ -63,7 +69,8 @@ class Document:
     """Stable identifier; the first part of every passage ID."""
     title: str
     version: str
-    """Explicit ``version``, else ``effective_from``, else a short content hash."""
+    """The declared version (explicit ``version``, else ``effective_from``) and a short hash of the text
+    (``2026-01-01.3f9a1c``), else the hash alone: a new text is a new version, so a passage ID names one text."""
     acl: tuple[str, ...]
     """Groups (or ``user:NAME`` entries) allowed to see the document; never empty."""
     effective_from: dt.date | None
@@ -79,7 +86,11 @@ class Document:
     body: Body | None = None
     """How the chunker reads ``text``; None: the format's usual way (``FORMAT_BODIES``). An outlined PDF is Markdown."""
     path: str = ""
-    """The file relative to the ingested folder (``corpus.jsonl:12`` for a JSONL line): what people are shown."""
+    """The file relative to the ingested folder (``corpus.jsonl:12`` for a JSONL line): what people and models
+    are shown, never an absolute local path."""
+    declared_version: str | None = None
+    """The version its metadata declares (``version``, else ``effective_from``); None when only the text's hash.
+    One file per document ID and declared version (``ingestion.changes``)."""
 
     @property
     def reads_as(self) -> Body:
@@ -87,14 +98,18 @@ class Document:
 
 
 def load_file(
-    src: SourceFile, *, default_acl: tuple[str, ...], salt: str = "", max_bytes: int = DEFAULT_MAX_FILE_BYTES
+    src: SourceFile,
+    data: SourceData,
+    *,
+    default_acl: tuple[str, ...],
+    salt: str = "",
+    max_bytes: int = DEFAULT_MAX_FILE_BYTES,
 ) -> Document:
-    """Load one non-JSONL file into a Document (raises DocumentRejected)."""
+    """Load one non-JSONL file, from the bytes ``folder`` read, into a Document (raises DocumentRejected)."""
     fmt = src.format
     if fmt is None:
         raise DocumentRejected(str(src.path), "unsupported file type")
-    raw = read_bytes(src.path, max_bytes)
-    sidecar_raw = read_sidecar(src)
+    raw, sidecar_raw = data.raw, data.sidecar_raw
     meta: dict[str, Any] = {}
     if sidecar_raw:
         meta = load_yaml_mapping(decode_text(sidecar_raw, str(src.sidecar)), str(src.sidecar))
@@ -103,8 +118,11 @@ def load_file(
     meta = {**own_meta, **meta}
     if not text.strip():
         raise DocumentRejected(source, "no text to index")
-    fp = file_fingerprint(src, raw, sidecar_raw, default_acl, salt)
-    return _build(meta, text, fmt, source, src.relative, default_acl, fp, content_hash(text.encode("utf-8")), body)
+    if fmt not in ("markdown", "text"):  # those were checked line by line as the file has them
+        check_line_lengths(text, source, what="a line of its text")
+    fp = file_fingerprint(src, data, default_acl, salt)
+    body_hash = content_hash(text.encode("utf-8"))
+    return _build(meta, text, fmt, source, src.relative, default_acl, fp, body_hash, body)
 
 
 def _convert(fmt: Format, raw: bytes, source: str, max_bytes: int) -> tuple[dict[str, Any], str, Body]:
@@ -120,6 +138,8 @@ def _convert(fmt: Format, raw: bytes, source: str, max_bytes: int) -> tuple[dict
         meta, text = docx_to_markdown(raw, source, max_bytes)
         return meta, text, "markdown"
     text = decode_text(raw, source)
+    if fmt in ("markdown", "text"):
+        check_line_lengths(text, source)  # the file's own lines (other formats are checked once converted)
     if fmt == "markdown":
         front, text = split_front_matter(text, source)
         return front, text, "markdown"
@@ -145,29 +165,51 @@ def _convert(fmt: Format, raw: bytes, source: str, max_bytes: int) -> tuple[dict
 
 
 def load_jsonl(
-    src: SourceFile, *, default_acl: tuple[str, ...], salt: str = "", max_bytes: int = DEFAULT_MAX_FILE_BYTES
+    src: SourceFile, data: SourceData, *, default_acl: tuple[str, ...], salt: str = ""
 ) -> Iterator[Document | DocumentRejected]:
-    """Yield a Document (or a rejection) per line of a JSONL corpus."""
-    raw = read_bytes(src.path, max_bytes)
-    text = decode_text(raw, str(src.path))
+    """Yield a Document (or a rejection) per line of a JSONL corpus, from the bytes ``folder`` read."""
+    text = decode_text(data.raw, str(src.path))
     for lineno, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         source = f"{src.path}:{lineno}"
         try:
-            yield jsonl_document(line, source=source, relative=src.relative, default_acl=default_acl, salt=salt)
+            yield jsonl_document(
+                line, source=source, relative=src.relative, default_acl=default_acl, salt=salt, lineno=lineno
+            )
         except DocumentRejected as rejected:
             yield rejected
 
 
-def jsonl_document(line: str, *, source: str, relative: str, default_acl: tuple[str, ...], salt: str = "") -> Document:
+def check_line_lengths(text: str, source: str, *, what: str = "") -> None:
+    """Reject a document holding a line over MAX_LINE_CHARS (a generated dump, a file without line breaks)."""
+    start = 0
+    lineno = 1
+    while start <= len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        if end - start > MAX_LINE_CHARS:
+            where = what or f"line {lineno}"
+            raise DocumentRejected(
+                source,
+                f"{where} is {end - start:,} characters long, over the {MAX_LINE_CHARS:,}-character limit "
+                "per line; break it into lines or paragraphs",
+            )
+        start, lineno = end + 1, lineno + 1
+
+
+def jsonl_document(
+    line: str, *, source: str, relative: str, default_acl: tuple[str, ...], salt: str = "", lineno: int | None = None
+) -> Document:
     """One JSONL line (``id`` or ``_id``, ``title``, ``text``, metadata keys) as a Document."""
     try:
-        record = json.loads(line)
+        record = strict_json(line)
         # "\ud800" escapes decode to lone surrogates, which no later step can encode.
         json.dumps(record, ensure_ascii=False).encode("utf-8")
     except json.JSONDecodeError as exc:
         raise DocumentRejected(source, f"not valid JSON: {exc.msg}") from None
+    except DuplicateKey as exc:
+        raise DocumentRejected(source, f"{exc}; remove one (the last copy would silently win)") from None
     except RecursionError:
         raise DocumentRejected(source, "not valid JSON: nested too deeply") from None
     except UnicodeEncodeError:
@@ -181,10 +223,10 @@ def jsonl_document(line: str, *, source: str, relative: str, default_acl: tuple[
     body = record.get("text")
     if not isinstance(body, str) or not body.strip():
         raise DocumentRejected(source, "missing or empty 'text'")
+    check_line_lengths(body, source)
     fp = fingerprint(line, ",".join(default_acl), salt)
-    line_no = source.rpartition(":")[2]
     doc = _build(record, body, "text", source, relative, default_acl, fp, content_hash(body.encode("utf-8")))
-    return replace(doc, path=f"{relative}:{line_no}" if line_no.isdigit() else relative)
+    return replace(doc, path=f"{relative}:{lineno}" if lineno is not None else relative)
 
 
 def _build(
@@ -204,11 +246,13 @@ def _build(
         raise DocumentRejected(source, "no ACL: give 'acl' in its metadata or ingest with --acl GROUP")
     doc_id = meta.id or slugify(Path(relative).with_suffix("").as_posix(), fallback="document")
     title = (meta.title or "").strip() or _first_heading(text, fmt) or Path(relative).stem
-    version = meta.version or (meta.effective_from.isoformat() if meta.effective_from else body_hash)
+    declared = meta.version or (meta.effective_from.isoformat() if meta.effective_from else None)
+    version = f"{declared}.{body_hash[:VERSION_HASH_CHARS]}" if declared else body_hash
     return Document(
         doc_id=doc_id,
         title=" ".join(title.split())[:300],
         version=version,
+        declared_version=declared,
         acl=acl,
         effective_from=meta.effective_from,
         superseded_on=meta.superseded_on,

@@ -11,13 +11,15 @@ text (Word custom properties, a reStructuredText field list) go through
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
+from collections.abc import Hashable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
 from ..dates import IsoDate
-from ..errors import DocumentRejected, plain_validation_message
+from ..errors import DocumentRejected, DuplicateKey, plain_validation_message
 
 _ID_FORBIDDEN = re.compile(r"[@#\s]")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)?---[ \t]*(?:\n|\Z)", re.DOTALL)
@@ -144,12 +146,37 @@ def _load_json_mapping(text: str, source: str) -> dict[str, Any]:
     return data
 
 
+@functools.cache
+def _strict_loader() -> type:
+    """PyYAML's safe loader, except that a mapping naming one key twice is an error (the last copy would win)."""
+    import yaml
+
+    class StrictLoader(yaml.SafeLoader):
+        pass
+
+    def mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+        loader.flatten_mapping(node)
+        seen = set()
+        for key_node, _ in node.value:
+            key = loader.construct_object(key_node, deep=True)
+            if isinstance(key, Hashable):
+                if key in seen:
+                    raise DuplicateKey(key)
+                seen.add(key)
+        return loader.construct_mapping(node, deep=True)
+
+    StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
+    return StrictLoader
+
+
 def load_yaml_mapping(text: str, source: str) -> dict[str, Any]:
-    """Parse YAML that must be a mapping; anything broken rejects the document."""
+    """Parse YAML that must be a mapping; anything broken (a key given twice included) rejects the document."""
     import yaml  # only when there is YAML to read
 
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=_strict_loader())
+    except DuplicateKey as exc:
+        raise DocumentRejected(source, f"metadata {exc}; remove one (the last copy would silently win)") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""

@@ -1,10 +1,12 @@
 """The ingest pipeline: files -> documents -> passages -> vectors -> a new generation.
 
-``ingest PATH`` mirrors PATH: documents ingested earlier from under PATH that
-are gone are removed; documents from other paths stay; a file that fails to
-load keeps its previously indexed version. Everything else is committed in
-one atomic publish (see ``index.writer``). What can be kept from the previous
-generation is decided in ``incremental``.
+``ingest PATH`` mirrors PATH, the one folder the tenant is ingested from:
+documents that are gone are removed, and a document whose file is rejected
+now is withdrawn (fail closed; ``keep_on_error`` keeps its old version).
+Another folder is refused unless ``replace`` (see ``changes``). Files are
+read through the folder's descriptor only (``folder``). Everything else is
+committed in one atomic publish (see ``index.writer``). What can be kept from
+the previous generation is decided in ``incremental``.
 """
 
 from __future__ import annotations
@@ -13,40 +15,30 @@ import os
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from pydantic import BaseModel, Field, field_serializer
-
 from ..embedder import Embedder
-from ..errors import DocumentRejected, IndexWriteError, InputError
+from ..errors import DocumentRejected, IndexWriteError
 from ..index.manifest import ModelEntry
 from ..index.previous import PreviousGeneration
 from ..index.writer import NewGeneration, WriteLock, write_generation, write_lock
 from ..passage import Passage
 from ..settings import index_root
 from ..structure import Embedded, embed_passages
+from .changes import acl_warnings, check_root, check_unique, settle_previous
 from .chunking import CHUNKER_VERSION, chunk_document
+from .folder import Folder, open_folder
 from .incremental import Incremental, Loaded
 from .loaders import Document, load_file, load_jsonl
 from .progress import Progress
-from .sources import DEFAULT_MAX_FILE_BYTES, SourceFile, discover_all, file_fingerprint, read_bytes, read_sidecar
+from .report import IngestReport
+from .sources import DEFAULT_MAX_FILE_BYTES, SourceFile, file_fingerprint
+
+PASSAGE_IDS = 3
+"""How passage IDs are made (3: a version carries its text's hash); part of every fingerprint, so a change re-chunks."""
 
 if TYPE_CHECKING:
     import numpy as np
-
-
-class Rejection(BaseModel):
-    path: str
-    reason: str
-
-
-class DocumentCounts(BaseModel):
-    added: int = 0
-    updated: int = 0
-    unchanged: int = 0
-    deleted: int = 0
-    rejected: list[Rejection] = Field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -54,36 +46,6 @@ class Empty:
     """A document with no text of its own once its site markup is read (see ``IngestReport.empty``)."""
 
     source: str
-
-
-class IngestReport(BaseModel):
-    """What one ingest did; its JSON is what ``ingest --json`` prints."""
-
-    tenant: str
-    documents: DocumentCounts = Field(default_factory=DocumentCounts)
-    passages: int = 0
-    embedded: int = 0
-    seconds: float = 0.0
-    generation: str | None = None
-    """The published generation; None when nothing was ever published for the tenant."""
-    index: str = ""
-    """The index directory written to (absolute; the tenant is a folder in it): ``--index`` of later commands."""
-    skipped: dict[str, int] = Field(default_factory=dict)
-    """Files of types ragcli does not read, by suffix: ``{".xlsx": 3}``."""
-    empty: list[str] = Field(default_factory=list)
-    """Documents with no text of their own once site markup is read (a page that only includes another file,
-    ``--8<-- "CONTRIBUTING.md"``): nothing to index, so skipped rather than rejected."""
-    published: bool = Field(default=False, exclude=True)
-    """Whether a new generation was published (False when nothing changed)."""
-    files: int = Field(default=0, exclude=True)
-    """Files seen under the path (ingestable or refused on sight): the "of N" in a summary."""
-
-    @field_serializer("seconds")
-    def _round_seconds(self, value: float) -> float:
-        return round(value, 3)
-
-    def reject(self, path: str, reason: str) -> None:
-        self.documents.rejected.append(Rejection(path=path, reason=reason))
 
 
 EMBED_STEP = 16
@@ -121,16 +83,19 @@ def ingest(
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     progress: Progress | None = None,
     embedding: EmbeddingBackend | None = None,
+    keep_on_error: bool = False,
+    replace: bool = False,
+    shared_index: bool = False,
 ) -> IngestReport:
     """Ingest ``path`` (a folder or one file) into ``tenant``'s index and publish it atomically.
 
     ``embedding`` computes the vectors of the passages that need new ones
     (default: ``embedder`` in this process); the model is ``embedder``'s either way.
+    ``keep_on_error`` keeps the indexed version of a document whose file is rejected now (else it is
+    withdrawn); ``replace`` lets another folder replace the one the tenant was ingested from;
+    ``shared_index`` allows an index directory others may write (a team's shared folder).
     """
     started = time.perf_counter()
-    root = Path(path)
-    if not root.exists():
-        raise InputError(f"path not found: {root}")
     run = _Run(
         tenant,
         tuple(default_acl),
@@ -140,10 +105,10 @@ def ingest(
         embedding or LocalEmbedding(),
     )
     run.report.index = str(index_root(index).absolute())
-    with write_lock(index_root(index), tenant) as lock:
+    with open_folder(path) as folder, write_lock(index_root(index), tenant, shared=shared_index) as lock:
         previous = PreviousGeneration.open(lock)
         try:
-            run.ingest(root.resolve(), lock, previous)
+            run.ingest(folder, lock, previous, keep_on_error=keep_on_error, replace=replace)
         finally:
             if previous is not None:
                 previous.close()
@@ -173,41 +138,60 @@ class _Run:
         self.model = ModelEntry(
             id=embedder.model_id, sha256=embedder.sha256, dim=embedder.dim, pooling=embedder.spec.pooling
         )
-        # What a passage depends on beyond its file: a change re-chunks and re-embeds everything.
-        self.salt = f"chunker={CHUNKER_VERSION};model={self.model.sha256}"
+        # What a passage depends on beyond its file: a change re-chunks everything (vectors are reused by text).
+        self.salt = f"chunker={CHUNKER_VERSION};model={self.model.sha256};ids={PASSAGE_IDS}"
 
-    def ingest(self, root: Path, lock: WriteLock, previous: PreviousGeneration | None) -> None:
+    def ingest(
+        self,
+        folder: Folder,
+        lock: WriteLock,
+        previous: PreviousGeneration | None,
+        *,
+        keep_on_error: bool = False,
+        replace: bool = False,
+    ) -> None:
+        root = folder.root
+        self.report.root = str(root)
         diff = Incremental(previous, model_sha256=self.model.sha256, chunker_version=CHUNKER_VERSION)
-        loaded, failed_files = self._load_all(root, diff)
-        kept = self._kept(root, diff, loaded, failed_files)
-        items = self._unique_ids([*kept, *loaded.values()], indexed=set(diff.documents))
+        loaded, failed_files = self._load_all(folder, diff)
+        kept = settle_previous(diff, loaded, failed_files, self.report, keep_on_error=keep_on_error)
+        items = [*kept, *loaded.values()]
+        recorded = previous.root if previous is not None else None
+        check_root(recorded, root, diff, items, self.tenant, replace=replace)
+        check_unique(items, root)
+        acl_warnings(items, self.report)
         self._count(items, loaded, diff)
         docs = self.report.documents
-        unchanged = not (docs.added or docs.updated or docs.deleted) and len(items) == len(diff.documents)
+        unchanged = (
+            not (docs.added or docs.updated or docs.deleted or docs.withdrawn)
+            and len(items) == len(diff.documents)
+            and recorded == str(root)
+        )
         if previous is not None and diff.compatible and previous.current_format and unchanged:
             self.report.passages = previous.size
             self.report.generation = previous.generation
             return
         if previous is None and not items:
             return  # nothing accepted and nothing before: an empty tenant would only answer "no results"
-        self._publish(lock, diff, items)
+        self._publish(lock, diff, items, str(root))
 
     # -- loading ----------------------------------------------------------------
 
-    def _load_all(self, root: Path, diff: Incremental) -> tuple[dict[str, Loaded], set[str]]:
-        """Every source under ``root`` loaded (or reused), and the files that failed to load."""
-        found = discover_all(root)
+    def _load_all(self, folder: Folder, diff: Incremental) -> tuple[dict[str, Loaded], set[str]]:
+        """Every source under the folder loaded (or reused), and the files (or folders) that failed to load."""
+        found = folder.discover()
         files = found.files
         self.report.files = len(files) + len(found.rejected)
         self.report.skipped = found.skipped
+        failed: set[str] = set()
         for r in found.rejected:
             self.report.reject(r.source, r.reason)
+            failed.add(r.source)
         self.progress.files(len(files))
         loaded: dict[str, Loaded] = {}
-        failed: set[str] = set()
         for src in files:
             try:
-                for item in self._load_source(src, diff):
+                for item in self._load_source(folder, src, diff):
                     if isinstance(item, Empty):
                         self.report.empty.append(item.source)
                     elif isinstance(item, DocumentRejected):
@@ -224,10 +208,13 @@ class _Run:
             self.progress.file_done()
         return loaded, failed
 
-    def _load_source(self, src: SourceFile, diff: Incremental) -> Iterator[Loaded | DocumentRejected | Empty]:
-        """Loaded items (or rejections) for one file: one per JSONL line, else one."""
+    def _load_source(
+        self, folder: Folder, src: SourceFile, diff: Incremental
+    ) -> Iterator[Loaded | DocumentRejected | Empty]:
+        """Loaded items (or rejections) for one file: one per JSONL line, else one. The file is read once."""
+        data = folder.read(src, self.max_file_bytes)
         if src.is_jsonl:
-            for item in load_jsonl(src, default_acl=self.default_acl, salt=self.salt, max_bytes=self.max_file_bytes):
+            for item in load_jsonl(src, data, default_acl=self.default_acl, salt=self.salt):
                 yield (
                     item
                     if isinstance(item, DocumentRejected)
@@ -236,15 +223,12 @@ class _Run:
             return
         key = str(src.path)
         recorded = diff.fingerprint_of(key)
-        if recorded is not None:
-            # Fingerprint before parsing: an unchanged file costs one read and one hash.
-            raw = read_bytes(src.path, self.max_file_bytes)
-            if file_fingerprint(src, raw, read_sidecar(src), self.default_acl, self.salt) == recorded:
-                reused = diff.reuse(key)
-                if reused is not None:
-                    yield reused
-                    return
-        doc = load_file(src, default_acl=self.default_acl, salt=self.salt, max_bytes=self.max_file_bytes)
+        if recorded is not None and file_fingerprint(src, data, self.default_acl, self.salt) == recorded:
+            reused = diff.reuse(key)  # an unchanged file costs one read and one hash
+            if reused is not None:
+                yield reused
+                return
+        doc = load_file(src, data, default_acl=self.default_acl, salt=self.salt, max_bytes=self.max_file_bytes)
         yield self._passages(key, doc, diff)
 
     def _passages(self, key: str, doc: Document, diff: Incremental) -> Loaded | Empty:
@@ -260,44 +244,6 @@ class _Run:
 
     # -- deciding ---------------------------------------------------------------
 
-    def _kept(self, root: Path, diff: Incremental, loaded: dict[str, Loaded], failed_files: set[str]) -> list[Loaded]:
-        """Earlier documents this run does not replace: other paths, and files that failed to load now."""
-        kept = []
-        for key in diff.documents:
-            if key in loaded:
-                continue
-            file_part = key.split("::", 1)[0]
-            under_root = Path(file_part) == root or Path(file_part).is_relative_to(root)
-            if under_root and file_part not in failed_files:
-                self.report.documents.deleted += 1
-                continue
-            item = diff.keep(key)
-            if item is not None:
-                kept.append(item)
-        return kept
-
-    def _unique_ids(self, items: list[Loaded], indexed: set[str]) -> list[Loaded]:
-        """Two sources may not claim the same passage ID (same doc id and version).
-
-        A source already indexed keeps its IDs: a newly added file that reuses them
-        is the one rejected, so it cannot replace (or re-permission) that document.
-        """
-        seen: set[str] = set()
-        out = []
-        for item in sorted(items, key=lambda i: (i.key not in indexed, i.key)):
-            ids = {p.id for p in item.passages}
-            if ids & seen:
-                first = item.passages[0]
-                self.report.reject(
-                    item.key,
-                    f"document id '{first.doc_id}@{first.version}' is already used by another file; "
-                    "give it its own id or version",
-                )
-                continue
-            seen |= ids
-            out.append(item)
-        return out
-
     def _count(self, items: list[Loaded], loaded: dict[str, Loaded], diff: Incremental) -> None:
         docs = self.report.documents
         for item in items:
@@ -312,7 +258,7 @@ class _Run:
 
     # -- writing ----------------------------------------------------------------
 
-    def _publish(self, lock: WriteLock, diff: Incremental, items: list[Loaded]) -> None:
+    def _publish(self, lock: WriteLock, diff: Incremental, items: list[Loaded], root: str) -> None:
         passages = [p for item in items for p in item.passages]
         vectors, units, todo = diff.reused_vectors(items, self.model.dim)
         self._embed(vectors, units, todo, [passages[i] for i in todo])
@@ -325,6 +271,7 @@ class _Run:
             chunker_version=CHUNKER_VERSION,
             model=self.model,
             units=units,
+            root=root,
         )
         try:
             self.report.generation = write_generation(lock, gen)

@@ -1,13 +1,13 @@
-"""Finding and reading source files: discovery, size limits, strict UTF-8, fingerprints.
+"""Source files: what ragcli reads (formats by suffix, sidecars), strict UTF-8, fingerprints.
 
-Symlinks are never followed out of the ingested folder, pipes and devices are
-never opened, and a file over the size limit is refused before it is read.
+How a file is found and read (inside the ingested folder only, by descriptor)
+is ``folder``; this module holds what a file *is* once found, and the bytes
+loaders get (``SourceData``).
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -41,7 +41,7 @@ class SourceFile:
     """A file found under the ingested path."""
 
     path: Path
-    """Absolute path."""
+    """Absolute path (the ingested folder's resolved path joined with ``relative``)."""
     relative: str
     """Path relative to the ingested folder, with '/' separators."""
 
@@ -57,7 +57,26 @@ class SourceFile:
     @property
     def sidecar(self) -> Path:
         """``NAME.meta.yaml`` beside ``NAME.ext``: metadata for formats without front matter."""
-        return self.path.with_name(self.path.name.removesuffix(self.path.suffix) + SIDECAR_SUFFIX)
+        return self.path.with_name(sidecar_name(self.path.name))
+
+    @property
+    def sidecar_relative(self) -> str:
+        head, _, name = self.relative.rpartition("/")
+        return f"{head}/{sidecar_name(name)}" if head else sidecar_name(name)
+
+
+def sidecar_name(name: str) -> str:
+    suffix = Path(name).suffix
+    return (name.removesuffix(suffix) if suffix else name) + SIDECAR_SUFFIX
+
+
+@dataclass(frozen=True)
+class SourceData:
+    """A source file's bytes (and its sidecar's), read once through the folder's descriptor; what loaders parse."""
+
+    raw: bytes
+    sidecar_raw: bytes = b""
+    """The sidecar's bytes, or b"" when there is none."""
 
 
 @dataclass
@@ -76,67 +95,6 @@ NO_SUFFIX = "(no suffix)"
 def is_hidden(name: str) -> bool:
     """A file or folder name ``discover`` never enters (``.git``, ``.ragcli``, an editor's ``.swp``)."""
     return name.startswith(".")
-
-
-def discover(root: Path) -> tuple[list[SourceFile], list[DocumentRejected]]:
-    """List ingestable files under ``root`` (a folder or one file), with the ones refused on sight."""
-    found = discover_all(root)
-    return found.files, found.rejected
-
-
-def discover_all(root: Path) -> Discovery:
-    """Every file under ``root`` (a folder or one file): ingestable, refused on sight, or skipped by type.
-
-    A symlink that leaves ``root`` is rejected, so an ingest cannot be tricked
-    into indexing /etc; hidden files and folders are skipped without a word.
-    """
-    root = root.resolve()
-    if root.is_file():
-        return Discovery(files=[SourceFile(root, root.name)])
-    out = Discovery()
-    found, rejected = out.files, out.rejected
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if not is_hidden(d))
-        for name in sorted(filenames):
-            if is_hidden(name) or name.endswith(SIDECAR_SUFFIX):
-                continue
-            src = SourceFile(Path(dirpath) / name, (Path(dirpath) / name).relative_to(root).as_posix())
-            if src.format is None and not src.is_jsonl:
-                suffix = src.path.suffix.lower() or NO_SUFFIX
-                out.skipped[suffix] = out.skipped.get(suffix, 0) + 1
-                continue
-            if src.path.is_symlink() and not src.path.resolve().is_relative_to(root):
-                rejected.append(
-                    DocumentRejected(str(src.path), "symlink points outside the ingested folder; not followed")
-                )
-                continue
-            if not src.path.is_file():  # reading a named pipe would block forever, a device never end
-                rejected.append(
-                    DocumentRejected(
-                        str(src.path), "not a regular file (a pipe, socket, device or broken link); not read"
-                    )
-                )
-                continue
-            found.append(src)
-    return out
-
-
-def read_bytes(path: Path, max_bytes: int) -> bytes:
-    """Read a file with the size limit applied before reading it all."""
-    try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise DocumentRejected(
-                str(path), f"file is {size:,} bytes, over the {max_bytes:,}-byte limit (--max-file-size)"
-            )
-        return path.read_bytes()
-    except OSError as exc:
-        raise DocumentRejected(str(path), f"cannot read file: {exc.strerror or exc}") from None
-
-
-def read_sidecar(src: SourceFile) -> bytes:
-    """The sidecar's bytes, or b"" when there is none."""
-    return read_bytes(src.sidecar, MAX_SIDECAR_BYTES) if src.sidecar.is_file() else b""
 
 
 def decode_text(raw: bytes, source: str) -> str:
@@ -167,6 +125,6 @@ def fingerprint(*parts: bytes | str) -> str:
     return digest.hexdigest()
 
 
-def file_fingerprint(src: SourceFile, raw: bytes, sidecar_raw: bytes, default_acl: tuple[str, ...], salt: str) -> str:
+def file_fingerprint(src: SourceFile, data: SourceData, default_acl: tuple[str, ...], salt: str) -> str:
     """Everything a file's passages depend on, including the relative path its default id comes from."""
-    return fingerprint(raw, sidecar_raw, src.relative, ",".join(default_acl), salt)
+    return fingerprint(data.raw, data.sidecar_raw, src.relative, ",".join(default_acl), salt)

@@ -23,7 +23,7 @@ from ..embedder import Embedder
 from ..errors import InputError, RagcliError
 from ..settings import index_root
 from .job import IngestJob
-from .pipeline import IngestReport
+from .report import IngestReport
 from .sources import is_hidden
 
 if TYPE_CHECKING:

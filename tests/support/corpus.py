@@ -4,6 +4,7 @@ through ragcli's public paths."""
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import io
 import json
 import random
@@ -128,9 +129,22 @@ def write_round(folder: Path, round_no: int, n: int, *, seed: int | None = None,
     for i in range(n):
         doc_id = f"{prefix}{round_no:02d}-doc-{i:03d}"
         meta = {"id": doc_id, "version": "1", "title": f"Round {round_no} note {i}"}
-        write_markdown(folder / f"doc{i:03d}.md", meta, sentence(rng, 12) + "\n")
-        ids.add(f"{doc_id}@1#top")
+        body = sentence(rng, 12) + "\n"
+        write_markdown(folder / f"doc{i:03d}.md", meta, body)
+        ids.add(f"{doc_id}@{version_of('1', markdown_body(body))}#top")
     return ids
+
+
+def markdown_body(body: str) -> str:
+    """The text of a file ``markdown(meta, body)`` wrote, as the loader sees it after the front matter."""
+    return "\n" + body
+
+
+def version_of(declared: str | None, text: str) -> str:
+    """A passage ID's version part, computed here from its definition: the declared version and the first
+    6 hex digits of the sha256 of the document's text (10 digits alone when nothing is declared)."""
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return f"{declared}.{digest[:6]}" if declared else digest[:10]
 
 
 # --------------------------------------------------------------------------- reading the index back
@@ -230,3 +244,13 @@ def strings_in(value: Any) -> Iterator[str]:
     elif isinstance(value, (list, tuple)):
         for v in value:
             yield from strings_in(v)
+
+
+def load_source(src, *, default_acl, salt: str = "", max_bytes: int | None = None):  # type: ignore[no-untyped-def]
+    """``load_file`` on a file read as an ingest reads it (through its folder's descriptor, ``read_source``)."""
+    from ragcli.ingestion.folder import read_source
+    from ragcli.ingestion.loaders import load_file
+    from ragcli.ingestion.sources import DEFAULT_MAX_FILE_BYTES
+
+    limit = max_bytes if max_bytes is not None else DEFAULT_MAX_FILE_BYTES
+    return load_file(src, read_source(src, limit), default_acl=default_acl, salt=salt, max_bytes=limit)

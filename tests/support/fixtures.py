@@ -138,13 +138,15 @@ def other_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def pid(sample_passages):  # type: ignore[no-untyped-def]
-    """The real passage id of (tenant, doc, section) in the session index; ``doc`` is a doc id or ``doc_id@version``."""
+    """The real passage id of (tenant, doc, section) in the session index; ``doc`` is a doc id or ``doc_id@version``
+    (the declared version, without the text's hash that passage IDs carry after it)."""
 
     def find(tenant: str, doc: str, section: str) -> str:
         found = [
             p.id
             for p in sample_passages[tenant]
-            if doc in (p.doc_id, f"{p.doc_id}@{p.version}") and p.section == section
+            if doc in (p.doc_id, f"{p.doc_id}@{p.version}", f"{p.doc_id}@{p.version.rsplit('.', 1)[0]}")
+            and p.section == section
         ]
         assert len(found) == 1, (tenant, doc, section, found)
         return found[0]

@@ -1,0 +1,73 @@
+"""What one ingest did: the report ``ingest()`` returns and ``ingest --json`` prints."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field, field_serializer
+
+
+class Rejection(BaseModel):
+    path: str
+    reason: str
+
+
+class Withdrawn(BaseModel):
+    """A document of the published index whose new version was rejected: the new generation leaves it out."""
+
+    doc_id: str
+    path: str
+    """The file it came from (absolute, as rejections name files)."""
+
+
+class IngestWarning(BaseModel):
+    """Something that did not stop the ingest but probably is not what the author meant."""
+
+    path: str
+    message: str
+
+
+class DocumentCounts(BaseModel):
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    deleted: int = 0
+    rejected: list[Rejection] = Field(default_factory=list)
+    withdrawn: list[Withdrawn] = Field(default_factory=list)
+    """Documents that were searchable before this ingest and are not any more because their file was rejected
+    (fail closed: a rule the author tightened must not leave the old, wider version live). Empty with
+    ``--keep-on-error``, which keeps their previous version instead (with a warning each)."""
+
+
+class IngestReport(BaseModel):
+    """What one ingest did; its JSON is what ``ingest --json`` prints."""
+
+    tenant: str
+    root: str | None = None
+    """The folder (or file) the tenant is now ingested from."""
+    documents: DocumentCounts = Field(default_factory=DocumentCounts)
+    passages: int = 0
+    embedded: int = 0
+    seconds: float = 0.0
+    generation: str | None = None
+    """The published generation; None when nothing was ever published for the tenant."""
+    index: str = ""
+    """The index directory written to (absolute; the tenant is a folder in it): ``--index`` of later commands."""
+    skipped: dict[str, int] = Field(default_factory=dict)
+    """Files of types ragcli does not read, by suffix: ``{".xlsx": 3}``."""
+    empty: list[str] = Field(default_factory=list)
+    """Documents with no text of their own once site markup is read (a page that only includes another file,
+    ``--8<-- "CONTRIBUTING.md"``): nothing to index, so skipped rather than rejected."""
+    warnings: list[IngestWarning] = Field(default_factory=list)
+    published: bool = Field(default=False, exclude=True)
+    """Whether a new generation was published (False when nothing changed)."""
+    files: int = Field(default=0, exclude=True)
+    """Files seen under the path (ingestable or refused on sight): the "of N" in a summary."""
+
+    @field_serializer("seconds")
+    def _round_seconds(self, value: float) -> float:
+        return round(value, 3)
+
+    def reject(self, path: str, reason: str) -> None:
+        self.documents.rejected.append(Rejection(path=path, reason=reason))
+
+    def warn(self, path: str, message: str) -> None:
+        self.warnings.append(IngestWarning(path=path, message=message))
