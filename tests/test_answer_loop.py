@@ -42,6 +42,7 @@ from ragcli.answer.notes import (
     drift_note,
 )
 from ragcli.answer.protocol import Turn, Usage
+from ragcli.answer.trace import NOT_RETRIEVED
 from ragcli.search.pointers import neighbour_steps
 
 CDN = "Who is our CDN vendor and when does the contract renew?"
@@ -603,6 +604,10 @@ def test_citing_a_passage_never_retrieved_fails_retrieved(retriever, pid, text_o
     assert reason(outcome) == "citation_check_failed" and target not in outcome.evidence_ids
     assert [c.passed for c in outcome.trace.checks if c.check == "retrieved"] == [False]
     assert all(target != p.id for t in model.turns for p in t.evidence)  # it was never shown
+    # The trace records that the cited ID was never retrieved, not the ID the model wrote (it names a page the
+    # user may not see, and a trace holds no model-written text).
+    assert [c.passage_id for c in outcome.trace.checks if c.check == "retrieved"] == [NOT_RETRIEVED]
+    assert target not in outcome.trace.model_dump_json()
 
 
 # --------------------------------------------------------------------------- conflicting sources

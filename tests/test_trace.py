@@ -41,7 +41,7 @@ TRACE_KEYS = {
     "conflicts",
     "verification",
 }
-SEARCH_KEYS = {"query", "generation", "bm25", "dense", "selected", "new", "ms"}
+SEARCH_KEYS = {"query", "by", "generation", "bm25", "dense", "selected", "new", "ms"}
 ANSWERED_Q = "What does ERR_4021 mean?"
 ABSTAINED_Q = "What is the salary band for an L3 engineer?"
 
@@ -218,3 +218,112 @@ def test_trace_file_that_cannot_be_written_is_an_input_error(retriever, local_mo
     outcome = ask("What is the capital of Mongolia?", scope("bob", DAY), retriever, local_model)
     with pytest.raises(InputError, match=re.escape(str(tmp_path))):
         append_trace(tmp_path, outcome.trace)  # a directory
+
+
+# --------------------------------------------------------------------------- model-written text never reaches a trace
+
+SECRET = "ZQXMODELWROTETHIS"
+"""Planted in everything the model sends except its search queries (which a trace keeps, marked ``by: model``)."""
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """A tenant whose passages hold a sentinel word, and the Retriever over it."""
+    from support.corpus import markdown, write
+    from support.fixtures import shared_embedder
+
+    from ragcli import ingest
+    from ragcli.search import Retriever
+
+    base = tmp_path_factory.mktemp("planted")
+    docs = base / "docs"
+    write(
+        docs / "vault.md",
+        markdown(
+            {"acl": ["everyone"]},
+            "# Vault\n\nThe vault combination ZQXPASSAGETEXT opens the archive room on Fridays only.\n",
+        ),
+    )
+    write(docs / "other.md", markdown({"acl": ["everyone"]}, "# Other\n\nThe archive room keeps old invoices.\n"))
+    ingest(docs, "acme", index=base / "index", embedder=shared_embedder())
+    retriever = Retriever(base / "index", embedder=shared_embedder())
+    yield retriever
+    retriever.close()
+
+
+def _replies(vault_id: str) -> dict[str, list]:  # type: ignore[type-arg]
+    from support.openai_mock import completion, text_reply, tool_call
+
+    def submit(payload: dict) -> dict:  # type: ignore[type-arg]
+        return completion(tool_call("submit_answer", payload))
+
+    def claim(statement: str, pid: str, quote: str) -> dict:  # type: ignore[type-arg]
+        return submit({"claims": [{"statement": statement, "passage_id": pid, "quote": quote}]})
+
+    quote = "The vault combination ZQXPASSAGETEXT opens the archive room"
+    return {
+        "invalid-unknown-key": [completion(tool_call("search", {"query": "vault", f"{SECRET}_key": 1}))],
+        "invalid-unknown-tool": [completion(tool_call(f"{SECRET}_tool", {"x": SECRET}))],
+        "invalid-too-long": [claim(SECRET * 400, vault_id, quote)],
+        "invalid-bad-type": [submit({"claims": [{"statement": 7, "passage_id": SECRET, "quote": SECRET}]})],
+        "invalid-not-json": [completion(tool_call("submit_answer", '{"claims": "' + SECRET))],
+        "invalid-text": [text_reply(f"I will not call a tool. {SECRET}", finish_reason=SECRET)],
+        "invalid-parallel": [completion(tool_call(SECRET, {}), tool_call("search", {"query": "vault"}))],
+        "refused-quote": [claim(f"It opens on Fridays. {SECRET}", vault_id, f"{SECRET} is not in the passage")],
+        "refused-id": [claim("The vault opens on Fridays.", f"{SECRET}@1#x", quote)],
+        "abstained": [submit({"abstain": {"reason": f"{SECRET} says so"}})],
+        "answered": [claim("The vault combination opens the archive room.", vault_id, quote)],
+        "budget-ended": [completion(tool_call("search", {"query": "archive room"}))],
+    }
+
+
+def test_no_trace_holds_model_written_or_passage_text(planted) -> None:
+    """Invalid, refused, abstained, answered and budget-ended runs: the trace holds neither sentinel."""
+    from support.openai_mock import ScriptedAPI
+
+    from ragcli.answer import Limits
+    from ragcli.principal import Principal, Scope
+
+    who = Scope.of(Principal(user="kim", tenant="acme", groups=()), DAY)
+    vault_id = next(r.id for r in planted.search(who, "vault combination").results if r.passage.doc_id == "vault")
+    reasons = {}
+    for name, script in _replies(vault_id).items():
+        api = ScriptedAPI(*script)
+        limits = Limits(max_searches=1) if name == "budget-ended" else None
+        outcome = ask(
+            "When does the vault combination open the archive room?", who, planted, api.model(), limits=limits
+        )
+        raw = outcome.trace.model_dump_json()
+        assert SECRET in json.dumps(api.bodies) or name in ("budget-ended", "answered") or SECRET in str(script)
+        assert SECRET not in raw, (name, raw)
+        assert "ZQXPASSAGETEXT" not in raw, (name, raw)
+        reason = getattr(outcome, "reason", None)
+        reasons[name] = (reason, outcome.trace.decisions[-1].error if outcome.trace.decisions else None)
+    assert {n: r for n, (r, _) in reasons.items()} == {
+        **{n: "invalid_decision" for n in reasons if n.startswith("invalid")},
+        "refused-quote": "citation_check_failed",
+        "refused-id": "citation_check_failed",
+        "abstained": "model_abstained",
+        "answered": None,
+        "budget-ended": "budget_exhausted",
+    }
+    # What the trace says instead: the field and the kind of error, in code's own words.
+    assert reasons["invalid-unknown-key"][1] == "search: an unknown key"
+    assert reasons["invalid-unknown-tool"][1] == "unknown tool (not one ragcli offers)"
+    assert reasons["invalid-too-long"][1] == "submit_answer: field 'claims.0.statement' string_too_long"
+    assert reasons["invalid-text"][1] == "expected a tool call, got text (finish_reason other)"
+    assert reasons["invalid-parallel"][1] == "expected one tool call, got 2: an unknown tool, search"
+
+
+def test_a_trace_marks_whose_words_each_query_is(planted) -> None:
+    from support.openai_mock import ScriptedAPI, abstain_call, completion, tool_call
+
+    from ragcli.principal import Principal, Scope
+
+    who = Scope.of(Principal(user="kim", tenant="acme", groups=()), DAY)
+    api = ScriptedAPI(completion(tool_call("search", {"query": "archive room invoices"})), abstain_call())
+    outcome = ask("When does the vault open?", who, planted, api.model())
+    assert [(s.by, s.query) for s in outcome.trace.searches] == [
+        ("question", "When does the vault open?"),
+        ("model", "archive room invoices"),
+    ]

@@ -113,7 +113,8 @@ def on_claims(run: Run, decision: ClaimsDecision) -> Outcome | None:
     with a verifier); else an abstention, or the one turn to cite the other sides of a conflict."""
     t = time.perf_counter()
     run.checks = check_claims(decision.claims, run.evidence)
-    run.trace.add_checks(run.checks, [c.passage_id for c in decision.claims], (time.perf_counter() - t) * 1000)
+    cited = [c.passage_id for c in decision.claims]
+    run.trace.add_checks(run.checks, cited, (time.perf_counter() - t) * 1000, run.evidence)
     if not all_passed(run.checks):
         return run.abstain("citation_check_failed")
     # Current sources that disagree on what the claims state: the answer cites every side, or it abstains.
@@ -147,7 +148,8 @@ def _verified(run: Run, verifier: Verifier, claims: tuple[Claim, ...]) -> tuple[
     """The claims the verifier judged supported (none when it failed), its verdicts in the trace."""
     run.submitted_answer = " ".join(c.statement.strip() for c in claims)
     t = time.perf_counter()
-    reply = verifier.verify(run.question, claims, {c.passage_id: run.evidence[c.passage_id] for c in claims})
+    passages = {c.passage_id: run.evidence[c.passage_id] for c in claims}
+    reply = verifier.verify(run.question, claims, passages, deadline=run.deadline)
     run.trace.add_model_time((time.perf_counter() - t) * 1000)
     run.usage.add(reply.usage)
     run.trace.add_verification(

@@ -38,6 +38,7 @@ from .protocol import (
     Decision,
     InvalidDecision,
     ModelReply,
+    OutOfTime,
     SearchDecision,
     ToolName,
     Verifier,
@@ -78,7 +79,10 @@ def ask(
     while run.turn_number < limits.max_turns:
         run.turn_number += 1
         tools = run.offered()
-        reply = _decide(run, conversation, tools)
+        try:
+            reply = _decide(run, conversation, tools)
+        except OutOfTime:  # the model's server took the run's whole wall-clock budget
+            return run.abstain("budget_exhausted")
         decision = reply.decision
         reason = refusal(run, decision, tools)
         if reason == "invalid_decision" and isinstance(decision, InvalidDecision) and not run.out_of_budget():
@@ -98,11 +102,18 @@ def _decide(run: Run, conversation: Conversation, tools: frozenset[ToolName]) ->
     """One model call: its time, tokens and decision recorded."""
     turn = run.turn(tools)
     t = time.perf_counter()
-    reply = conversation.decide(turn)
-    run.trace.add_model_time((time.perf_counter() - t) * 1000)
+    try:
+        reply = conversation.decide(turn)  # every request and retry ends by turn.deadline, or OutOfTime
+    finally:
+        run.trace.add_model_time((time.perf_counter() - t) * 1000)
     run.usage.add(reply.usage)
     run.trace.add_decision(
-        run.turn_number, reply.decision, offered=sorted(tools), request_id=reply.request_id, verdict=reply.verdict
+        run.turn_number,
+        reply.decision,
+        offered=sorted(tools),
+        request_id=reply.request_id,
+        verdict=reply.verdict,
+        retrieved=run.evidence,
     )
     return reply
 

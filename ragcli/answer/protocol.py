@@ -74,10 +74,18 @@ class GradeDecision:
 
 @dataclass(frozen=True)
 class InvalidDecision:
-    """What the model sent could not be validated (unknown tool, bad input, no tool at all)."""
+    """What the model sent could not be validated (unknown tool, bad input, no tool at all).
+
+    ``error`` is written by code only (a field name and an error kind, never a value the model sent), since it
+    is recorded in the trace: traces hold no model-written text."""
 
     error: str
     tool: str | None = None
+    """The tool named, when it is one of ragcli's tools (any other name is the model's text)."""
+
+
+class OutOfTime(Exception):
+    """The run's wall-clock budget was spent while waiting for the model: the loop abstains ``budget_exhausted``."""
 
 
 Decision = SearchDecision | ClaimsDecision | AbstainDecision | SearchPartsDecision | GradeDecision | InvalidDecision
@@ -171,6 +179,9 @@ class Turn:
     """Per evidence passage the index stores them for: its units' vectors (``structure.embed_passages``)."""
     question_vector: np.ndarray | None = None
     """The question's vector, as its search embedded it (None in a bm25-only search)."""
+    deadline: float | None = None
+    """When the run's wall-clock budget ends (``time.monotonic()``): every request and retry of this turn must end
+    by then, or the backend raises OutOfTime."""
 
 
 @dataclass(frozen=True)
@@ -203,7 +214,14 @@ class Verifier(Protocol):
 
     name: str
 
-    def verify(self, question: str, claims: tuple[Claim, ...], passages: Mapping[str, Passage]) -> VerifierReply: ...
+    def verify(
+        self,
+        question: str,
+        claims: tuple[Claim, ...],
+        passages: Mapping[str, Passage],
+        *,
+        deadline: float | None = None,
+    ) -> VerifierReply: ...
 
     def cost_usd(self, usage: Usage) -> float | None: ...
 

@@ -117,7 +117,7 @@ class Run:
 
     def search_question(self) -> list[Passage]:
         """The first search: the question itself."""
-        return self._search(self.question)
+        return self._search(self.question, "question")
 
     def model_search(self, *queries: str, dropped: Sequence[str] = ()) -> list[list[Passage]] | Refused:
         """The searches of one decision of the model (``search``, the parts of ``search_parts``, a grade's gap):
@@ -133,7 +133,7 @@ class Run:
             self.retriever.prepare(self.scope, queries)  # the parts' query vectors in one model call
         found, omitted = [], 0
         for query in queries:
-            found.append(self._search(query))
+            found.append(self._search(query, "model"))
             omitted += self.omitted
         self.omitted = omitted
         return found
@@ -159,7 +159,7 @@ class Run:
         """Whether an invalid ``search_parts`` call falls back to the question's search instead of ending the run."""
         return tool == "search_parts" and tool in offered and not self.fell_back
 
-    def _search(self, query: str) -> list[Passage]:
+    def _search(self, query: str, by: Literal["question", "model"]) -> list[Passage]:
         t = time.perf_counter()
         # Evidence is not a list for a person to read: the answer may sit in a document's third-best section
         # (uv docs, "turn on all preview features"), so the per-document limit of results lists is off here.
@@ -170,7 +170,7 @@ class Run:
         self.omitted = len(cut - set(self.evidence))
         ms = (time.perf_counter() - t) * 1000
         self.trace.record_index(response, self.retriever.index_for(self.scope.tenant))
-        self.trace.add_search(response, [p.id for p in new], ms)
+        self.trace.add_search(response, [p.id for p in new], ms, by)
         return new
 
     def _take(self, response: SearchResponse) -> list[Passage]:
@@ -230,6 +230,7 @@ class Run:
             note_only=shown.note_only,
             unit_vectors=dict(self.unit_vectors),
             question_vector=self.retriever.query_vector(self.question),
+            deadline=self.deadline,
         )
 
     def out_of_budget(self) -> bool:

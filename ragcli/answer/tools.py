@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
 
-from ..errors import InputError, plain_validation_message
+from ..errors import InputError
 from ..search.query import clean_query
 from .citations import MIN_QUOTE_WORDS
 from .protocol import (
@@ -188,7 +188,7 @@ def parse_verdicts(name: str | None, payload: object, claims: int) -> tuple[bool
     try:
         parsed = VerdictsInput.model_validate(payload)
     except ValidationError as exc:
-        return plain_validation_message(exc, where="submit_verdicts")
+        return validation_kind(exc, "submit_verdicts")
     given = {v.claim: v.supported for v in parsed.verdicts}
     return tuple(given.get(i, False) for i in range(1, claims + 1))
 
@@ -238,16 +238,70 @@ VERIFY_TOOL: dict[str, Any] = {
 """The verifier's one tool (``--verify``): a verdict per claim, nothing else."""
 
 
+# --------------------------------------------------------------------------- errors in code's own words
+
+NAMED_KEYS = frozenset(
+    {"tenant", "tenants", "user", "users", "group", "groups", "acl", "as_of", "date", "principal", "scope", "filter"}
+)
+"""Unknown keys a trace may name: the ones a model might use to reach past its scope (worth seeing in an audit).
+Any other key the model invents is its own text, and traces hold none: it is "an unknown key"."""
+_SCHEMAS: tuple[type[BaseModel], ...] = (*INPUTS.values(), ClaimInput, AbstainInput, VerdictsInput, VerdictInput)
+_KNOWN_FIELDS = frozenset(field for model in _SCHEMAS for field in model.model_fields)
+_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
+
+
+def known_tool(name: object) -> str | None:
+    """``name`` if it is one of ragcli's tools, else None (another name is the model's text)."""
+    return name if isinstance(name, str) and (name in INPUTS or name == "submit_verdicts") else None
+
+
+API_WORDS = frozenset(
+    {
+        # Chat Completions finish reasons and tool call types; Anthropic stop reasons.
+        "stop", "length", "tool_calls", "content_filter", "function_call", "function", "custom",
+        "end_turn", "max_tokens", "stop_sequence", "tool_use", "pause_turn", "refusal",
+    }
+)  # fmt: skip
+
+
+def safe_word(value: object, limit: int = 30) -> str:
+    """An API enum (a finish reason, a call type) as a trace may hold it: one ragcli knows, else ``other``.
+
+    With ``limit`` over 30 it checks an ID (a request ID): letters, digits, '_', '-' and '.' only, that long at most.
+    """
+    if isinstance(value, str) and (
+        value in API_WORDS or (limit > 30 and 0 < len(value) <= limit and set(value) <= _WORD)
+    ):
+        return value
+    return "other" if value is not None else "none"
+
+
+def validation_kind(exc: ValidationError, where: str) -> str:
+    """The first error as ``WHERE: field 'F' KIND``: the field's path and pydantic's error kind, never the value."""
+    error = exc.errors(include_url=False)[0]
+    parts = []
+    for part in error["loc"]:
+        if isinstance(part, int) or part in _KNOWN_FIELDS or part in NAMED_KEYS:
+            parts.append(str(part))
+        else:
+            parts.append("?")
+    path = ".".join(parts)
+    if error["type"] == "extra_forbidden":
+        key = parts[-1] if parts else "?"
+        return f"{where}: unknown key '{key}'" if key != "?" else f"{where}: an unknown key"
+    return f"{where}: field '{path}' {error['type']}" if path else f"{where}: {error['type']}"
+
+
 def parse_tool_call(name: str | None, payload: object) -> Decision:
-    """The boundary: turn a model's raw tool call into a typed Decision, or InvalidDecision."""
+    """The boundary: turn a model's raw tool call into a typed Decision, or InvalidDecision (in code's own words)."""
     if name is None:
         return InvalidDecision("the model called no tool")
     if name not in INPUTS:
-        return InvalidDecision(f"unknown tool {name[:60]!r}", tool=name[:60])
+        return InvalidDecision("unknown tool (not one ragcli offers)")
     try:
         parsed = INPUTS[name].model_validate(payload)
     except ValidationError as exc:
-        return InvalidDecision(plain_validation_message(exc, where=name), tool=name)
+        return InvalidDecision(validation_kind(exc, name), tool=name)
     if isinstance(parsed, SearchInput):
         try:
             clean_query(parsed.query)

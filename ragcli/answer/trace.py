@@ -1,12 +1,18 @@
 """One JSON line per ask: what happened, by passage ID only.
 
 A trace never holds passage text, claim statements or quotes (they may copy
-passage text), nor any credential. It holds the question's scope, the model's
-search queries (the user's and the model's own words), each search's
-candidates by ID, rank and score, the decisions, the checks and the costs,
-and what a ranking depends on (index generation, embedding model and its
-sha256, chunker version, search settings), so ``ragcli trace replay`` can
-re-run the searches and say whether the rankings still match.
+passage text), nor any credential, nor anything else the model wrote: an
+invalid decision is recorded as a field name and an error kind (never the
+value sent), a tool name or a cited passage ID only when it is one ragcli
+knows (an ID that was never retrieved is recorded as ``NOT_RETRIEVED``), and
+a request ID only when it looks like one. The one exception is the search
+queries: the user's question and the model's own queries are kept (``by``
+says whose), capped at ``MAX_TRACE_QUERY_CHARS``, because replaying a search
+needs its words. It holds the question's scope, each search's candidates by
+ID, rank and score, the decisions, the checks and the costs, and what a
+ranking depends on (index generation, embedding model and its sha256,
+chunker version, search settings), so ``ragcli trace replay`` can re-run the
+searches and say whether the rankings still match.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import os
+from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -41,11 +48,21 @@ if TYPE_CHECKING:
 
 SCORE_DIGITS = 6
 RepairReason = Literal["query_drift", "parts_fallback"]
+MAX_TRACE_QUERY_CHARS = 1000
+"""A query longer than this is cut in the trace (search itself cuts queries at the same length)."""
+NOT_RETRIEVED = "(not retrieved)"
+"""What a cited passage ID that was never retrieved in the run is recorded as: the model wrote it, not ragcli."""
+
+
+def capped(query: str) -> str:
+    return query[:MAX_TRACE_QUERY_CHARS]
 
 
 class TraceSearch(BaseModel):
     query: str
-    """The query as searched (normalised)."""
+    """The query as searched (normalised, capped): the user's question or the model's own words (``by``)."""
+    by: Literal["question", "model"] = "model"
+    """Whose words the query is: the user's question (the first search) or the model's."""
     generation: str | None = None
     """The index generation this search ran on."""
     bm25: list[tuple[str, int, float]]
@@ -179,10 +196,13 @@ class Trace(BaseModel):
             self.embedding_model = EmbeddingModel(id=manifest.model.id, sha256=manifest.model.sha256)
             self.chunker_version = manifest.chunker_version
 
-    def add_search(self, response: SearchResponse, new_ids: list[str], ms: float) -> None:
+    def add_search(
+        self, response: SearchResponse, new_ids: list[str], ms: float, by: Literal["question", "model"] = "model"
+    ) -> None:
         self.searches.append(
             TraceSearch(
-                query=response.query,
+                query=capped(response.query),
+                by=by,
                 generation=response.generation,
                 bm25=ranking(response.bm25_candidates),
                 dense=ranking(response.dense_candidates),
@@ -200,7 +220,10 @@ class Trace(BaseModel):
         offered: list[str],
         request_id: str | None = None,
         verdict: str | None = None,
+        retrieved: Collection[str] = (),
     ) -> None:
+        """Record one decision in code's words; ``retrieved``: the passage IDs of the run so far (a cited ID
+        outside them is the model's text and recorded as NOT_RETRIEVED)."""
         entry = TraceDecision(
             turn=turn,
             offered=offered,
@@ -212,16 +235,16 @@ class Trace(BaseModel):
         if isinstance(decision, InvalidDecision):
             entry.error = decision.error
         elif isinstance(decision, SearchDecision):
-            entry.kind, entry.query = "search", decision.query
+            entry.kind, entry.query = "search", capped(decision.query)
         elif isinstance(decision, AbstainDecision):
             entry.kind = "abstain"
         elif isinstance(decision, ClaimsDecision):
-            entry.kind, entry.cited = "claims", [c.passage_id for c in decision.claims]
+            entry.kind, entry.cited = "claims", [known_id(c.passage_id, retrieved) for c in decision.claims]
         elif isinstance(decision, SearchPartsDecision):
-            entry.kind, entry.queries = "parts", list(decision.queries)
+            entry.kind, entry.queries = "parts", [capped(q) for q in decision.queries]
         elif isinstance(decision, GradeDecision):
             entry.kind, entry.verdict = "grade", decision.verdict
-            entry.query = decision.gap
+            entry.query = capped(decision.gap) if decision.gap is not None else None
         self.decisions.append(entry)
 
     def add_repair(self, repair: RepairReason, lost: list[str] | None = None) -> None:
@@ -239,9 +262,10 @@ class Trace(BaseModel):
     def add_model_time(self, ms: float) -> None:
         self.latency_ms.model += ms
 
-    def add_checks(self, results: list[CheckResult], cited: list[str], ms: float) -> None:
+    def add_checks(self, results: list[CheckResult], cited: list[str], ms: float, retrieved: Collection[str]) -> None:
         self.checks += [
-            TraceCheck(claim=r.claim, passage_id=cited[r.claim], check=r.check, passed=r.passed) for r in results
+            TraceCheck(claim=r.claim, passage_id=known_id(cited[r.claim], retrieved), check=r.check, passed=r.passed)
+            for r in results
         ]
         self.latency_ms.checks += ms
 
@@ -275,6 +299,11 @@ class Trace(BaseModel):
         self.latency_ms.total = total_ms
         for name in ("search", "model", "checks", "total"):
             setattr(self.latency_ms, name, round(getattr(self.latency_ms, name), 2))
+
+
+def known_id(passage_id: str, retrieved: Collection[str]) -> str:
+    """``passage_id`` if the run retrieved it, else NOT_RETRIEVED (the model may put any text in a citation)."""
+    return passage_id if passage_id in retrieved else NOT_RETRIEVED
 
 
 def ranking(candidates: list[Candidate]) -> list[tuple[str, int, float]]:

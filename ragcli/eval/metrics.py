@@ -10,13 +10,24 @@ label once, at the rank of the first passage it matches.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+_TEXT_HASH = re.compile(r"^([^@#]+@[^#]+?)\.[0-9a-f]{6}(#.*)?$")
+"""A passage ID whose version carries its text's hash (``refunds-policy@2026-09.3f9a1c#annual-plans``)."""
+
 
 def label_matches(label: str, passage_id: str) -> bool:
-    """``pay-bands`` matches ``pay-bands@v1#x`` but never ``pay-bands-2024@…`` or ``pay@…``."""
-    return passage_id == label or passage_id.startswith(label + "@") or passage_id.startswith(label + "#")
+    """``pay-bands`` matches ``pay-bands@v1#x`` but never ``pay-bands-2024@…`` or ``pay@…``.
+
+    A label names a document, a declared version or a section; the hash of the text that a passage ID's version
+    carries after the declared one (``@2026-09.3f9a1c``) is not part of the label: ``refunds-policy@2026-09``
+    matches ``refunds-policy@2026-09.3f9a1c#annual-plans``, so labels survive an edit of the text.
+    """
+    unhashed = _TEXT_HASH.match(passage_id)
+    candidates = (passage_id,) if unhashed is None else (passage_id, unhashed.group(1) + (unhashed.group(2) or ""))
+    return any(pid == label or pid.startswith(label + "@") or pid.startswith(label + "#") for pid in candidates)
 
 
 def label_ranks(labels: Sequence[str], ranked_ids: Sequence[str]) -> dict[str, int | None]:

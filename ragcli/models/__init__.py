@@ -7,9 +7,11 @@ and the numbers ``bench/answers.py`` fitted for both in ``fitted``; ``anthropic`
 to Claude through the official SDK; ``openai`` to the OpenAI API or any server
 speaking Chat Completions with tools (Ollama, vLLM, llama.cpp, LM Studio).
 The two share their prompt and evidence format (``prompt``); which model and
-server ``openai:MODEL[@URL]`` names is read in ``openai_server``. This package is
-the only place that talks to an LLM; backends implement the protocol and
-import nothing of the loop.
+server ``openai:MODEL[@URL]`` names is read in ``openai_server``, and a reply is
+read in ``openai_reply``. Both LLM backends bound a server the same way
+(``bounds``: one deadline per ask over every request and retry, a cap on a
+reply's size, usage clamped at zero). This package is the only place that
+talks to an LLM; backends implement the protocol and import nothing of the loop.
 """
 
 from __future__ import annotations

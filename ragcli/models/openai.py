@@ -21,10 +21,13 @@ answered "not run", because Chat Completions requires a tool message for
 every ``tool_call_id`` before the next turn; parallel calls that include
 ``submit_answer`` are ambiguous and invalid.
 
-API failures (429, 5xx, timeouts, connection errors) are retried by the
-SDK; what still fails becomes a BackendError (exit 2), never a silent
-abstention. Every request ID the server reported (``x-request-id``) is kept
-in ``OpenAIModel.request_ids`` and named in the error of a failed request.
+API failures (429, 5xx, timeouts, connection errors) are retried (up to
+``max_retries``, never past the run's deadline: ``models.bounds``); what still
+fails becomes a BackendError (exit 2), never a silent abstention, and a run
+whose time is spent abstains ``budget_exhausted``. A reply over its size cap
+is refused; negative usage counts are clamped at zero and make the reply
+invalid. Every request ID the server reported (``x-request-id``) is kept in
+``OpenAIModel.request_ids`` and named in the error of a failed request.
 """
 
 from __future__ import annotations
@@ -33,11 +36,21 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ..answer.protocol import Claim, Decision, InvalidDecision, ModelReply, Turn, Usage, VerifierReply
-from ..answer.tools import TOOL_ORDER, TOOLS, VERIFY_TOOL, parse_tool_call, parse_verdicts
+from ..answer.protocol import Claim, InvalidDecision, ModelReply, OutOfTime, Turn, Usage, VerifierReply
+from ..answer.tools import TOOL_ORDER, TOOLS, VERIFY_TOOL, parse_verdicts
 from ..errors import BackendError
 from ..passage import Passage
 from ..settings import openai_api_key, openai_base_url
+from .bounds import CompressedReply, ReplyTooLarge, bounded_http_client, reply_cap, with_retries
+from .openai_reply import (
+    ToolCall,
+    assistant_param,
+    decision_of,
+    is_retried_status,
+    request_id_of,
+    retry_after,
+    usage_of,
+)
 from .openai_server import OPENAI_API_URL, check_url, parse_spec, shown_url
 from .prompt import SYSTEM_PROMPT, VERIFY_SYSTEM_PROMPT, first_turn_message, search_result, tool_result, verify_message
 
@@ -126,6 +139,9 @@ class OpenAIModel:
         """The request IDs the server reported, in order, across
         this model's conversations (the last KEPT_REQUEST_IDS)."""
         self._client = client
+        if client is not None:  # an injected client says how often to retry; ragcli runs the retries itself
+            retries = getattr(client, "max_retries", max_retries)
+            self.max_retries = retries if isinstance(retries, int) else max_retries
 
     @classmethod
     def from_spec(cls, rest: str) -> OpenAIModel:
@@ -151,9 +167,9 @@ class OpenAIModel:
                     api_key=self._api_key,
                     # Always explicit: the SDK would otherwise read $OPENAI_BASE_URL behind our back.
                     base_url=self.base_url or OPENAI_API_URL,
-                    max_retries=self.max_retries,
+                    max_retries=0,  # ragcli retries, within the run's deadline (models.bounds)
                     timeout=self.timeout,
-                    http_client=self.http_client,
+                    http_client=self.http_client if self.http_client is not None else bounded_http_client(),
                 )
             except openai.OpenAIError:
                 raise BackendError("no OpenAI key: set OPENAI_API_KEY, or use --model local") from None
@@ -161,6 +177,30 @@ class OpenAIModel:
 
     def conversation(self, question: str) -> _Conversation:
         return _Conversation(self, question)
+
+    def send(self, request: Any, deadline: float | None) -> Any:
+        """``request(client, timeout, attempt)`` with ragcli's retries, bounded by ``deadline`` and the reply cap.
+
+        Raises OutOfTime when the deadline passes; a reply over the cap or compressed is a BackendError.
+        """
+        client = self.client.with_options(max_retries=0)
+
+        def attempt(n: int, left: float | None) -> Any:
+            timeout = self.timeout if left is None else min(self.timeout, left)
+            return request(client, timeout, n)
+
+        try:
+            return with_retries(
+                attempt,
+                deadline=deadline,
+                max_retries=self.max_retries,
+                retry_after=retry_after,
+                cap=reply_cap(self.max_output_tokens),
+            )
+        except ReplyTooLarge as exc:
+            raise BackendError(f"{self.where} sent a reply larger than {exc.cap:,} bytes; refused") from None
+        except CompressedReply as exc:
+            raise BackendError(f"{self.where}: {exc}; refused") from None
 
     def cost_usd(self, usage: Usage) -> float | None:
         prices = PRICES.get(self.model_name) if self.base_url is None else None
@@ -171,7 +211,14 @@ class OpenAIModel:
             usage.input_tokens * p_in + usage.output_tokens * p_out + usage.cache_read_input_tokens * p_cached
         ) / 1_000_000
 
-    def verify(self, question: str, claims: tuple[Claim, ...], passages: Mapping[str, Passage]) -> VerifierReply:
+    def verify(
+        self,
+        question: str,
+        claims: tuple[Claim, ...],
+        passages: Mapping[str, Passage],
+        *,
+        deadline: float | None = None,
+    ) -> VerifierReply:
         """``--verify``: one request, one verdict per claim. A failure
         is an error reply (the loop abstains), except a rejected key."""
         import openai
@@ -189,44 +236,51 @@ class OpenAIModel:
                 "parameters": VERIFY_TOOL["input_schema"],
             },
         }
+        messages = [
+            {"role": "system", "content": VERIFY_SYSTEM_PROMPT},
+            {"role": "user", "content": verify_message(question, claims, passages)},
+        ]
         try:
-            completion = self.client.chat.completions.create(
-                model=self.model_name,
-                messages=[
-                    {"role": "system", "content": VERIFY_SYSTEM_PROMPT},
-                    {"role": "user", "content": verify_message(question, claims, passages)},
-                ],
-                tools=[tool],
-                tool_choice="required",
-                parallel_tool_calls=False,
-                **limit,
+            completion = self.send(
+                lambda client, timeout, n: client.chat.completions.create(
+                    model=self.model_name,
+                    messages=messages,
+                    tools=[tool],
+                    tool_choice="required",
+                    parallel_tool_calls=False,
+                    timeout=timeout,
+                    extra_headers={"x-stainless-retry-count": str(n)},
+                    **limit,
+                ),
+                deadline,
             )
         except openai.AuthenticationError as exc:
             raise BackendError(
                 f"{self.where} rejected the key of the verifier (HTTP 401{_rid(exc)}): check OPENAI_API_KEY"
             ) from None
-        except openai.APITimeoutError:
+        except (openai.APITimeoutError, OutOfTime):
             return VerifierReply(None, error="timeout")
         except (openai.APIError, json.JSONDecodeError) as exc:
             return VerifierReply(
                 None, error=f"api error {getattr(exc, 'status_code', '') or type(exc).__name__}".strip()
             )
-        request_id = getattr(completion, "_request_id", None)
+        request_id = request_id_of(completion)
+        usage, bad_usage = usage_of(completion)
+        if bad_usage:
+            return VerifierReply(None, usage, request_id, error=bad_usage)
         choices = getattr(completion, "choices", None)
         calls = list((choices[0].message.tool_calls or []) if choices else [])
         if len(calls) != 1:
-            return VerifierReply(
-                None, _usage(completion), request_id, error=f"expected one tool call, got {len(calls)}"
-            )
-        call = _ToolCall.of(calls[0], 0, 0)
+            return VerifierReply(None, usage, request_id, error=f"expected one tool call, got {len(calls)}")
+        call = ToolCall.of(calls[0], 0, 0)
         try:
             arguments = json.loads(call.arguments) if isinstance(call.arguments, str) else call.arguments
         except (ValueError, RecursionError):
-            return VerifierReply(None, _usage(completion), request_id, error="the verdicts are not valid JSON")
+            return VerifierReply(None, usage, request_id, error="the verdicts are not valid JSON")
         verdicts = parse_verdicts(call.name, arguments, len(claims))
         if isinstance(verdicts, str):
-            return VerifierReply(None, _usage(completion), request_id, error=verdicts[:200])
-        return VerifierReply(verdicts, _usage(completion), request_id)
+            return VerifierReply(None, usage, request_id, error=verdicts)
+        return VerifierReply(verdicts, usage, request_id)
 
 
 class _Conversation:
@@ -241,7 +295,7 @@ class _Conversation:
     def decide(self, turn: Turn) -> ModelReply:
         self.messages += self._turn_messages(turn)
         completion = self._create(turn)
-        request_id = getattr(completion, "_request_id", None)
+        request_id = request_id_of(completion)
         if request_id:
             self.request_ids.append(request_id)
             self.model.request_ids.append(request_id)
@@ -252,10 +306,13 @@ class _Conversation:
             raise BackendError(f"{self.model.where} sent a response without a chat completion choice{rid}")
         choice = choices[0]
         message = choice.message
-        calls = [_ToolCall.of(c, i, len(self.messages)) for i, c in enumerate(message.tool_calls or [])]
-        self.messages.append(_assistant_param(message.content, calls))
+        calls = [ToolCall.of(c, i, len(self.messages)) for i, c in enumerate(message.tool_calls or [])]
+        self.messages.append(assistant_param(message.content, calls))
         self.pending = [c.id for c in calls]
-        return ModelReply(_decision(calls, message, choice.finish_reason), _usage(completion), request_id=request_id)
+        usage, bad_usage = usage_of(completion)
+        if bad_usage:  # clamped at zero, and not acted on: a server that lies about usage lies about more
+            return ModelReply(InvalidDecision(bad_usage), usage, request_id=request_id)
+        return ModelReply(decision_of(calls, message, choice.finish_reason), usage, request_id=request_id)
 
     def _turn_messages(self, turn: Turn) -> list[dict[str, Any]]:
         if len(self.messages) == 1:
@@ -280,13 +337,18 @@ class _Conversation:
             else {"max_completion_tokens": model.max_output_tokens}
         )
         try:
-            return model.client.chat.completions.create(
-                model=model.model_name,
-                messages=self.messages,
-                tools=tool_definitions(turn.tools),
-                tool_choice="required",
-                parallel_tool_calls=False,
-                **limit,
+            return model.send(
+                lambda client, timeout, n: client.chat.completions.create(
+                    model=model.model_name,
+                    messages=self.messages,
+                    tools=tool_definitions(turn.tools),
+                    tool_choice="required",
+                    parallel_tool_calls=False,
+                    timeout=timeout,
+                    extra_headers={"x-stainless-retry-count": str(n)},
+                    **limit,
+                ),
+                turn.deadline,
             )
         except openai.AuthenticationError as exc:
             key = "OPENAI_API_KEY" if model.base_url is None else "OPENAI_API_KEY (it is sent to this server too)"
@@ -299,7 +361,7 @@ class _Conversation:
                 f"{model.where} has no model {model.model_name!r} (HTTP 404{_rid(exc)}: {_short(exc)}){hint}"
             ) from None
         except openai.APIStatusError as exc:
-            if _retried(exc.status_code):
+            if is_retried_status(exc.status_code):
                 raise BackendError(
                     f"{model.where} failed with HTTP {exc.status_code} after {self._retries()} retries{_rid(exc)}: "
                     f"{_short(exc)}"
@@ -321,96 +383,7 @@ class _Conversation:
             raise BackendError(f"{model.where} sent a response ragcli cannot read: {_short(exc)}") from None
 
     def _retries(self) -> int:
-        retries = getattr(self.model.client, "max_retries", MAX_RETRIES)
-        return retries if isinstance(retries, int) else MAX_RETRIES
-
-
-# --------------------------------------------------------------------------- reading a reply
-
-
-class _ToolCall:
-    """One tool call of a reply, as sent (its ID, tool name and raw arguments)."""
-
-    def __init__(self, id: str, type: str, name: str | None, arguments: Any) -> None:
-        self.id = id
-        self.type = type
-        self.name = name
-        self.arguments = arguments
-
-    @classmethod
-    def of(cls, call: Any, index: int, turn: int) -> _ToolCall:
-        # A server that sends no ID still gets a tool message for the call: give it one.
-        call_id = getattr(call, "id", None) or f"call_ragcli_{turn}_{index}"
-        kind = getattr(call, "type", None) or "function"
-        if kind == "function":
-            function = getattr(call, "function", None)
-            return cls(call_id, kind, getattr(function, "name", None), getattr(function, "arguments", None))
-        custom = getattr(call, "custom", None)
-        return cls(call_id, kind, getattr(custom, "name", None), getattr(custom, "input", None))
-
-    def param(self) -> dict[str, Any]:
-        """The call echoed back in the assistant message, arguments as a JSON string."""
-        arguments = (
-            self.arguments
-            if isinstance(self.arguments, str)
-            else json.dumps(self.arguments if self.arguments is not None else {})
-        )
-        if self.type == "function":
-            return {"id": self.id, "type": "function", "function": {"name": self.name or "", "arguments": arguments}}
-        return {"id": self.id, "type": self.type, self.type: {"name": self.name or "", "input": arguments}}
-
-
-def _assistant_param(content: str | None, calls: list[_ToolCall]) -> dict[str, Any]:
-    param: dict[str, Any] = {"role": "assistant"}
-    if content or not calls:
-        param["content"] = content or ""
-    if calls:
-        param["tool_calls"] = [c.param() for c in calls]
-    return param
-
-
-def _decision(calls: list[_ToolCall], message: Any, finish_reason: str | None) -> Decision:
-    if not calls:
-        sent = "a refusal" if getattr(message, "refusal", None) else "text" if message.content else "nothing"
-        return InvalidDecision(f"expected a tool call, got {sent} (finish_reason {finish_reason})")
-    names = [c.name or "?" for c in calls]
-    if len(calls) > 1 and any(c.type != "function" or c.name != "search" for c in calls):
-        return InvalidDecision(f"expected one tool call, got {len(calls)}: {', '.join(n[:60] for n in names)}")
-    call = calls[0]
-    if call.type != "function":
-        return InvalidDecision(f"unknown tool type {call.type[:60]!r}", tool=(call.name or "")[:60] or None)
-    arguments = call.arguments
-    if arguments is None or (isinstance(arguments, str) and not arguments.strip()):
-        arguments = {}
-    elif isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments)
-        except (ValueError, RecursionError):
-            return InvalidDecision(
-                f"{(call.name or '?')[:60]}: the arguments are not valid JSON (finish_reason {finish_reason})",
-                tool=(call.name or "")[:60] or None,
-            )
-    return parse_tool_call(call.name, arguments)
-
-
-def _usage(completion: Any) -> Usage:
-    """Chat Completions counts cached tokens inside prompt_tokens; Usage keeps them apart, as Anthropic does."""
-    u = getattr(completion, "usage", None)
-    if u is None:
-        return Usage()
-    details = getattr(u, "prompt_tokens_details", None)
-    cached = (getattr(details, "cached_tokens", 0) or 0) if details is not None else 0
-    prompt = u.prompt_tokens or 0
-    return Usage(
-        input_tokens=max(prompt - cached, 0),
-        output_tokens=u.completion_tokens or 0,
-        cache_read_input_tokens=min(cached, prompt),
-    )
-
-
-def _retried(status: int) -> bool:
-    """The statuses the SDK retries (besides an explicit x-should-retry)."""
-    return status in (408, 409, 429) or status >= 500
+        return self.model.max_retries
 
 
 def _rid(exc: Any) -> str:

@@ -66,10 +66,22 @@ def format_passage(p: Passage, found: Found | None = None) -> str:
     return f"<passage{attrs}>\n{html.escape(p.text, quote=False)}\n</passage>"
 
 
+def model_source(p: Passage) -> str:
+    """The source a model is shown: the URL, else the file relative to the ingested folder (``Passage.path``);
+    never an absolute local path (home folders, user names). A passage of an index written before paths were
+    recorded gives its file name alone."""
+    if p.source_url or p.path:
+        return p.source_url or p.path
+    source = p.source
+    if source.startswith("/") or (len(source) > 2 and source[1] == ":" and source[2] in "\\/"):
+        return source.replace("\\", "/").rsplit("/", 1)[-1]
+    return source
+
+
 def _document_open(p: Passage) -> str:
     attrs = _attr("id", p.doc_id) + _attr("title", p.title) + _attr("version", p.version)
     attrs += _attr("effective", p.effective_from.isoformat() if p.effective_from else "undated")
-    attrs += _attr("source", p.shown_source)
+    attrs += _attr("source", model_source(p))
     return f"<document{attrs}>"
 
 

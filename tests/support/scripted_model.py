@@ -141,7 +141,14 @@ class ScriptedVerifier:
     usage: Usage = field(default_factory=Usage)
     calls: list[tuple[str, tuple[Claim, ...], dict[str, Passage]]] = field(default_factory=list)
 
-    def verify(self, question: str, claims: tuple[Claim, ...], passages: Mapping[str, Passage]) -> VerifierReply:
+    def verify(
+        self,
+        question: str,
+        claims: tuple[Claim, ...],
+        passages: Mapping[str, Passage],
+        *,
+        deadline: float | None = None,
+    ) -> VerifierReply:
         self.calls.append((question, claims, dict(passages)))
         if not self.replies:
             raise ScriptOverrun("the verifier's script has no verdict left")
