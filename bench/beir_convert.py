@@ -146,6 +146,8 @@ def main() -> None:
         "relevant_labels": sum(len(c["relevant"]) for c in cases),
         "out": str(args.out.resolve()),
         "ingest": f"ragcli ingest {folder / 'corpus.jsonl'} --tenant {tenant} --acl everyone",
+        # The cases name their principal inline (the bench user): eval runs them only when told to.
+        "eval": f"ragcli eval {args.out / 'questions.jsonl'} --allow-inline-principals",
     }
     out.table(f"beir_convert: {folder.name}", ["field", "value"], [[k, v] for k, v in summary.items()])
     out.put("summary", summary)

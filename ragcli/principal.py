@@ -4,6 +4,11 @@ A user file stands in for a verified session. Nothing else (query text, model
 output, eval questions) can name a tenant or a group. A ``Scope`` (principal
 plus as-of date) is built once where a request enters (the CLI, an eval case,
 a library call) and is what every read of the index is opened for.
+
+Validity dates choose which version of a document is in force; they are not a
+confidentiality control (an embargo needs an ACL). A user file may still bound
+the dates its holder may ask about (``"as_of": {"max": "today"}``): a Scope
+outside the bound cannot be built, whichever way the date came in.
 """
 
 from __future__ import annotations
@@ -14,12 +19,21 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, StringConstraints, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    Strict,
+    StringConstraints,
+    ValidationError,
+)
 
 from . import dates
-from .errors import InputError, PrincipalError, plain_validation_message
+from .errors import DuplicateKey, InputError, PrincipalError, plain_validation_message, strict_json
 
 TENANT_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
 _TENANT_RE = re.compile(TENANT_PATTERN)
@@ -52,6 +66,40 @@ def validate_tenant(name: object) -> str:
 
 Name = Annotated[str, Strict(), StringConstraints(min_length=1, max_length=MAX_FIELD_CHARS, strip_whitespace=True)]
 TenantName = Annotated[str, Strict(), AfterValidator(_tenant_rule)]
+TODAY = "today"
+
+
+def _day_or_today(value: object) -> object:
+    return value if value == TODAY else dates.parse_iso_date(value)
+
+
+DayOrToday = Annotated[dt.date | Literal["today"], BeforeValidator(_day_or_today)]
+
+
+class AsOfBound(BaseModel):
+    """The dates a principal may ask about (``"as_of": {"min": "2026-01-01", "max": "today"}``); ``today`` moves."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    min: DayOrToday | None = None
+    max: DayOrToday | None = None
+
+    def check(self, day: dt.date) -> None:
+        """InputError when ``day`` is outside the bound (named without the principal's other fields)."""
+        today = dates.today()
+        low, high = (today if b == TODAY else b for b in (self.min, self.max))
+        if high is not None and day > high:  # type: ignore[operator]
+            raise InputError(
+                f"as-of date {day.isoformat()} is after {_named(self.max, high)}, the latest the user file allows"
+            )
+        if low is not None and day < low:  # type: ignore[operator]
+            raise InputError(
+                f"as-of date {day.isoformat()} is before {_named(self.min, low)}, the earliest the user file allows"
+            )
+
+
+def _named(given: object, day: object) -> str:
+    return f"today ({day.isoformat()})" if given == TODAY else day.isoformat()  # type: ignore[attr-defined]
 
 
 class Principal(BaseModel):
@@ -65,6 +113,9 @@ class Principal(BaseModel):
     """The tenant whose index is searched; picks the index directory."""
     groups: tuple[Name, ...] = Field(default=(), max_length=MAX_GROUPS)
     """Groups the user belongs to; ``everyone`` is implied."""
+    as_of: AsOfBound | None = None
+    """The dates this principal may ask about (``--as-of``, an eval case's ``as_of``, a replayed trace's day);
+    None: any date."""
 
     def acl_tokens(self) -> frozenset[str]:
         """The ACL entries this principal matches: its groups, ``everyone`` and ``user:NAME``."""
@@ -77,6 +128,10 @@ class Scope:
 
     principal: Principal
     as_of: dt.date
+
+    def __post_init__(self) -> None:
+        if self.principal.as_of is not None:
+            self.principal.as_of.check(self.as_of)
 
     @classmethod
     def of(cls, principal: Principal, as_of: dt.date | None = None) -> Scope:
@@ -123,7 +178,9 @@ def load_principal(path: str | Path) -> Principal:
     if len(raw) > MAX_USER_FILE_BYTES:
         raise PrincipalError(f"user file {path} is larger than 64 KiB")
     try:
-        data = json.loads(raw.decode("utf-8"))
+        data = strict_json(raw.decode("utf-8"))
+    except DuplicateKey as exc:
+        raise PrincipalError(f"user file {path}: {exc}; remove one") from None
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise PrincipalError(f"user file {path} is not valid JSON: {exc}") from None
     return parse_principal(data, where=f"user file {path}")

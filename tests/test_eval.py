@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -144,6 +145,12 @@ def test_percentile_interpolates() -> None:
         ("refunds-policy@2026-09#annual-plans", "refunds-policy@2026-09#annual-plans", True),
         ("refunds-policy@2026-09#annual", "refunds-policy@2026-09#annual-plans", False),
         ("error-codes", "error-codes-v2@1#x", False),
+        # A version carries its text's hash after the declared version: labels name the declared one.
+        ("refunds-policy@2026-09", "refunds-policy@2026-09.3f9a1c#annual-plans", True),
+        ("refunds-policy@2026-09#annual-plans", "refunds-policy@2026-09.3f9a1c#annual-plans", True),
+        ("refunds-policy@2026-09.3f9a1c", "refunds-policy@2026-09.3f9a1c#annual-plans", True),
+        ("refunds-policy@2026-09", "refunds-policy@2026-09-01.3f9a1c#x", False),
+        ("refunds-policy@2026", "refunds-policy@2026-09.3f9a1c#x", False),
     ],
 )
 def test_label_matching_at_boundaries_only(label: str, passage_id: str, matches: bool) -> None:
@@ -162,16 +169,19 @@ def test_label_ranks_take_the_first_match() -> None:
 
 
 def _write(path: Path, lines: list[object]) -> Path:
+    """A question file, with the sample user files in ``users/`` beside it (the folder its ``as`` may name)."""
     path.write_text(
         "\n".join(line if isinstance(line, str) else json.dumps(line) for line in lines) + "\n", encoding="utf-8"
     )
+    if not (path.parent / "users").exists():
+        shutil.copytree(USERS, path.parent / "users")
     return path
 
 
 GOOD = {
     "id": "g1",
     "question": "What does ERR_4021 mean?",
-    "as": str(USERS / "alice.json"),
+    "as": "users/alice.json",
     "as_of": "2026-11-29",
     "expect": "answer",
     "relevant": ["error-codes"],
@@ -181,7 +191,7 @@ GOOD = {
 ABSTAIN = {
     "id": "a1",
     "question": "What is the capital of Mongolia?",
-    "as": str(USERS / "bob.json"),
+    "as": "users/bob.json",
     "as_of": "2026-11-29",
     "expect": "abstain",
 }
@@ -250,7 +260,7 @@ def cli_evals(sample_root: Path, tmp_path_factory: pytest.TempPathFactory) -> di
         "violation-allowed": ["eval", violation, "--json", "--max-violations", "1000"],
     }
     for name, (path, _) in bad.items():
-        commands[f"bad:{name}"] = ["eval", path, "--json"]
+        commands[f"bad:{name}"] = ["eval", path, "--json", "--allow-inline-principals"]
     results = dict(zip(commands, cli_many(list(commands.values()), index=sample_root), strict=True))
     return {"runs": results, "output": output, "bad": bad}
 
@@ -377,7 +387,7 @@ def test_unknown_tenant_names_its_first_line(retriever, tmp_path) -> None:
         **{k: v for k, v in GOOD.items() if k != "as"},
         "principal": {"user": "wile", "tenant": "initech", "groups": []},
     }
-    cases = load_cases(_write(tmp_path / "q.jsonl", [GOOD, stranger, GOOD, stranger]))
+    cases = load_cases(_write(tmp_path / "q.jsonl", [GOOD, stranger, GOOD, stranger]), allow_inline_principals=True)
     with pytest.raises(InputError, match=r"^line 2: unknown tenant 'initech'"):
         evaluate(cases, retriever)
 
@@ -388,7 +398,7 @@ def test_answer_contains_is_matched_without_markup_and_gated(tmp_path) -> None:
     from ragcli.eval.report import CaseResult, EvalReport, Gates
 
     line = json.dumps({**GOOD, "answer_contains": ["`retry_backoff_ms`", "at least 500"]})
-    case = parse_case(line, path=tmp_path / "q.jsonl", lineno=1)
+    case = parse_case(line, path=_write(tmp_path / "q.jsonl", []), lineno=1)
     assert case.answer_contains == ("`retry_backoff_ms`", "at least 500")
 
     def result(answer: str | None) -> CaseResult:
@@ -582,7 +592,7 @@ def test_report_table_by_outcome_and_plurals(cli_evals) -> None:
 def test_outcomes_count_each_labelled_case_once(tmp_path) -> None:
     from ragcli.eval.cases import parse_case
 
-    answer = parse_case(json.dumps(GOOD), path=tmp_path / "q.jsonl", lineno=1)
+    answer = parse_case(json.dumps(GOOD), path=_write(tmp_path / "q.jsonl", []), lineno=1)
     abstain = parse_case(json.dumps(ABSTAIN), path=tmp_path / "q.jsonl", lineno=2)
 
     def result(case, disposition: str, text: str | None = None) -> CaseResult:
@@ -613,3 +623,60 @@ def test_search_latency_excludes_loading_the_model(sample_root) -> None:
     first, rest = report.results[0].search_ms, [r.search_ms for r in report.results[1:]]
     # Loading the ONNX model takes hundreds of milliseconds; a search takes tens.
     assert first <= 3 * max(rest) + 50, (first, rest)
+
+
+# --------------------------------------------------------------------------- where a case's principal comes from
+
+
+def test_a_case_runs_only_as_a_user_file_inside_the_users_folder(tmp_path: Path, sample_root: Path, capsys) -> None:
+    """A question file used to run as any user file on disk (``"as": "../x.json"``) and print what it retrieved."""
+    from support.cli import invoke
+
+    hana = {"id": "h", "question": "What is the salary band for an L3 engineer?", "as_of": "2026-11-29"}
+    outside = tmp_path / "elsewhere" / "hana.json"
+    outside.parent.mkdir()
+    shutil.copyfile(USERS / "hana.json", outside)
+    (tmp_path / "evals").mkdir()
+    questions = _write(tmp_path / "evals" / "q.jsonl", [{**hana, "as": "../elsewhere/hana.json"}])
+    proc = invoke(capsys, "eval", questions, "--index", sample_root, "--json")
+    assert_one_error_line(proc, "q.jsonl:1", "outside", "--users DIR")
+    assert proc.stdout == ""
+    absolute = _write(tmp_path / "evals" / "abs.jsonl", [{**hana, "as": str(USERS / "hana.json")}])
+    assert_one_error_line(invoke(capsys, "eval", absolute, "--index", sample_root), "abs.jsonl:1", "outside")
+    # --users names the folder someone vouched for; the sample file's own users/ subfolder works by default.
+    vouched = invoke(capsys, "eval", questions, "--index", sample_root, "--json", "--users", outside.parent)
+    assert vouched.returncode in (0, 1), vouched.stderr
+    assert json_of(vouched)["case_count"] == 1
+    assert invoke(capsys, "eval", QUESTIONS, "--index", sample_root, "--json").returncode == 0
+
+
+def test_an_inline_principal_needs_allow_inline_principals(tmp_path: Path, sample_root: Path, capsys) -> None:
+    from support.cli import invoke
+
+    line = {
+        "id": "i",
+        "question": "What is the salary band for an L3 engineer?",
+        "principal": {"user": "mallory", "tenant": "acme", "groups": ["hr", "execs"]},
+        "as_of": "2026-11-29",
+        "answer_contains": ["$120,000"],
+    }
+    questions = _write(tmp_path / "q.jsonl", [line])
+    refused = invoke(capsys, "eval", questions, "--index", sample_root, "--json", "--ask", "--model", "local")
+    assert_one_error_line(refused, "q.jsonl:1", "--allow-inline-principals")
+    assert refused.stdout == ""
+    allowed = invoke(capsys, "eval", questions, "--index", sample_root, "--json", "--allow-inline-principals")
+    assert allowed.returncode in (0, 1), allowed.stderr
+
+
+def test_a_user_file_may_bound_the_dates_an_eval_case_asks_about(tmp_path: Path, sample_root: Path, capsys) -> None:
+    from support.cli import invoke
+
+    users = tmp_path / "users"
+    users.mkdir()
+    (users / "bob.json").write_text(
+        json.dumps({"user": "bob", "tenant": "acme", "groups": [], "as_of": {"max": "today"}}), encoding="utf-8"
+    )
+    future = {"id": "f", "question": "refunds", "as": "users/bob.json", "as_of": "2999-01-01"}
+    questions = _write(tmp_path / "q.jsonl", [{**future, "as_of": "2026-11-29"}, future])
+    proc = invoke(capsys, "eval", questions, "--index", sample_root)
+    assert_one_error_line(proc, "q.jsonl:2", "as-of date 2999-01-01 is after today", "the latest the user file allows")

@@ -43,7 +43,8 @@ def ci_run(sample_index, tmp_path_factory):  # type: ignore[no-untyped-def]
     summary = out / "summary.md"
     summary.write_text("## an earlier step's summary\n", encoding="utf-8")  # $GITHUB_STEP_SUMMARY is appended to
     args = [
-        "eval", questions, "--index", sample_index.root, "--ask", "--min-recall", "0.5", "--min-answer", "1.0",
+        "eval", questions, "--users", USERS, "--index", sample_index.root, "--ask", "--min-recall", "0.5",
+        "--min-answer", "1.0",
         "--junit", out / "junit.xml", "--summary", summary, "--report", out / "report.html", "--output", out / "r.json",
     ]  # fmt: skip
     proc = cli(*args)
@@ -145,14 +146,18 @@ def test_an_unwritable_report_file_is_one_error_line(sample_index, tmp_path) -> 
     questions = tmp_path / "q.jsonl"
     questions.write_text(json.dumps(CASES[0]) + "\n", encoding="utf-8")
     for flag in ("--junit", "--summary", "--report"):
-        proc = cli("eval", questions, "--index", sample_index.root, flag, tmp_path / "missing-dir" / "out")
+        proc = cli(
+            "eval", questions, "--users", USERS, "--index", sample_index.root, flag, tmp_path / "missing-dir" / "o"
+        )
         assert_one_error_line(proc, "cannot write", "missing-dir")
 
 
 def test_retrieval_only_report_has_no_outcomes_and_passes(sample_index, tmp_path) -> None:
     questions = tmp_path / "q.jsonl"
     questions.write_text(json.dumps(CASES[0]) + "\n", encoding="utf-8")
-    proc = cli("eval", questions, "--index", sample_index.root, "--summary", tmp_path / "s.md", "--json")
+    proc = cli(
+        "eval", questions, "--users", USERS, "--index", sample_index.root, "--summary", tmp_path / "s.md", "--json"
+    )
     assert proc.returncode == 0, proc.stderr
     text = (tmp_path / "s.md").read_text(encoding="utf-8")
     assert "✅ every gate passed" in text and "### Outcomes" not in text

@@ -175,7 +175,7 @@ def test_flips_of_cases_that_are_not_judged_are_none() -> None:
 
 
 def sample_cases(tmp_path: Path, ids: list[str]) -> Path:
-    """Sample questions by ID, their user files made absolute."""
+    """Sample questions by ID, their user files made absolute (eval runs them with ``--users USERS``)."""
     lines = [json.loads(line) for line in QUESTIONS.read_text(encoding="utf-8").splitlines() if line.strip()]
     chosen = [{**q, "as": str(USERS / Path(q["as"]).name)} for q in lines if q["id"] in ids]
     path = tmp_path / "q.jsonl"
@@ -193,7 +193,8 @@ def test_identical_setups_of_the_local_model_differ_in_nothing(capsys, tmp_path,
     """The local model and the rankers are deterministic: the same setup twice is zero difference, no flips."""
     questions = sample_cases(tmp_path, ["q01", "q07", "q10", "q19", "q22", "q28", "q29", "q36"])
     same = toml(tmp_path / "same.toml", 'model = "local"\nk = 10\n')
-    args = ("eval", questions, "--index", sample_root, "--ask", "--compare", same, same, "--max-drop", "answer=0")
+    args = ("eval", questions, "--users", USERS, "--index", sample_root, "--ask", "--compare", same, same)
+    args = (*args, "--max-drop", "answer=0")
     proc = invoke(capsys, *args, "--json")
     assert proc.returncode == 0, proc.stderr
     data = json_of(proc)
@@ -229,7 +230,8 @@ def test_bm25_against_hybrid_flips_cases_and_a_drop_gate_blocks_it(capsys, tmp_p
     comparison): flipped right -> wrong, and --max-drop answer=0 fails the run (exit 1)."""
     questions = sample_cases(tmp_path, ["q01", "q19", "q36"])
     hybrid, bm25 = toml(tmp_path / "hybrid.toml", ""), toml(tmp_path / "bm25.toml", 'mode = "bm25"\n')
-    args = ("eval", questions, "--index", sample_root, "--ask", "--model", "local", "--compare", hybrid, bm25)
+    args = ("eval", questions, "--users", USERS, "--index", sample_root, "--ask", "--model", "local")
+    args = (*args, "--compare", hybrid, bm25)
     proc = invoke(capsys, *args, "--max-drop", "answer=0", "--json")
     assert proc.returncode == 1, proc.stderr
     data = json_of(proc)
@@ -250,7 +252,7 @@ def test_bm25_against_hybrid_flips_cases_and_a_drop_gate_blocks_it(capsys, tmp_p
 def test_a_baseline_report_is_a_and_the_options_given_are_b(capsys, tmp_path, sample_root) -> None:
     questions = sample_cases(tmp_path, ["q01", "q19"])
     before = tmp_path / "before.json"
-    args = ("eval", questions, "--index", sample_root, "--ask", "--model", "local")
+    args = ("eval", questions, "--users", USERS, "--index", sample_root, "--ask", "--model", "local")
     assert invoke(capsys, *args, "--json", "--output", before).returncode == 0
     kept, junit = tmp_path / "compare.json", tmp_path / "b.xml"
     proc = invoke(capsys, *args, "--mode", "bm25", "--baseline", before, "--json", "--output", kept, "--junit", junit)
@@ -336,7 +338,7 @@ def llm_cases(tmp_path: Path):
     lines = [{**line, "as": str(USERS / f"{line['as']}.json"), "as_of": "2026-11-29"} for line in ERR_LINES]
     path = tmp_path / "llm.jsonl"
     path.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
-    return load_cases(path)
+    return load_cases(path, users=USERS)
 
 
 @pytest.mark.parametrize("backend", list(BACKENDS.values()), ids=str)

@@ -186,6 +186,7 @@ def test_chunk_document_on_arbitrary_text(text: str, fmt: str, title: str) -> No
         doc_id="fuzz-doc",
         title=title.strip() or "Fuzz",
         version="1",
+        declared_version="1",
         acl=("everyone",),
         effective_from=None,
         superseded_on=None,
@@ -435,19 +436,21 @@ case_lines = st.one_of(valid_case_lines, broken_case_lines, _tokens(*CASE_PIECES
 )  # valid
 def _eval_case_property(tmp_path_factory, lines: list[str]) -> None:  # type: ignore[no-untyped-def]
     from ragcli.eval import load_cases
-    from ragcli.eval.cases import parse_case
+    from ragcli.eval.cases import PrincipalSources, parse_case
 
     folder = tmp_path_factory.mktemp("cases")
     (folder / "users.json").write_text(json.dumps({"user": "u", "tenant": "acme"}), encoding="utf-8")
     path = folder / "q.jsonl"
     path.write_text("\n".join(lines).replace("\r", "") + "\n", encoding="utf-8", errors="surrogatepass")
     today = dt.date(2026, 1, 1)
+    # The parser, not the policy, is under test here: inline principals are allowed (see test_eval.py for the rule).
+    sources = PrincipalSources.of(path, None, allow_inline=True)
     for n, line in enumerate(lines, start=1):
-        case = _only_ragcli_errors(parse_case, line, path=path, lineno=n, principals={}, today=today)
+        case = _only_ragcli_errors(parse_case, line, path=path, lineno=n, principals={}, today=today, sources=sources)
         if case is not None:
             ACCEPTED["eval_case_line"] += 1
             _check_case(case, json.loads(line), n, today)
-    cases = _only_ragcli_errors(load_cases, path, today=today)
+    cases = _only_ragcli_errors(load_cases, path, today=today, allow_inline_principals=True)
     if cases is not None:
         ACCEPTED["eval_case"] += 1
         assert len(cases) == len([line for line in lines if line.strip()])
@@ -611,7 +614,8 @@ def _jsonl_property(line: str) -> None:
         if (record.get("title") or "").strip():
             assert doc.title == " ".join(record["title"].split())[:300]
         if "version" in record:
-            assert doc.version == record["version"]
+            assert doc.declared_version == record["version"]
+            assert doc.version.startswith(record["version"] + ".")  # and the text's hash
 
 
 def test_jsonl_corpus_lines() -> None:

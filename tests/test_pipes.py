@@ -81,7 +81,7 @@ def test_piped_trace_replay_is_not_wrapped(long_lines, tmp_path) -> None:
     question = "What command installs ragcli for the platform team, with every extra that it can take? " * 2
     asked = cli("ask", question, "--as", user, "--index", long_lines / "index", "--trace", trace)
     assert asked.returncode == 0, asked.stderr
-    proc = cli("trace", "replay", trace, "--index", long_lines / "index", env=NARROW)
+    proc = cli("trace", "replay", trace, "--as", user, "--index", long_lines / "index", env=NARROW)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     request_id = json.loads(trace.read_text().splitlines()[0])["request_id"]

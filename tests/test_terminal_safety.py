@@ -97,7 +97,7 @@ def test_eval_tables_and_ingest_rejections_and_errors_write_them_out(hostile: Pa
             "relevant": ["nothing-matches"]}  # fmt: skip
     questions.write_text(json.dumps(case) + "\n", encoding="utf-8")
     for tty in (True, False):
-        args = ("eval", questions, "--index", hostile / "index", "--min-recall", "1")
+        args = ("eval", questions, "--users", hostile, "--index", hostile / "index", "--min-recall", "1")
         proc = cli_tty(*args, columns=WIDE) if tty else cli(*args)
         assert proc.returncode == 1, proc.stderr
         assert_inert(proc.stdout + proc.stderr)

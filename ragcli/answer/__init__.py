@@ -7,12 +7,13 @@ citations  the four deterministic checks every claim must pass
 conflicts  current sources that state different values for the same thing (flagged, never ranked away)
 notes      what code tells the model between turns (the wording, in one place)
 drift      what a query the model writes must keep of the question (identifiers, numbers, quotes, negations)
-trace      one JSON line per run, passage IDs only
+trace      one JSON line per run, passage IDs only (no model-written text)
 outcome    ``Answered`` | ``Abstained``, reason codes, the ``--json`` shape
 run        ``Run``: one ask's state (evidence, budgets, what the next turn shows); every search goes through it
 handlers   one handler per kind of decision (search, parts, grade, abstain, claims)
 loop       ``ask()``: the bounded loop that owns scope, budgets and checks
-replay     re-running a traced run's searches to say whether each ranking still matches
+replay     re-running a traced run's searches as the caller, to say whether each ranking still matches
+currency   what became of traced passage IDs on the published generation (unchanged, changed, vanished)
 """
 
 from __future__ import annotations

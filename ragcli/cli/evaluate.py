@@ -215,6 +215,23 @@ def eval_command(
     ] = PER_DOC,
     index: IndexOpt = DEFAULT_INDEX,
     as_json: JsonOpt = False,
+    users: Annotated[
+        Path | None,
+        typer.Option(
+            "--users",
+            metavar="DIR",
+            help="Folder of the user files a case's 'as' may name (default: the question file's folder and below).",
+            show_default=False,
+        ),
+    ] = None,
+    allow_inline_principals: Annotated[
+        bool,
+        typer.Option(
+            "--allow-inline-principals",
+            help="Accept cases that write their principal inline ('principal': {...}): only for files you vouch for, "
+            "since whoever writes a question file and reads its report sees what its principals can see.",
+        ),
+    ] = False,
 ) -> None:
     """Score retrieval, permissions and (with --ask) answers on a labelled question file.
 
@@ -263,7 +280,7 @@ def eval_command(
         raise InputError("give --compare A.toml B.toml or --baseline FILE.json, not both")
     if drops and compare_files is None and baseline is None:
         raise InputError("--max-drop gates a comparison: add --compare A.toml B.toml or --baseline FILE.json")
-    cases = load_cases(questions)
+    cases = load_cases(questions, users=users, allow_inline_principals=allow_inline_principals)
     if compare_files is None and baseline is None:
         data, passed = _run(base, cases, gates, as_json)
         _finish(data, passed, files, as_json)

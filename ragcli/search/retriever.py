@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import time
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Container, Hashable, Sequence
+from collections.abc import Callable, Container, Hashable, Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, TypeVar
 
@@ -179,6 +179,10 @@ class Retriever:
         if view.generation != response.generation or result.row < 0:
             return []
         return view.neighbours(result.row, steps)
+
+    def ids_of_documents(self, scope: Scope, doc_ids: Iterable[str]) -> dict[str, list[str]]:
+        """The IDs of the passages of ``doc_ids`` that ``scope`` may see now (reads every visible row's ID)."""
+        return self.view(scope).ids_of_documents(doc_ids)
 
     def pointed_at(
         self, scope: Scope, response: SearchResponse, seen: Container[str], limit: int = MAX_NEIGHBOURS
