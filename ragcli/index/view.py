@@ -221,6 +221,7 @@ class View:
         be one this scope may see; None when the generation stores none."""
         self._check_visible(row)
         return self.index.units_of(row)
+
     def ids_of_documents(self, doc_ids: Iterable[str]) -> dict[str, list[str]]:
         """The IDs of the visible passages of each of ``doc_ids`` (one ID read per visible row; for replays, not
         searches)."""
