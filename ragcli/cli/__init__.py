@@ -5,6 +5,7 @@ options   options every command shares; the CLI's scope resolution
 console   where output goes (results on stdout, the rest on stderr), untrusted text made inert, the JSON printer
 results   search results in every ``--format``, snippets, ``--explain``
 eval_tables  ``ragcli eval``'s tables for people: one run (with its breakdowns), or a comparison
+eval_reports  the files ``ragcli eval`` writes: ``--output``, ``--junit``, ``--summary``, ``--report``
 ingest, status, search, ask, evaluate   one module per command, with its tables
 watch     ``ragcli watch``: ingest again whenever the folder changes
 trace     ``ragcli trace replay``: re-run a traced run's searches and compare the rankings
