@@ -54,8 +54,7 @@ def watch(
     publish, mirroring of PATH, unchanged files skipped, the embedding on Ray
     with --ray (one Ray session for the whole watch). A rejected file is
     reported and the document it held is withdrawn (--keep-on-error keeps it);
-    the rest is committed and
-    watching goes on.
+    the rest is committed and watching goes on.
     """
     from ..ingestion.watch import watch as run_watch
 
