@@ -252,7 +252,7 @@ myst, rustup, lazygit) with:
 
     {command}
 
-Reported only on corpora left out of the fit (see bench/answers.py and the README).
+Reported only on corpora left out of the fit (see bench/answers.py and docs/defaults.md).
 """
 
 from __future__ import annotations

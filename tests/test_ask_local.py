@@ -170,7 +170,7 @@ USAGE_KEYS = {"input_tokens", "output_tokens", "cache_creation_input_tokens", "c
 
 
 def _check_shape(data: dict) -> None:
-    # The brief's shape plus "sources" (the numbered source list the README documents).
+    # The brief's shape plus "sources" (the numbered source list docs/commands/ask.md documents).
     assert set(data) == OUTCOME_KEYS | {"sources", "conflicts"}, set(data) ^ (OUTCOME_KEYS | {"sources", "conflicts"})
     assert [s["n"] for s in data["sources"]] == list(range(1, len(data["sources"]) + 1))
     assert all(set(s) == {"n", "passage_id", "title", "source"} for s in data["sources"])

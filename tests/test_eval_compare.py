@@ -226,8 +226,8 @@ def _same_but_timings(a: list[dict], b: list[dict]) -> bool:
 
 @pytest.mark.slow
 def test_bm25_against_hybrid_flips_cases_and_a_drop_gate_blocks_it(capsys, tmp_path, sample_root) -> None:
-    """On the sample corpus, bm25 alone loses q19 and q36 that hybrid answers right (see the README's worked
-    comparison): flipped right -> wrong, and --max-drop answer=0 fails the run (exit 1)."""
+    """On the sample corpus, bm25 alone loses q19 and q36 that hybrid answers right (see the worked comparison in
+    docs/rolling-out.md): flipped right -> wrong, and --max-drop answer=0 fails the run (exit 1)."""
     questions = sample_cases(tmp_path, ["q01", "q19", "q36"])
     hybrid, bm25 = toml(tmp_path / "hybrid.toml", ""), toml(tmp_path / "bm25.toml", 'mode = "bm25"\n')
     args = ("eval", questions, "--users", USERS, "--index", sample_root, "--ask", "--model", "local")

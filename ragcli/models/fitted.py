@@ -5,7 +5,7 @@ myst, rustup, lazygit) with:
 
     python bench/answers.py --index DIR --write
 
-Reported only on corpora left out of the fit (see bench/answers.py and the README).
+Reported only on corpora left out of the fit (see bench/answers.py and docs/defaults.md).
 """
 
 from __future__ import annotations

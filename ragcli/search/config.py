@@ -1,7 +1,7 @@
 """How search ranks: modes, floors, fusion constant, candidates. Every field is a CLI flag.
 
 The defaults were measured, not guessed; the numbers are in the docstrings
-and in the README's "How the defaults were chosen" (bench/floors.py).
+and in docs/defaults.md, "How the defaults were chosen" (bench/floors.py).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ BM25_ONLY_MIN_TERMS = 2
 """In hybrid mode, when the closest passage in meaning only just clears the dense floor (under
 ``DENSE_WEAK``), a word match the dense ranker did not keep must share at least this many of the
 query's terms (1 = keep every word match; keyword queries of up to three words are exempt): one
-shared ordinary word of a question is not evidence. Measured by bench/gate.py; see the README's
+shared ordinary word of a question is not evidence. Measured by bench/gate.py; see docs/defaults.md,
 "How the defaults were chosen"."""
 DENSE_WEAK = 0.35
 """A best dense score under this has barely cleared the floor (0.30), well inside the range of
@@ -53,7 +53,7 @@ PER_DOC = 2
 """At most this many passages of one document version in the top k (0 = no limit).
 
 A long section split into parts matches a query with every part, and one document
-then fills the results with near-duplicates. Measured before and after (README,
+then fills the results with near-duplicates. Measured before and after (docs/defaults.md,
 "How the defaults were chosen"): recall@5 and nDCG@10 on the uv docs, SciFact and
 the sample corpus did not fall."""
 
