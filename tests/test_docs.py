@@ -122,3 +122,13 @@ def test_every_page_is_in_the_nav_and_every_nav_entry_exists() -> None:
     nav = re.findall(r"\s([\w/.-]+\.md)\s*$", config, flags=re.MULTILINE)
     pages = {p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md")}
     assert set(nav) == pages, (sorted(pages - set(nav)), sorted(set(nav) - pages))
+
+
+def test_getting_started_runs_the_readmes_two_commands() -> None:
+    def commands(text: str) -> list[str]:
+        return re.findall(r"```bash\n(.+?)\n```", text, flags=re.DOTALL)
+
+    readme_first = (REPO / "README.md").read_text(encoding="utf-8").split("\n## ", 2)[1]
+    getting_started = (DOCS / "getting-started.md").read_text(encoding="utf-8")
+    for command in commands(readme_first):
+        assert command in commands(getting_started), f"docs/getting-started.md lacks the README's: {command}"
