@@ -178,6 +178,7 @@ MARKDOWN_PIECES = (
 @example("| a |\n|---|\n" + "| " + "cell " * 400 + "|\n", "markdown", "t")
 @example("- a\n" + "  - b\n" * 300, "markdown", "t")
 @example("#" * 7 + " not a heading\n", "markdown", "")
+@example("\r0\r0", "markdown", "")  # markdown-it's lines end at a lone carriage return too
 def test_chunk_document_on_arbitrary_text(text: str, fmt: str, title: str) -> None:
     from ragcli.ingestion.chunking import chunk_document
     from ragcli.ingestion.loaders import Document

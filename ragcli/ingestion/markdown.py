@@ -126,6 +126,8 @@ def _continuation(line: str) -> str:
 
 def markdown_sections(text: str, title: str) -> list[Section]:
     """Sections (by heading) of blocks, after expanding admonitions and joining soft wraps."""
+    # markdown-it ends a line at a lone "\r" too; the line numbers it maps blocks to must index ``lines``.
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = unwrap_paragraphs(expand_mkdocs(unfold_dialects(text)))
     tokens = parser().parse(text)
     lines = text.split("\n")
