@@ -255,6 +255,7 @@ def _check_result_shape(result: dict) -> None:
         )
 
 
+@pytest.mark.slow
 def test_search_json_shape_and_explain(sample_index):
     plain, explained, env_index = cli_many(
         [

@@ -131,6 +131,7 @@ def test_html_report_renders_in_chromium_without_errors_and_sorts(ci_run) -> Non
         assert page.errors == []
 
 
+@pytest.mark.slow
 def test_the_browser_check_reports_errors(tmp_path) -> None:
     """The check above can fail: a script error and a console.error are reported."""
     bad = tmp_path / "bad.html"
@@ -142,6 +143,7 @@ def test_the_browser_check_reports_errors(tmp_path) -> None:
     assert "console.error" in kinds and "exception" in kinds and "notDefined" in kinds
 
 
+@pytest.mark.slow
 def test_an_unwritable_report_file_is_one_error_line(sample_index, tmp_path) -> None:
     questions = tmp_path / "q.jsonl"
     questions.write_text(json.dumps(CASES[0]) + "\n", encoding="utf-8")

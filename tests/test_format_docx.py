@@ -228,6 +228,7 @@ def test_an_archive_unpacking_past_the_size_limit_is_rejected_before_it_is_read(
         load_source(SourceFile(path.resolve(), "bomb.docx"), default_acl=EVERYONE, max_bytes=1_000_000)
 
 
+@pytest.mark.slow
 def test_damaged_word_parts_are_rejected_never_a_traceback() -> None:
     """Seeded damage to the XML parts of a real Word file: each result is Markdown or a rejection with a reason."""
     import io

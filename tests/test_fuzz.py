@@ -117,6 +117,7 @@ def test_front_matter_and_metadata(text: str) -> None:
         yaml_values,
     )
 )
+@pytest.mark.slow
 @example({"acl": "hr"})
 @example({"effective_from": dt.date(2026, 5, 1), "superseded_on": dt.date(2026, 1, 1)})
 @example({"id": True})

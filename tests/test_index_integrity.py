@@ -106,6 +106,7 @@ def _damaged_copies(sample_root: Path, tmp_path: Path, positions: tuple[float, .
     return roots
 
 
+@pytest.mark.slow
 def test_every_file_kind_damaged_in_turn_is_refused_or_searched_never_a_crash(
     tmp_path: Path, sample_root: Path, embedder
 ) -> None:

@@ -34,6 +34,7 @@ def place(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.mark.slow
 def test_without_a_ragcli_folder_the_per_user_index_is_used_from_anywhere(place: Path) -> None:
     ingest = _located(place, "ingest", place / "docs", "--tenant", "walrus", "--json", cwd=place / "project")
     assert ingest.returncode == 0, ingest.stderr
@@ -46,6 +47,7 @@ def test_without_a_ragcli_folder_the_per_user_index_is_used_from_anywhere(place:
     assert json_of(found)["results"][0]["doc_id"] == "a"
 
 
+@pytest.mark.slow
 def test_the_nearest_ragcli_folder_wins_over_the_per_user_one_and_is_found_from_below(place: Path) -> None:
     (place / "project" / ".ragcli").mkdir()
     ingest = _located(place, "ingest", place / "docs", "--tenant", "walrus", cwd=place / "project")
@@ -67,6 +69,7 @@ def test_the_nearest_ragcli_folder_wins_over_the_per_user_one_and_is_found_from_
     assert flag_run.returncode == 0, flag_run.stderr
 
 
+@pytest.mark.slow
 def test_unknown_tenant_names_the_folder_and_the_tenants_there_and_suggests_ingest_only_when_empty(
     place: Path,
 ) -> None:

@@ -37,6 +37,7 @@ def _search(root: Path, *args: object):  # type: ignore[no-untyped-def]
     return cli("search", QUERY, "--as", root / "u.json", "--index", root / "index", "-k", "5", *args)
 
 
+@pytest.mark.slow
 def test_at_most_two_passages_of_one_document_and_the_rest_counted(corpus: Path) -> None:
     unlimited = json_of(_search(corpus, "--json", "--per-doc", "0"))["results"]
     assert [r["doc_id"] for r in unlimited].count("handbook") >= 4  # the handbook alone would fill the results

@@ -50,6 +50,7 @@ def long_lines(tmp_path_factory, embedder):  # type: ignore[no-untyped-def]
     return root
 
 
+@pytest.mark.slow
 def test_piped_ask_keeps_a_200_character_passage_id_and_a_long_command_whole(long_lines) -> None:
     user = write_user(long_lines / "u.json", "u", "t")
     question = QUESTION
@@ -66,6 +67,7 @@ def test_piped_ask_keeps_a_200_character_passage_id_and_a_long_command_whole(lon
     assert "model:" not in proc.stdout and proc.stderr.startswith("model: local · searches: ")
 
 
+@pytest.mark.slow
 def test_piped_search_count_line_and_ask_footer_both_go_to_stderr(long_lines) -> None:
     user = write_user(long_lines / "u.json", "u", "t")
     search = cli("search", "install command", "--as", user, "--index", long_lines / "index", "-k", "1")
@@ -75,6 +77,7 @@ def test_piped_search_count_line_and_ask_footer_both_go_to_stderr(long_lines) ->
     assert none.returncode == 1 and none.stdout == "" and none.stderr.startswith("no results for u in tenant t")
 
 
+@pytest.mark.slow
 def test_piped_trace_replay_is_not_wrapped(long_lines, tmp_path) -> None:
     user = write_user(long_lines / "u.json", "u", "t")
     trace = tmp_path / "trace.jsonl"
@@ -90,6 +93,7 @@ def test_piped_trace_replay_is_not_wrapped(long_lines, tmp_path) -> None:
     assert lines[-1] == "every ranking matches"
 
 
+@pytest.mark.slow
 def test_a_models_answer_shows_links_as_text_and_its_control_characters_inert(sample_root, pid) -> None:
     """An LLM's statement is untrusted text too: a Markdown link reads as its text, an escape sequence is inert."""
     from support.openai_mock import ScriptedAPI, answer_call, search_call

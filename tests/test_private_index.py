@@ -11,6 +11,7 @@ import os
 import stat
 from pathlib import Path
 
+import pytest
 from support.cli import assert_one_error_line, cli, invoke, stderr_lines
 from support.corpus import markdown, write
 
@@ -31,6 +32,7 @@ def _modes(root: Path) -> dict[str, int]:
     return {p.relative_to(root.parent).as_posix(): stat.S_IMODE(p.lstat().st_mode) for p in [root, *root.rglob("*")]}
 
 
+@pytest.mark.slow
 def test_everything_ingest_writes_is_owner_only_whatever_the_umask(tmp_path: Path) -> None:
     index = tmp_path / "shared-parent" / "index"
     proc = cli("ingest", _docs(tmp_path), "--tenant", "t", "--index", index, preexec_fn=_umask_022)

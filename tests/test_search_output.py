@@ -53,6 +53,7 @@ def _search(corpus: Path, *args: object, cwd: Path | None = None):  # type: igno
 # --------------------------------------------------------------------------- sources and snippets
 
 
+@pytest.mark.slow
 def test_sources_are_relative_to_the_ingested_folder_wherever_the_command_runs(corpus: Path) -> None:
     for cwd in (corpus, Path("/")):
         proc = _search(corpus, "project dependencies pyproject", "-k", "1", "--mode", "bm25", cwd=cwd)
@@ -66,6 +67,7 @@ def test_sources_are_relative_to_the_ingested_folder_wherever_the_command_runs(c
     assert {r["source"] for r in jsonl if r["doc_id"].startswith("n")} == {f"notes/corpus.jsonl:{n}" for n in (1, 2, 3)}
 
 
+@pytest.mark.slow
 def test_snippets_show_link_text_and_still_highlight_the_words(corpus: Path) -> None:
     proc = _search(corpus, "project dependencies", "-k", "1", "--mode", "bm25")
     snippet = proc.stdout.splitlines()[1].split("\t")[3]
@@ -91,6 +93,7 @@ def test_a_split_block_part_shows_its_own_content_not_the_repeated_introduction(
 # --------------------------------------------------------------------------- --format
 
 
+@pytest.mark.slow
 def test_every_format_holds_the_same_results(corpus: Path) -> None:
     query = ("walrus", "--mode", "bm25", "-k", "5")
     results = json_of(_search(corpus, *query, "--json"))["results"]
@@ -134,6 +137,7 @@ def _file_of(result: dict[str, object]) -> str:
     return absolute.split("/docs/", 1)[1]
 
 
+@pytest.mark.slow
 def test_files_are_never_the_source_url(corpus: Path) -> None:
     proc = _search(corpus, "walrus cluster configuration", "--mode", "bm25", "-k", "1", "--format", "files")
     assert proc.stdout == "guides/cluster.md\n"
@@ -156,6 +160,7 @@ def test_format_usage_errors(corpus: Path, args: tuple[str, ...], needles: tuple
 # --------------------------------------------------------------------------- queries that look like options
 
 
+@pytest.mark.slow
 def test_a_query_that_looks_like_an_option_gets_the_double_dash_hint(corpus: Path) -> None:
     user = corpus / "u.json"
     proc = cli("search", "--no-dev", "--as", user)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from support.cli import assert_one_error_line, cli, search_json, stderr_lines
 from support.corpus import write, write_user
 
@@ -16,6 +17,7 @@ def _ingest(docs: Path, index: Path, *args: object):  # type: ignore[no-untyped-
     return cli("ingest", docs, "--tenant", "t", "--index", index, "--json", *args)
 
 
+@pytest.mark.slow
 def test_a_key_given_twice_rejects_the_document_naming_the_key(tmp_path: Path) -> None:
     """``acl: [hr]`` followed by ``acl: [everyone]`` used to serve the HR page to everyone."""
     docs, index = tmp_path / "docs", tmp_path / "index"

@@ -27,6 +27,7 @@ def in_terminal(*args: object, columns: int = 80, cwd: Path | None = None, index
 # --------------------------------------------------------------------------- pipes
 
 
+@pytest.mark.slow
 def test_search_in_a_pipe_prints_plain_untruncated_rows(sample_index) -> None:
     args = (
         "search",
@@ -55,6 +56,7 @@ def test_search_in_a_pipe_prints_plain_untruncated_rows(sample_index) -> None:
     assert "4 results for alice in acme" in table.stderr
 
 
+@pytest.mark.slow
 def test_status_in_a_pipe_prints_plain_untruncated_rows(sample_index) -> None:
     table, as_json = cli("status", "--index", sample_index.root), cli("status", "--index", sample_index.root, "--json")
     assert table.returncode == 0, table.stderr

@@ -61,6 +61,7 @@ def _run(root: Path, *args: object, tty: bool) -> str:
     return proc.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tty", [True, False], ids=["terminal", "pipe"])
 def test_search_table_and_explain_write_control_characters_out(hostile: Path, tty: bool) -> None:
     for extra in ((), ("--explain",)):
@@ -91,6 +92,7 @@ def test_ask_writes_them_out_in_the_answer_and_the_sources(hostile: Path, tty: b
     assert "walrus budget is approved" in text and "Budget \\x1b]0;pwned\\x07" in text
 
 
+@pytest.mark.slow
 def test_eval_tables_and_ingest_rejections_and_errors_write_them_out(hostile: Path, tmp_path: Path) -> None:
     questions = tmp_path / "q.jsonl"
     case = {"id": "q1", "question": f"Who approves {TITLE_SET}the walrus budget?", "as": str(hostile / "u.json"),

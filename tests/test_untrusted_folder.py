@@ -34,6 +34,7 @@ def outside(tmp_path: Path) -> Path:
     return tmp_path / "outside"
 
 
+@pytest.mark.slow
 def test_a_symlink_loop_is_one_rejection_and_the_rest_is_published(tmp_path: Path) -> None:
     """It used to end ingest with RuntimeError (Path.resolve), so an ACL narrowing elsewhere was never published."""
     docs, index = tmp_path / "docs", tmp_path / "index"
