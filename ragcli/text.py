@@ -136,6 +136,11 @@ def table_cells(row: str) -> list[str]:
     return [c.strip() for c in re.split(r"(?<!\\)\|", row.strip().strip("|"))]
 
 
+def unix_newlines(text: str) -> str:
+    """Every line end as ``\n``: ``\r\n`` and a lone ``\r`` (which markdown-it also ends a line at)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def slugify(text: str, *, fallback: str = "section") -> str:
     """Lowercase ASCII slug: runs of anything but a-z and 0-9 become one '-'."""
     slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")

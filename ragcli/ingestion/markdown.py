@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     pass
 
 from ..structure import parser
+from ..text import unix_newlines
 from .dialects import indented_body, label_body, unfold_dialects
 
 BlockKind = Literal["text", "list", "table", "code", "quote"]
@@ -126,8 +127,8 @@ def _continuation(line: str) -> str:
 
 def markdown_sections(text: str, title: str) -> list[Section]:
     """Sections (by heading) of blocks, after expanding admonitions and joining soft wraps."""
-    # markdown-it ends a line at a lone "\r" too; the line numbers it maps blocks to must index ``lines``.
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    # The line numbers markdown-it maps blocks to must index ``lines`` (text from the Python API may hold "\r").
+    text = unix_newlines(text)
     text = unwrap_paragraphs(expand_mkdocs(unfold_dialects(text)))
     tokens = parser().parse(text)
     lines = text.split("\n")

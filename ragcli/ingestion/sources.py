@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Literal
 
 from ..errors import DocumentRejected
+from ..text import unix_newlines
 
 Format = Literal["markdown", "text", "html", "pdf", "docx", "rst", "notebook", "csv", "tsv"]
 
@@ -107,7 +108,7 @@ def decode_text(raw: bytes, source: str) -> str:
         raise DocumentRejected(source, f"not valid UTF-8 (byte {exc.start})") from None
     if not text.strip():
         raise DocumentRejected(source, "empty file")
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    return unix_newlines(text)
 
 
 def content_hash(raw: bytes) -> str:
