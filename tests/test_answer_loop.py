@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from support.corpus import long_sentences, user, visible_to
 from support.paths import DAY
+from support.sample_facts import CDN, CDN_QUOTE, OFF_TOPIC, SCIM_QUOTE, SLA_QUOTE, STATUS_QUOTE, URGENT
 from support.scripted_model import (
     ScriptedModel,
     ScriptedVerifier,
@@ -45,13 +46,6 @@ from ragcli.answer.protocol import Turn, Usage
 from ragcli.answer.trace import NOT_RETRIEVED
 from ragcli.search.pointers import neighbour_steps
 
-CDN = "Who is our CDN vendor and when does the contract renew?"
-CDN_QUOTE = "Our CDN vendor is Fastway, and the contract renews on 2027-03-31"
-SCIM_QUOTE = "SCIM user provisioning requires the Enterprise plan"
-OFF_TOPIC = "What is the capital of Mongolia?"
-URGENT = "How quickly do urgent support tickets get a first response?"
-SLA_QUOTE = "Urgent tickets get a first response within 1 hour"
-STATUS_QUOTE = "Urgent tickets get a first response within 4 hours"
 NEW_QUERIES = [
     "SCIM provisioning plan",
     "webhook delivery retries",

@@ -14,6 +14,7 @@ import pytest
 from support.cli import assert_one_error_line, invoke
 from support.corpus import user
 from support.paths import QUESTIONS, SAMPLE
+from support.sample_facts import CDN, CDN_QUOTE
 from support.scripted_model import ScriptedVerifier, claims, scripted, search
 
 from ragcli.answer import Answerer, AnswerSetup, Limits
@@ -31,8 +32,6 @@ ANSWER_OPTIONS = {
     "--verify": False,
     "--verify-model": None,
 }
-CDN = "Who is our CDN vendor and when does the contract renew?"
-CDN_QUOTE = "Our CDN vendor is Fastway, and the contract renews on 2027-03-31"
 
 
 def _options(command: str) -> dict[str, Any]:

@@ -40,6 +40,8 @@ from support.openai_mock import (
 )
 from support.paths import DAY, QUESTIONS, USERS
 from support.prompts import grouped_by_document, sent_passage_ids
+from support.sample_facts import CDN as CDN_QUESTION
+from support.sample_facts import CDN_QUOTE, SCIM_QUOTE
 
 from ragcli import Scope
 from ragcli.answer import ABSTAIN_MESSAGE, Answerer, Limits, Outcome, ask
@@ -50,9 +52,6 @@ from ragcli.models import resolve_model
 from ragcli.models.openai import NOT_RUN, PLACEHOLDER_KEY, OpenAIModel
 from ragcli.models.prompt import SYSTEM_PROMPT
 
-CDN_QUESTION = "Who is our CDN vendor and when does the contract renew?"
-CDN_QUOTE = "Our CDN vendor is Fastway, and the contract renews on 2027-03-31"
-SCIM_QUOTE = "SCIM user provisioning requires the Enterprise plan"
 OPENAI_ENV = (
     "OPENAI_API_KEY",
     "OPENAI_BASE_URL",

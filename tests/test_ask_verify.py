@@ -19,14 +19,12 @@ from support import openai_mock as om
 from support.cli import assert_one_error_line, invoke
 from support.corpus import user
 from support.paths import DAY, QUESTIONS, USERS
+from support.sample_facts import CDN as QUESTION
+from support.sample_facts import CDN_QUOTE, URGENT
 
 from ragcli import Scope
 from ragcli.answer import ABSTAIN_MESSAGE, Abstained, Answered, Answerer, ask
 
-QUESTION = "Who is our CDN vendor and when does the contract renew?"
-CDN_QUOTE = "Our CDN vendor is Fastway, and the contract renews on 2027-03-31"
-SCIM_QUOTE = "SCIM user provisioning requires the Enterprise plan"
-URGENT = "How quickly do urgent support tickets get a first response?"
 MOCKS: dict[str, Any] = {"anthropic": am, "openai": om}
 
 

@@ -22,18 +22,11 @@ from support.corpus import long_sentences, user, visible_to
 from support.outcomes import assert_every_reason_looks_the_same
 from support.paths import DAY
 from support.prompts import grouped_by_document, sent_passage_ids
+from support.sample_facts import CDN, CDN_QUOTE, OFF_TOPIC, SCIM_QUOTE, SLA_QUOTE, STATUS_QUOTE, URGENT
 from support.schemas import assert_no_scope_fields, property_names
 
 from ragcli import Scope
 from ragcli.answer import Abstained, Answered, Limits, Outcome, ask
-
-CDN = "Who is our CDN vendor and when does the contract renew?"
-CDN_QUOTE = "Our CDN vendor is Fastway, and the contract renews on 2027-03-31"
-SCIM_QUOTE = "SCIM user provisioning requires the Enterprise plan"
-OFF_TOPIC = "What is the capital of Mongolia?"
-URGENT = "How quickly do urgent support tickets get a first response?"
-SLA_QUOTE = "Urgent tickets get a first response within 1 hour"
-STATUS_QUOTE = "Urgent tickets get a first response within 4 hours"
 
 
 @pytest.fixture(params=list(BACKENDS.values()), ids=str)

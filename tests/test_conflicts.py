@@ -17,15 +17,12 @@ from support import anthropic_mock as am
 from support.cli import cli_many, json_of
 from support.corpus import all_passages, user
 from support.paths import DAY, QUESTIONS, USERS
+from support.sample_facts import SLA_QUOTE, STATUS_QUOTE, URGENT
 
 from ragcli import Passage, Scope
 from ragcli.answer import Answered, Answerer, ask
 from ragcli.answer.conflicts import corpus_conflicts, facts, find_conflicts
 from ragcli.answer.protocol import Claim, ClaimsDecision, Turn
-
-URGENT = "How quickly do urgent support tickets get a first response?"
-SLA_QUOTE = "Urgent tickets get a first response within 1 hour"
-STATUS_QUOTE = "Urgent tickets get a first response within 4 hours"
 
 
 def P(doc: str, text: str, section: str = "s") -> Passage:

@@ -17,6 +17,7 @@ import pytest
 from support.backends import BACKENDS
 from support.cli import invoke, json_of
 from support.paths import QUESTIONS, USERS
+from support.sample_facts import CDN, CDN_QUOTE, SCIM_QUOTE
 
 from ragcli.eval.compare import bootstrap, compare, flips, interval
 from ragcli.eval.wire import CaseJson, EvalJson, GateResult, Latency
@@ -317,9 +318,6 @@ def test_a_baseline_that_is_not_an_eval_report_is_refused(capsys, tmp_path, cont
 
 # --------------------------------------------------------------------------- LLM backends through mock transports
 
-CDN = "Who is our CDN vendor and when does the contract renew?"
-CDN_QUOTE = "Our CDN vendor is Fastway, and the contract renews on 2027-03-31"
-SCIM_QUOTE = "SCIM user provisioning requires the Enterprise plan"
 ERR = "What does ERR_4021 mean?"
 ERR_LINES = [
     # Its first search misses sso-setup; only a search of the model's own finds it.
