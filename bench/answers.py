@@ -274,8 +274,7 @@ ANSWERABILITY = Rule(
     scales={mapping(rule.scales, RULE_FEATURES)},
     threshold={rule.threshold:.4f},
 )
-"""P(answerable): a logistic model with every coefficient >= 0, and the threshold to answer (``answerability``)."""
-
+"""P(answerable): a logistic model (each coefficient of its feature's sign) and the threshold (``answerability``)."""
 ''',
         encoding="utf-8",
     )

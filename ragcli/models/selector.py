@@ -49,6 +49,7 @@ FEATURES = (
     "instructs",
     "passage_cosine",
     "named_fit",
+    "novel_name",
 )
 """What the selector weighs; see ``features`` for each one's meaning."""
 
@@ -144,6 +145,8 @@ def features(
     passage_cosine         its passage's similarity to the question, as the dense ranker saw it (0 when unranked)
     named_fit              share of what the question names (identifiers, capitalised and rare words) the window
                            mentions; 1 when it names nothing
+    novel_name             log(1 + names the window shows that the question does not: a code span, a flag, a
+                           setting or class name); a how-to's answer is usually a name the asker did not know
     """
     text = window.quote
     folded = text.casefold()
@@ -181,7 +184,16 @@ def features(
         float(any(_INSTRUCTS.search(u.statement) for u in window.units)),
         passage_cosine,
         _named_share(question, folded),
+        _novel_names(question, text),
     ]
+
+
+def _novel_names(question: Question, text: str) -> float:
+    """log(1 + the names (``_NAME``: code spans, flags, snake and camel case, constants) the window holds that
+    the question's own text does not)."""
+    asked = question.text.casefold()
+    found = {m.group(0).strip("`").casefold() for m in _NAME.finditer(text)}
+    return math.log1p(sum(1 for f in found if f not in asked))
 
 
 def _named_share(question: Question, folded: str) -> float:
