@@ -100,18 +100,14 @@ def squad_cases(data: Path, n: int, seed: int) -> list[Any]:
 
 def collect(cases: list[Any], retriever: Any, model: Any) -> list[Collected]:
     """The first search of every case as the answer loop runs it, and the answerer's candidate windows."""
-    from ragcli.answer.protocol import Found
+    from ragcli.answer.run import evidence_config, found_by
 
+    config = evidence_config(retriever.config)
     out = []
     for case in cases:
-        response = retriever.search(case.scope, case.question)
+        response = retriever.search(case.scope, case.question, config=config)
         evidence = tuple(r.passage for r in response.results)
-        found = {
-            r.passage.id: Found(
-                r.rank, len(response.results), r.dense.score if r.dense else None, r.bm25.rank if r.bm25 else None
-            )
-            for r in response.results
-        }
+        found = {r.passage.id: found_by(r, len(response.results)) for r in response.results}
         out.append(Collected(case, evidence, found, model.candidates(case.question, evidence, found)))
     return out
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import random
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -525,3 +525,68 @@ def test_a_weak_word_match_must_earn_its_place(retriever):
     assert len(strict.results) < len(loose.results)
     assert not {c.id for c in weak} & set(strict.ids)
     assert len(strict.results) == 1
+
+
+# --------------------------------------------------------------------------- each ranker's first hit, for evidence
+
+RANKER_QUERIES = [
+    "how long until I get my money back",
+    "annual plan refund window days",
+    "who approves parental leave",
+    "vpn access for contractors",
+]
+
+
+def _first_kept(candidates) -> str | None:  # type: ignore[no-untyped-def]
+    return next((c.id for c in candidates if c.kept), None)
+
+
+@pytest.mark.parametrize("query", RANKER_QUERIES)
+def test_ranker_tops_adds_each_rankers_first_hit_after_the_fused_top_k(retriever, query):
+    scope = Scope.of(user("alice"), NOW)
+    fused = retriever.search(scope, query, config=SearchConfig(k=1, per_doc=0))
+    kept = retriever.search(scope, query, config=SearchConfig(k=1, per_doc=0, ranker_tops=1))
+    ids = [r.passage.id for r in kept.results]
+    assert ids[:1] == [r.passage.id for r in fused.results]  # the fused top k is untouched
+    firsts = {_first_kept(kept.bm25_candidates), _first_kept(kept.dense_candidates)} - {None}
+    assert set(ids) == set(ids[:1]) | firsts  # and after it: the rankers' firsts, nothing else
+    assert len(ids) == len(set(ids)) and [r.rank for r in kept.results] == list(range(1, len(ids) + 1))
+    for candidates in (kept.bm25_candidates, kept.dense_candidates):
+        first = next((c for c in candidates if c.kept), None)
+        assert first is None or first.status == "in_results"  # --explain and traces say where it went
+
+
+def test_ranker_tops_adds_a_passage_when_the_rankers_disagree_at_the_top(retriever):
+    """At least one of these queries has BM25 and the dense ranker disagree on their first hit (else the test
+    above would hold by emptiness)."""
+    scope = Scope.of(user("alice"), NOW)
+    grown = [
+        len(retriever.search(scope, q, config=SearchConfig(k=1, per_doc=0, ranker_tops=1)).results)
+        for q in RANKER_QUERIES
+    ]
+    assert max(grown) >= 2
+
+
+def test_ranker_tops_must_not_be_negative():
+    with pytest.raises(InputError, match="ranker_tops"):
+        SearchConfig(ranker_tops=-1)
+
+
+def test_the_local_answerer_reads_a_rankers_first_hit_beyond_its_best_passages(retriever, monkeypatch):
+    from ragcli.answer.run import evidence_config, found_by
+    from ragcli.models import local
+
+    scope = Scope.of(user("alice"), NOW)
+    hits = []
+    for query in RANKER_QUERIES:
+        response = retriever.search(scope, query, config=replace(evidence_config(retriever.config), k=1))
+        if len(response.results) > 1:
+            hits.append(response)
+    assert hits
+    monkeypatch.setattr(local, "MAX_PASSAGES", 1)
+    for response in hits:
+        evidence = [r.passage for r in response.results]
+        found = {r.passage.id: found_by(r, len(response.results)) for r in response.results}
+        assert local.read_passages(evidence, found) == evidence  # the best one, then the rankers' firsts
+        unranked = {pid: replace(f, bm25_rank=None, dense_rank=None) for pid, f in found.items()}
+        assert local.read_passages(evidence, unranked) == evidence[:1]

@@ -152,6 +152,8 @@ class Found:
     unrelated text is usually under 0.30), None when the dense ranker did not keep it."""
     bm25_rank: int | None
     """Its rank by word matches, None when it shares no kept word with the query."""
+    dense_rank: int | None = None
+    """Its rank by meaning, None when the dense ranker did not keep it."""
 
 
 @dataclass(frozen=True)

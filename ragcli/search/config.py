@@ -86,6 +86,12 @@ class SearchConfig:
     """In hybrid mode, drop BM25's word matches when the query is off-topic (see ``search.gate``)."""
     per_doc: int = PER_DOC
     """At most this many passages of one document version in the top k; 0 = no limit."""
+    ranker_tops: int = 0
+    """Also keep each ranker's best N hits that fusion placed below k, after the top k (0 = off).
+
+    Fusion favours a passage both rankers found; one that only BM25 ranks first (the page titled with the
+    query's words) or only the embedder does (a paraphrase) can fall to 20th. The answer loop reads them
+    as evidence; a result list for a person stays as fused."""
 
     def __post_init__(self) -> None:
         if self.k < 1 or self.candidates < 1:
@@ -93,6 +99,8 @@ class SearchConfig:
         parse_mode(self.mode)
         if self.per_doc < 0:
             raise InputError("--per-doc must be at least 0 (0 = no limit)")
+        if self.ranker_tops < 0:
+            raise InputError("ranker_tops must be at least 0 (0 = off)")
 
     @property
     def uses_bm25(self) -> bool:

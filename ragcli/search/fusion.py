@@ -30,6 +30,21 @@ def fused_order(rankings: Sequence[Sequence[int]], k: int = RRF_K) -> list[tuple
     return [(row, scores[row]) for row in order]
 
 
+def with_ranker_tops(
+    selected: list[tuple[int, float]], order: Sequence[tuple[int, float]], rankings: Sequence[Sequence[int]], n: int
+) -> list[tuple[int, float]]:
+    """``selected``, then each ranking's first ``n`` rows it does not hold, with their fused scores."""
+    fused = dict(order)
+    chosen = {row for row, _ in selected}
+    out = list(selected)
+    for ranking in rankings:
+        for row in ranking[:n]:
+            if row not in chosen:
+                out.append((row, fused[row]))
+                chosen.add(row)
+    return out
+
+
 def cut_per_document(
     order: Sequence[tuple[int, float]], k: int, per_doc: int, document_of: Callable[[int], str]
 ) -> tuple[list[tuple[int, float]], dict[int, int]]:

@@ -21,7 +21,7 @@ from ..index import Hit, TenantIndex, View
 from ..principal import Scope
 from ..settings import index_root
 from .config import SearchConfig
-from .fusion import cut_per_document, fused_order
+from .fusion import cut_per_document, fused_order, with_ranker_tops
 from .gate import Status, apply_gates, rare_identifiers
 from .pointers import MAX_NEIGHBOURS, neighbour_steps
 from .query import clean_query
@@ -126,6 +126,8 @@ class Retriever:
             rankings.append(self._identifier_ranking(view, text, cfg.candidates))
         fused = fused_order(rankings, cfg.rrf_k)
         selected, left_out = cut_per_document(fused, cfg.k, cfg.per_doc, lambda row: _document(view, row))
+        if cfg.ranker_tops:
+            selected = with_ranker_tops(selected, fused, rankings[:2], cfg.ranker_tops)
         more = Counter(left_out.values())
         bm25_rank = {h.row: RankerHit(i, h.score) for i, h in enumerate(gated.bm25, start=1)}
         dense_rank = {h.row: RankerHit(i, h.score) for i, h in enumerate(gated.dense, start=1)}
