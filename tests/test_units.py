@@ -99,3 +99,30 @@ def test_what_a_question_names(question: str, identifiers: tuple, names: tuple, 
 )
 def test_what_a_question_asks_for(question: str, wants: set[str]) -> None:
     assert set(Question.read(question).wants) == wants
+
+
+def _window_features(question: str, text: str) -> dict[str, float]:
+    from ragcli.models.selector import FEATURES, features
+
+    (window, *_) = windows(units(passage(text)))
+    values = features(Question.read(question), window, {u: 0.5 for u in window.units}, 1, frozenset(), {})
+    return dict(zip(FEATURES, values, strict=True))
+
+
+@pytest.mark.parametrize(
+    ("text", "fits"),
+    [
+        ("Annual plans are refundable within 30 days of the purchase date.", 1.0),
+        ("This policy replaces the 2025-01 version and applies from 2026-09-01 on.", 0.0),  # dates are no amount
+        ("Deploys run between 09:00 and 16:00 UTC.", 1.0),  # a time of day may be the asked-for hours
+    ],
+)
+def test_a_how_long_question_wants_an_amount_not_a_date(text: str, fits: float) -> None:
+    assert _window_features("How many days do I have to ask for a refund?", text)["number_fit"] == fits
+
+
+def test_novel_names_count_what_the_window_names_beyond_the_question() -> None:
+    question = "How do I keep `uv lock` from rewriting the lockfile in CI?"
+    told = _window_features(question, "Use `--locked` with `uv lock` to fail instead of rewriting the lockfile.")
+    echoed = _window_features(question, "The `uv lock` command rewrites the lockfile when it is out of date.")
+    assert told["novel_name"] > 0 and echoed["novel_name"] == 0

@@ -54,6 +54,8 @@ FEATURES = (
 """What the selector weighs; see ``features`` for each one's meaning."""
 
 _NUMBER = re.compile(r"\d")
+_DATE = re.compile(r"\b\d{4}-\d{2}(?:-\d{2})?\b")
+"""A date (``2026-09-01``, ``2025-01``): digits, but not the amount a "how many / how long" question asks for."""
 _VERSION = re.compile(r"\b\d+\.\d+")
 _PATH = re.compile(
     r"(?:~|\$\w+|%\w+%|\.{1,2})?/[\w.$~-]+|\b[\w-]+\.(?:toml|json|ya?ml|cfg|ini|txt|md|lock|py|js|ts|conf|env)\b"
@@ -154,7 +156,7 @@ def features(
     terms = set(sequence)
     q_terms = question.terms
     has_code = any(u.carries_block and "```" in u.statement for u in window.units) or bool(_CODE.search(text))
-    has_number = bool(_NUMBER.search(window.statement))
+    has_number = bool(_NUMBER.search(_DATE.sub("", window.statement)))
     has_name = bool(_NAME.search(text))
     wants = question.wants
     idents = question.identifiers
