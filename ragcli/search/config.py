@@ -1,4 +1,5 @@
-"""How search ranks: modes, floors, fusion constant, candidates. Every field is a CLI flag.
+"""How search ranks: modes, floors, fusion constant, candidates. Every field is a CLI flag but
+``ranker_tops``, which the answer loop sets for its evidence.
 
 The defaults were measured, not guessed; the numbers are in the docstrings
 and in docs/defaults.md, "How the defaults were chosen" (bench/floors.py).
@@ -60,7 +61,7 @@ the sample corpus did not fall."""
 
 @dataclass(frozen=True)
 class SearchConfig:
-    """How search ranks; every field is a CLI flag."""
+    """How search ranks; every field is a CLI flag but ``ranker_tops``."""
 
     k: int = TOP_K
     candidates: int = CANDIDATES
