@@ -494,7 +494,7 @@ def test_model_mismatch_tells_to_re_ingest(sample_index, other_model, capsys, mo
 def test_cli_runner_quick_checks(sample_index):
     from typer.testing import CliRunner
 
-    from ragcli.cli import app
+    from ragcli.cli.app import app
 
     runner = CliRunner()
     helped = runner.invoke(app, ["--help"])

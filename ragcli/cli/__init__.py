@@ -1,6 +1,6 @@
 """The CLI layer: Typer commands over the library (thin: parse, call, print).
 
-app       the Typer app, exit codes, errors as one ``error:`` line
+app       the Typer app (each run builds only the command it runs), exit codes, errors as one ``error:`` line
 options   options every command shares; the CLI's scope resolution
 console   where output goes (results on stdout, the rest on stderr), untrusted text made inert, the JSON printer
 results   search results in every ``--format``, snippets, ``--explain``
@@ -12,6 +12,7 @@ trace     ``ragcli trace replay``: re-run a traced run's searches and compare th
 mcp       ``ragcli mcp``: start the MCP server (``ragcli.mcp``) for one user
 """
 
-from .app import app, main, run
+from .app import main, run
 
-__all__ = ["app", "main", "run"]
+# The Typer app itself is ``ragcli.cli.app.app`` (built when first asked: a run builds only its own command).
+__all__ = ["main", "run"]

@@ -11,35 +11,19 @@ from __future__ import annotations
 
 import functools
 import sys
+from collections.abc import Iterable
 from typing import Annotated, Any, Protocol, runtime_checkable
 
 import typer
 
 from ..errors import RagcliError
-from . import ask, evaluate, ingest, mcp, search, status, trace, watch
 from .console import error
 
 EXIT_OK, EXIT_NO, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
 INTERRUPTED = "interrupted; the published index is unchanged"
 
-app = typer.Typer(
-    name="ragcli",
-    help="Answer questions from your team's documents with checked citations, showing each person only the passages "
-    "they may see.",
-    no_args_is_help=True,
-    add_completion=True,
-    context_settings={"help_option_names": ["-h", "--help"]},
-    pretty_exceptions_enable=False,
-    rich_markup_mode="rich",
-)
-app.command(epilog=ingest.EPILOG)(ingest.ingest)
-app.command(epilog=status.EPILOG)(status.status)
-app.command(epilog=search.EPILOG)(search.search)
-app.command(epilog=ask.EPILOG)(ask.ask)
-app.command("eval", epilog=evaluate.EPILOG)(evaluate.eval_command)
-app.command(epilog=watch.EPILOG)(watch.watch)
-app.add_typer(trace.app, name="trace")
-app.command(epilog=mcp.EPILOG)(mcp.mcp)
+COMMANDS = ("ingest", "status", "search", "ask", "eval", "watch", "trace", "mcp")
+"""The commands, in the order ``ragcli --help`` lists them."""
 
 
 def _print_version(value: bool) -> None:
@@ -50,7 +34,6 @@ def _print_version(value: bool) -> None:
         raise typer.Exit(0)
 
 
-@app.callback()
 def _root(
     version: Annotated[
         bool, typer.Option("--version", help="Print the version and exit.", is_eager=True, callback=_print_version)
@@ -59,10 +42,79 @@ def _root(
     pass
 
 
+def _add(app: typer.Typer, name: str) -> None:
+    """Register command ``name``, importing its module only now (see ``command``)."""
+    if name == "ingest":
+        from . import ingest
+
+        app.command(epilog=ingest.EPILOG)(ingest.ingest)
+    elif name == "status":
+        from . import status
+
+        app.command(epilog=status.EPILOG)(status.status)
+    elif name == "search":
+        from . import search
+
+        app.command(epilog=search.EPILOG)(search.search)
+    elif name == "ask":
+        from . import ask
+
+        app.command(epilog=ask.EPILOG)(ask.ask)
+    elif name == "eval":
+        from . import evaluate
+
+        app.command("eval", epilog=evaluate.EPILOG)(evaluate.eval_command)
+    elif name == "watch":
+        from . import watch
+
+        app.command(epilog=watch.EPILOG)(watch.watch)
+    elif name == "trace":
+        from . import trace
+
+        app.add_typer(trace.app, name="trace")
+    elif name == "mcp":
+        from . import mcp
+
+        app.command(epilog=mcp.EPILOG)(mcp.mcp)
+    else:
+        raise ValueError(f"no such command: {name!r}")
+
+
+def typer_app(commands: Iterable[str] = COMMANDS) -> typer.Typer:
+    """The ``ragcli`` Typer app with ``commands`` (all of them unless told)."""
+    app = typer.Typer(
+        name="ragcli",
+        help="Answer questions from your team's documents with checked citations, showing each person only the "
+        "passages they may see.",
+        no_args_is_help=True,
+        add_completion=True,
+        context_settings={"help_option_names": ["-h", "--help"]},
+        pretty_exceptions_enable=False,
+        rich_markup_mode="rich",
+    )
+    app.callback()(_root)
+    for name in commands:
+        _add(app, name)
+    return app
+
+
+def __getattr__(name: str) -> Any:
+    """``app``: the Typer app with every command (for ``typer.testing.CliRunner``), built when first asked."""
+    if name == "app":
+        value = globals()["app"] = typer_app()
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 @functools.cache
-def command() -> Any:
-    """The click command behind ``app``, with help that shows no type names for switches."""
-    cmd = typer.main.get_command(app)
+def command(name: str | None = None) -> Any:
+    """The click command behind the app, with help that shows no type names for switches.
+
+    ``name``: only that command under the root, which is all a run of it needs: building the others
+    meant importing their modules and reading every signature (~30 ms of a cold ``ragcli ask``).
+    None: every command, for ``ragcli --help``, shell completion and an unknown command's suggestion.
+    """
+    cmd = typer.main.get_command(typer_app(COMMANDS if name is None else (name,)))
     _tidy_help(cmd, plain=not sys.stdout.isatty())
     return cmd
 
@@ -91,7 +143,9 @@ def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)  # for hints only: click reads sys.argv itself when None
     try:
         # Without standalone mode the parser returns an Exit's code instead of exiting.
-        result = command().main(args=argv, prog_name="ragcli", standalone_mode=False)
+        result = command(args[0] if args and args[0] in COMMANDS else None).main(
+            args=argv, prog_name="ragcli", standalone_mode=False
+        )
     except RagcliError as exc:
         error(exc.message)
         return EXIT_ERROR
