@@ -79,7 +79,9 @@ DayOrToday = Annotated[dt.date | Literal["today"], BeforeValidator(_day_or_today
 class AsOfBound(BaseModel):
     """The dates a principal may ask about (``"as_of": {"min": "2026-01-01", "max": "today"}``); ``today`` moves."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # defer_build: the validator is built when first used, not at import, so a command that never
+    # makes one of these models does not pay for it at start-up.
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     min: DayOrToday | None = None
     max: DayOrToday | None = None
@@ -105,7 +107,7 @@ def _named(given: object, day: object) -> str:
 class Principal(BaseModel):
     """The person a search or answer is for."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     user: Name
     """User name; ACL entries ``user:NAME`` match it."""

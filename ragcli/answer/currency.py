@@ -13,10 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class Changed(BaseModel):
+    # defer_build: the validator is built when first used, not at import, so a command that never
+    # makes one of these models does not pay for it at start-up.
+    model_config = ConfigDict(defer_build=True)
+
     id: str
     """The traced ID."""
     now: list[str]
@@ -25,6 +29,8 @@ class Changed(BaseModel):
 
 class Currency(BaseModel):
     """Traced passage IDs, by what became of them."""
+
+    model_config = ConfigDict(defer_build=True)
 
     unchanged: list[str] = Field(default_factory=list)
     changed: list[Changed] = Field(default_factory=list)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from ..passage import Passage
 from .citations import CheckResult
@@ -134,6 +134,10 @@ Outcome = Answered | Abstained
 
 
 class ClaimJson(BaseModel):
+    # defer_build: the validator is built when first used, not at import, so a command that never
+    # makes one of these models does not pay for it at start-up.
+    model_config = ConfigDict(defer_build=True)
+
     statement: str
     passage_id: str
     quote: str
@@ -141,6 +145,8 @@ class ClaimJson(BaseModel):
 
 
 class SourceJson(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     n: int
     passage_id: str
     title: str
@@ -148,6 +154,8 @@ class SourceJson(BaseModel):
 
 
 class ConflictSideJson(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     n: int
     """The side's number in ``sources``."""
     passage_id: str
@@ -155,12 +163,16 @@ class ConflictSideJson(BaseModel):
 
 
 class ConflictJson(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     note: str
     """The line shown to people: ``conflict: the sources disagree: [1] says 1 hour; [2] says 4 hours.``"""
     sides: list[ConflictSideJson]
 
 
 class AnswerJson(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     disposition: Literal["answered", "abstained"]
     answer: str | None
     claims: list[ClaimJson]

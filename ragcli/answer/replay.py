@@ -24,7 +24,7 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..errors import InputError, RagcliError, json_object, plain_validation_message
 from ..principal import Principal, Scope
@@ -39,6 +39,10 @@ MAX_DIFFERENCES = 3
 
 
 class ReplaySearch(BaseModel):
+    # defer_build: the validator is built when first used, not at import, so a command that never
+    # makes one of these models does not pay for it at start-up.
+    model_config = ConfigDict(defer_build=True)
+
     query: str
     match: bool
     differences: list[str]
@@ -48,6 +52,8 @@ class ReplaySearch(BaseModel):
 
 
 class ReplayRun(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     request_id: str
     user: str
     tenant: str
@@ -68,6 +74,8 @@ class ReplayRun(BaseModel):
 
 class ReplayReport(BaseModel):
     """What ``ragcli trace replay --json`` prints."""
+
+    model_config = ConfigDict(defer_build=True)
 
     match: bool
     runs: list[ReplayRun]

@@ -61,7 +61,9 @@ class SearchInput(BaseModel):
     """Search the user's documents again with a new query. Use it only when the evidence so far does not
     contain the answer. Returns passages not seen before, or nothing."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    # defer_build: the validator is built when first used, not at import, so a command that never
+    # makes one of these models does not pay for it at start-up.
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
 
     query: Annotated[str, StringConstraints(min_length=1, max_length=MAX_QUERY_CHARS)] = Field(
         description="Plain words to search for."
@@ -76,7 +78,7 @@ class SearchInput(BaseModel):
 
 
 class ClaimInput(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
 
     statement: Text = Field(description="One sentence of the answer.")
     passage_id: Annotated[str, StringConstraints(min_length=1, max_length=500)] = Field(
@@ -86,7 +88,7 @@ class ClaimInput(BaseModel):
 
 
 class AbstainInput(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
 
     reason: Annotated[str, StringConstraints(max_length=2000)] = Field(
         description="Why the evidence does not answer the question."
@@ -97,7 +99,7 @@ class SubmitAnswerInput(BaseModel):
     """Finish: either answer with claims, each supported by a verbatim quote of at least four words from
     one evidence passage, or abstain when the evidence does not answer the question."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
 
     claims: list[ClaimInput] | None = Field(default=None, min_length=1, max_length=MAX_CLAIMS)
     abstain: AbstainInput | None = None
@@ -118,7 +120,7 @@ class SearchPartsInput(BaseModel):
     each is searched on its own with the employee's permissions, within the search budget. Returns the passages
     not seen before."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
 
     queries: list[Query] = Field(
         min_length=MIN_PARTS, max_length=MAX_PARTS, description="One query of plain words per part of the question."
@@ -138,7 +140,7 @@ class GradeEvidenceInput(BaseModel):
     values for the same thing (cite both). missing: part of the answer is absent; name it in gap and it is
     searched once."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
 
     verdict: Literal["sufficient", "irrelevant", "conflicting", "missing"] = Field(
         description="Your judgement of the evidence so far."
@@ -164,7 +166,7 @@ INPUTS: dict[ToolName, type[BaseModel]] = {
 
 
 class VerdictInput(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
 
     claim: int = Field(ge=1, le=MAX_CLAIMS, description="The claim's number.")
     supported: bool = Field(
@@ -176,7 +178,7 @@ class VerdictInput(BaseModel):
 class VerdictsInput(BaseModel):
     """Give one verdict per numbered claim."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
 
     verdicts: list[VerdictInput] = Field(min_length=1, max_length=MAX_CLAIMS)
 

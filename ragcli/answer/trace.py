@@ -24,7 +24,7 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import InputError
 from ..principal import Scope
@@ -59,6 +59,10 @@ def capped(query: str) -> str:
 
 
 class TraceSearch(BaseModel):
+    # defer_build: the validator is built when first used, not at import, so a command that never
+    # makes one of these models does not pay for it at start-up.
+    model_config = ConfigDict(defer_build=True)
+
     query: str
     """The query as searched (normalised, capped): the user's question or the model's own words (``by``)."""
     by: Literal["question", "model"] = "model"
@@ -76,6 +80,8 @@ class TraceSearch(BaseModel):
 
 
 class TraceDecision(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     turn: int
     offered: list[str]
     tool: str | None
@@ -101,6 +107,8 @@ class TraceDecision(BaseModel):
 
 
 class TraceCheck(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     claim: int
     passage_id: str
     check: str
@@ -110,6 +118,8 @@ class TraceCheck(BaseModel):
 class TraceConflict(BaseModel):
     """A conflict between current sources (``answer.conflicts``): passage IDs and the verdict, no text."""
 
+    model_config = ConfigDict(defer_build=True)
+
     passage_ids: list[str]
     """The side the claims relied on first, then the passages that disagree with it."""
     dimension: str
@@ -118,6 +128,8 @@ class TraceConflict(BaseModel):
 
 
 class TraceVerdict(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     claim: int
     passage_id: str
     supported: bool
@@ -126,6 +138,8 @@ class TraceVerdict(BaseModel):
 class TraceVerification(BaseModel):
     """``--verify``: the second model's verdict per claim (IDs and verdicts only), or why there are none."""
 
+    model_config = ConfigDict(defer_build=True)
+
     verifier: str
     verdicts: list[TraceVerdict] = Field(default_factory=list)
     error: str | None = None
@@ -133,6 +147,8 @@ class TraceVerification(BaseModel):
 
 
 class Latency(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     search: float = 0.0
     model: float = 0.0
     checks: float = 0.0
@@ -140,12 +156,16 @@ class Latency(BaseModel):
 
 
 class EmbeddingModel(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     id: str
     sha256: str
 
 
 class Trace(BaseModel):
     """The record of one ask; ``--trace FILE`` appends it as one line."""
+
+    model_config = ConfigDict(defer_build=True)
 
     request_id: str
     time: str

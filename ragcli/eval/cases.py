@@ -34,7 +34,9 @@ MAX_CASES = 100_000
 class CaseLine(BaseModel):
     """One line of the question file, validated where it enters."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    # defer_build: the validator is built when first used, not at import, so a command that never
+    # makes one of these models does not pay for it at start-up.
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
     id: str | int | None = None
     question: str = Field(min_length=1, max_length=10_000)

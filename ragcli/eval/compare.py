@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from ..errors import InputError
 from .gates import DropMetric
@@ -44,6 +44,10 @@ DRAW_CELLS = 2_000_000
 class MetricDiff(BaseModel):
     """One metric of the comparison."""
 
+    # defer_build: the validator is built when first used, not at import, so a command that never
+    # makes one of these models does not pay for it at start-up.
+    model_config = ConfigDict(defer_build=True)
+
     metric: str
     a: float | None
     b: float | None
@@ -59,6 +63,8 @@ class MetricDiff(BaseModel):
 class Flip(BaseModel):
     """A case right in one run and wrong in the other."""
 
+    model_config = ConfigDict(defer_build=True)
+
     id: str
     line: int
     direction: Literal["right_to_wrong", "wrong_to_right"]
@@ -70,6 +76,8 @@ class Flip(BaseModel):
 
 class CompareJson(BaseModel):
     """The ``eval --compare`` / ``--baseline`` report: both runs, the differences, the flips, the gates."""
+
+    model_config = ConfigDict(defer_build=True)
 
     case_count: int
     seed: int

@@ -40,7 +40,9 @@ ANSWER_KEYS = ("model", "max_searches", "plan", "verify")
 class RunConfig(BaseModel):
     """One configuration file of ``--compare``, validated where it enters."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    # defer_build: the validator is built when first used, not at import, so a command that never
+    # makes one of these models does not pay for it at start-up.
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
 
     model: Annotated[str, StringConstraints(min_length=1, max_length=500)] | None = None
     mode: Mode | None = None

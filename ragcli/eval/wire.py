@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from .metrics import percentile
 
@@ -18,6 +18,10 @@ OUTCOMES: tuple[Outcome, ...] = ("answered_right", "answered_wrong", "abstained_
 
 
 class GateResult(BaseModel):
+    # defer_build: the validator is built when first used, not at import, so a command that never
+    # makes one of these models does not pay for it at start-up.
+    model_config = ConfigDict(defer_build=True)
+
     threshold: float
     value: float | None
     passed: bool
@@ -25,6 +29,8 @@ class GateResult(BaseModel):
 
 class Failure(BaseModel):
     """One check a case failed, for the report and a CI log."""
+
+    model_config = ConfigDict(defer_build=True)
 
     id: str
     line: int
@@ -35,6 +41,8 @@ class Failure(BaseModel):
 
 
 class Latency(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     p50: float
     p95: float
 
@@ -45,6 +53,8 @@ class Latency(BaseModel):
 
 class CaseJson(BaseModel):
     """One case's results, so a CI log can say which case failed and how."""
+
+    model_config = ConfigDict(defer_build=True)
 
     id: str
     line: int
@@ -90,6 +100,8 @@ class CaseJson(BaseModel):
 class Group(BaseModel):
     """The cases of one outcome or reason code: how many, how long their answers took, what they cost."""
 
+    model_config = ConfigDict(defer_build=True)
+
     cases: int
     ask_ms: Latency
     tokens_per_case: float
@@ -99,6 +111,8 @@ class Group(BaseModel):
 
 class Breakdown(BaseModel):
     """With --ask: where the time and money went."""
+
+    model_config = ConfigDict(defer_build=True)
 
     by_outcome: dict[str, Group]
     """Labelled cases by outcome (answered right / wrong, abstained right / wrong)."""
@@ -110,6 +124,8 @@ class Breakdown(BaseModel):
 
 class EvalJson(BaseModel):
     """The ``eval --json`` report."""
+
+    model_config = ConfigDict(defer_build=True)
 
     case_count: int
     cases: list[CaseJson]

@@ -28,7 +28,9 @@ from .writer import Pruned, prune_generations
 
 
 class AuditModel(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    # defer_build: the validator is built when first used, not at import, so a command that never
+    # makes one of these models does not pay for it at start-up.
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     id: str
     sha256: str
@@ -38,7 +40,7 @@ class AuditModel(BaseModel):
 class Audit(BaseModel):
     """One tenant's line of ``ragcli status`` (and its ``--json`` shape)."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     tenant: str
     generation: str
@@ -62,6 +64,8 @@ class Audit(BaseModel):
 
 class StatusReport(BaseModel):
     """``ragcli status``: every audited tenant of one index directory (and its ``--json`` shape)."""
+
+    model_config = ConfigDict(defer_build=True)
 
     index: str
     tenants: list[Audit]

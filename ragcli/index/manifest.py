@@ -33,7 +33,9 @@ READABLE_FORMATS = (1, 2, 3)
 class DocumentEntry(BaseModel):
     """What the manifest remembers of one source document."""
 
-    model_config = ConfigDict(extra="forbid")
+    # defer_build: the validator is built when first used, not at import, so a command that never
+    # makes one of these models does not pay for it at start-up.
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     key: str
     """Where it came from: a file path, or ``path::id`` for a JSONL line."""
@@ -50,7 +52,7 @@ class DocumentEntry(BaseModel):
 class ModelEntry(BaseModel):
     """The embedding model every vector of the generation came from."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     id: str
     sha256: str
@@ -61,7 +63,7 @@ class ModelEntry(BaseModel):
 class Manifest(BaseModel):
     """The index's own description; validated on every open."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     format: int
     tenant: str
@@ -91,7 +93,7 @@ class Manifest(BaseModel):
 class _LegacyDocuments(BaseModel):
     """Format 1: the manifest's fields with the documents inline; ``Manifest`` checks the other fields."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     documents: list[DocumentEntry]
 
@@ -138,7 +140,7 @@ def _from_legacy(raw: bytes) -> Manifest:
 class Documents(BaseModel):
     """documents.json: the source documents of a generation and the passage IDs each contributed."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     documents: list[DocumentEntry]
 

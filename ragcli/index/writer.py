@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from ..errors import IndexLockedError, InputError
 from ..passage import Passage
@@ -209,6 +209,10 @@ def publish(directory: Path, name: str, *, shared: bool = False) -> None:
 
 class Pruned(BaseModel):
     """What removing old generations did for one tenant (``ragcli status --prune --json``)."""
+
+    # defer_build: the validator is built when first used, not at import, so a command that never
+    # makes one of these models does not pay for it at start-up.
+    model_config = ConfigDict(defer_build=True)
 
     tenant: str
     removed: list[str]

@@ -31,7 +31,9 @@ _JSON_FRONT_MATTER = re.compile(r"\A(\{[ \t]*\n.*?\n\})[ \t]*(?:\n|\Z)", re.DOTA
 class Metadata(BaseModel):
     """Metadata as found in front matter, a sidecar or a JSONL line (validated here)."""
 
-    model_config = ConfigDict(extra="ignore")
+    # defer_build: the validator is built when first used, not at import, so a command that never
+    # makes one of these models does not pay for it at start-up.
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     id: str | None = None
     title: str | None = None

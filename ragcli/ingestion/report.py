@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field, field_serializer
+from pydantic import BaseModel, ConfigDict, Field, field_serializer
 
 
 class Rejection(BaseModel):
+    # defer_build: the validator is built when first used, not at import, so a command that never
+    # makes one of these models does not pay for it at start-up.
+    model_config = ConfigDict(defer_build=True)
+
     path: str
     reason: str
 
 
 class Withdrawn(BaseModel):
     """A document of the published index whose new version was rejected: the new generation leaves it out."""
+
+    model_config = ConfigDict(defer_build=True)
 
     doc_id: str
     path: str
@@ -21,11 +27,15 @@ class Withdrawn(BaseModel):
 class IngestWarning(BaseModel):
     """Something that did not stop the ingest but probably is not what the author meant."""
 
+    model_config = ConfigDict(defer_build=True)
+
     path: str
     message: str
 
 
 class DocumentCounts(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     added: int = 0
     updated: int = 0
     unchanged: int = 0
@@ -39,6 +49,8 @@ class DocumentCounts(BaseModel):
 
 class IngestReport(BaseModel):
     """What one ingest did; its JSON is what ``ingest --json`` prints."""
+
+    model_config = ConfigDict(defer_build=True)
 
     tenant: str
     root: str | None = None

@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from ..errors import RagcliError
 from ..principal import Principal, Scope
@@ -41,6 +41,10 @@ DOCUMENTS_URI = "ragcli://documents"
 
 
 class DocumentJson(BaseModel):
+    # defer_build: the validator is built when first used, not at import, so a command that never
+    # makes one of these models does not pay for it at start-up.
+    model_config = ConfigDict(defer_build=True)
+
     id: str
     title: str
 
@@ -48,6 +52,8 @@ class DocumentJson(BaseModel):
 class DocumentsJson(BaseModel):
     """The ``ragcli://documents`` resource: the documents with
     at least one passage the principal may see on the as-of day."""
+
+    model_config = ConfigDict(defer_build=True)
 
     documents: list[DocumentJson]
 

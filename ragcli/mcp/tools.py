@@ -34,7 +34,9 @@ class SearchArgs(BaseModel):
     """Search the documents this user may see (BM25 + dense, fused with RRF). Returns the same object as
     `ragcli search --json`: ranked passages with ID, title, heading path, source and text."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    # defer_build: the validator is built when first used, not at import, so a command that never
+    # makes one of these models does not pay for it at start-up.
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
 
     query: Annotated[str, StringConstraints(min_length=1, max_length=MAX_INPUT_CHARS)] = Field(
         description="What to look for, in plain words. Query syntax is not interpreted."
@@ -47,7 +49,7 @@ class AskArgs(BaseModel):
     against the cited passages, or abstain with a reason code and one generic message. Returns the same
     object as `ragcli ask --json`."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
 
     question: Annotated[str, StringConstraints(min_length=1, max_length=MAX_INPUT_CHARS)] = Field(
         description="The question, in plain words."

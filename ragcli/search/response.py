@@ -11,7 +11,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..passage import Passage
 from ..principal import Scope
@@ -96,11 +96,17 @@ class SearchResponse:
 
 
 class RankJson(BaseModel):
+    # defer_build: the validator is built when first used, not at import, so a command that never
+    # makes one of these models does not pay for it at start-up.
+    model_config = ConfigDict(defer_build=True)
+
     rank: int
     score: float
 
 
 class ResultJson(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     rank: int
     id: str
     doc_id: str
@@ -119,6 +125,8 @@ class ResultJson(BaseModel):
 
 
 class CandidateJson(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     id: str
     rank: int
     score: float
@@ -127,6 +135,8 @@ class CandidateJson(BaseModel):
 
 
 class ExplainJson(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     mode: str
     per_doc: int
     floors: dict[str, float]
@@ -141,6 +151,8 @@ class ExplainJson(BaseModel):
 
 
 class SearchJson(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     query: str
     tenant: str
     user: str

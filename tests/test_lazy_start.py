@@ -1,0 +1,145 @@
+"""What a cold start loads: a run imports the command it runs and builds the models it uses, no more.
+
+Behaviour, not timing (the timings are in bench/ and docs/defaults.md): each check runs the real CLI
+entry point in a fresh interpreter and reads ``sys.modules`` and the pydantic models' build state after it.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from support.cli import clean_env
+from support.paths import USERS
+
+HEAVY = ("numpy", "onnxruntime", "tantivy", "tokenizers", "markdown_it")
+OTHER_COMMANDS = ("ingest", "status", "search", "evaluate", "watch", "trace", "mcp", "results", "eval_tables")
+
+_PROBE = """
+import contextlib, io, json, sys
+from ragcli.cli.app import main
+with contextlib.redirect_stdout(io.StringIO()):
+    code = main(sys.argv[1:])
+modules = sorted(sys.modules)
+from pydantic import BaseModel
+def models(k):
+    for s in k.__subclasses__():
+        yield s
+        yield from models(s)
+built = sorted(f"{m.__module__}.{m.__qualname__}" for m in models(BaseModel)
+               if m.__module__.startswith("ragcli") and m.__pydantic_complete__)
+print(json.dumps({"code": code, "modules": modules, "built": built}))
+"""
+
+
+def _run(*args: object) -> dict[str, Any]:
+    """Run ``ragcli ARGS`` in a fresh interpreter: its exit code, the modules it loaded and the models it built."""
+    proc = subprocess.run(
+        [sys.executable, "-c", _PROBE, *map(str, args)], capture_output=True, text=True, env=clean_env(), timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    found: dict[str, Any] = json.loads(proc.stdout.splitlines()[-1])
+    return found
+
+
+def _commands_loaded(modules: list[str]) -> set[str]:
+    return {name for name in OTHER_COMMANDS if f"ragcli.cli.{name}" in modules}
+
+
+def test_help_loads_no_heavy_library() -> None:
+    run = _run("--help")
+    assert run["code"] == 0
+    assert [m for m in (*HEAVY, "pydantic") if m in run["modules"]] == []
+
+
+def test_a_command_loads_its_own_module_and_no_other() -> None:
+    run = _run("ask", "--help")
+    assert run["code"] == 0
+    assert "ragcli.cli.ask" in run["modules"]
+    assert _commands_loaded(run["modules"]) == set()
+    assert [m for m in HEAVY if m in run["modules"]] == []
+
+
+def test_an_ask_builds_only_the_models_it_uses(sample_root: Path) -> None:
+    run = _run(
+        "ask", "What does ERR_4021 mean?", "--as", USERS / "alice.json", "--index", sample_root, "--json", "-m", "local"
+    )
+    assert run["code"] in (0, 1)
+    assert _commands_loaded(run["modules"]) == set()
+    # The principal, the manifest, the trace and the answer's JSON are built; search's JSON (another command's
+    # output) and the index's document list (ingest and status read it) are not.
+    built = set(run["built"])
+    assert {"ragcli.principal.Principal", "ragcli.index.manifest.Manifest", "ragcli.answer.outcome.AnswerJson"} <= built
+    assert not built & {"ragcli.search.response.SearchJson", "ragcli.index.manifest.Documents"}
+
+
+_FIRST_USE = """
+import json, sys
+from pydantic import ValidationError
+from ragcli.errors import PrincipalError
+from ragcli.principal import Principal, load_principal
+assert not Principal.__pydantic_complete__
+out = {}
+try:
+    load_principal(sys.argv[1])
+except PrincipalError as exc:
+    out["message"] = exc.message
+try:
+    Principal.model_validate(json.loads(open(sys.argv[1]).read()))
+except ValidationError as exc:
+    out["errors"] = [(e["loc"][0], e["type"]) for e in exc.errors()]
+alice = Principal(user="alice", tenant="acme")
+try:
+    alice.tenant = "globex"
+except ValidationError as exc:
+    out["frozen"] = exc.errors()[0]["type"]
+print(json.dumps(out))
+"""
+
+
+def test_a_deferred_model_still_refuses_bad_input_on_its_first_use(tmp_path: Path) -> None:
+    """Models build their validator on first use (pydantic's ``defer_build``): that first use is as strict."""
+    from ragcli.errors import PrincipalError
+    from ragcli.principal import Principal, load_principal
+
+    user = tmp_path / "user.json"
+    user.write_text(json.dumps({"user": 7, "tenant": "acme", "groups": ["hr"], "admin": True}), encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-c", _FIRST_USE, str(user)], capture_output=True, text=True, env=clean_env(), timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    first = json.loads(proc.stdout)
+    # Strict (a number is not a user name), closed (no unknown field) and frozen, from the very first use.
+    assert first["errors"] == [["user", "string_type"], ["admin", "extra_forbidden"]]
+    assert first["frozen"] == "frozen_instance"
+    Principal.model_validate({"user": "alice", "tenant": "acme"})  # built in this process, if it was not yet
+    try:
+        load_principal(user)
+    except PrincipalError as exc:
+        assert exc.message == first["message"]  # the same words as from a model long built
+    else:
+        raise AssertionError("the bad user file was accepted")
+
+
+def test_every_model_builds_on_first_use() -> None:
+    """The rule the two tests above rely on: every pydantic model of ragcli sets ``defer_build``."""
+    import importlib
+    import pkgutil
+
+    from pydantic import BaseModel
+
+    import ragcli
+
+    for module in pkgutil.walk_packages(ragcli.__path__, "ragcli."):
+        if not module.name.endswith("__main__"):
+            importlib.import_module(module.name)
+
+    def models(k: type[BaseModel]) -> list[type[BaseModel]]:
+        return [m for s in k.__subclasses__() for m in (s, *models(s))]
+
+    ours = [m for m in models(BaseModel) if m.__module__.startswith("ragcli.")]
+    assert ours
+    assert [m.__qualname__ for m in ours if not m.model_config.get("defer_build")] == []
