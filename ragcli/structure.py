@@ -75,6 +75,50 @@ def line_offsets(text: str) -> list[int]:
 
 def blocks(text: str) -> list[Block]:
     """The top-level blocks of ``text``; a block quote becomes one ``quote`` block per line of prose in it."""
+    if only_paragraphs(text):
+        return _paragraphs(text)
+    return parsed_blocks(text)
+
+
+_ORDERED_MARKER = re.compile(r"\d{1,9}[.)](?:[ \t]|$)")
+"""What opens an ordered list item: 1-9 digits, then a dot or parenthesis, then a space, a tab or the line end."""
+
+
+def only_paragraphs(text: str) -> bool:
+    """Whether ``text`` can hold no Markdown block but paragraphs: every line is blank or starts, at its first
+    character, with a letter or digit that is not an ordered list's marker. No heading, list, quote, fence,
+    rule, HTML block, link definition, setext underline or indented code starts so, nor a table's
+    delimiter row (``|``, ``-`` or ``:`` first), so markdown-it could find nothing else.
+
+    Such text (nearly every SciFact abstract) is cut without markdown-it, whose import alone costs a cold
+    ``ask`` ~20-30 ms; ``_paragraphs`` gives the very blocks markdown-it gives (``tests/test_units.py``
+    holds the two side by side).
+    """
+    if "\r" in text:  # markdown-it ends a line at a lone CR too
+        return False
+    return all(line[0].isalnum() and not _ORDERED_MARKER.match(line) for line in text.split("\n") if line.strip(" \t"))
+
+
+def _paragraphs(text: str) -> list[Block]:
+    """The paragraphs of ``text`` that ``only_paragraphs``: runs of lines that are not blank (markdown-it's
+    blank: spaces and tabs only), each ending at the blank line after it or at the text's end."""
+    out: list[Block] = []
+    start: int | None = None
+    lines = text.split("\n")
+    for n, line in enumerate(lines):
+        blank = not line.strip(" \t")
+        if blank and start is not None:
+            out.append(Block("paragraph", start, n))
+            start = None
+        elif not blank and start is None:
+            start = n
+    if start is not None:
+        out.append(Block("paragraph", start, len(lines)))
+    return out
+
+
+def parsed_blocks(text: str) -> list[Block]:
+    """The top-level blocks of ``text`` as markdown-it finds them (``blocks`` skips it for plain paragraphs)."""
     tokens = parser().parse(text)
     lines = text.split("\n")
     out: list[Block] = []

@@ -3,13 +3,19 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from support.cli import clean_env
 
 from ragcli.models.evidence import units
 from ragcli.models.question import Question
 from ragcli.models.selector import windows
 from ragcli.passage import Passage
-from ragcli.structure import BLOCK_MAX_LINES, unit_spans
+from ragcli.structure import BLOCK_MAX_LINES, blocks, only_paragraphs, parsed_blocks, unit_spans
 
 
 def passage(text: str) -> Passage:
@@ -126,3 +132,61 @@ def test_novel_names_count_what_the_window_names_beyond_the_question() -> None:
     told = _window_features(question, "Use `--locked` with `uv lock` to fail instead of rewriting the lockfile.")
     echoed = _window_features(question, "The `uv lock` command rewrites the lockfile when it is out of date.")
     assert told["novel_name"] > 0 and echoed["novel_name"] == 0
+
+
+# Line starts that open (or fail to open) each kind of Markdown block, and a few that open none.
+LINE_STARTS = [
+    "27.17% ",
+    "3.\t",
+    "4)",
+    "1234567890. ",
+    "",
+    " ",
+    "\t",
+    "    ",
+    "a",
+    "Z",
+    "é",
+    "7",
+    "1.",
+    "2)",
+    "12. ",
+    "3.5",
+    "-",
+    "- ",
+    "*",
+    "+ ",
+    "#",
+    "# ",
+    ">",
+    "```",
+    "~~~",
+    "<div>",
+    "[x]: /u",
+    "===",
+    "---",
+    "___",
+    "| a |",
+    "a | b",
+    "|---|",
+    "\u00a0",
+    "\x0c",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(LINE_STARTS), st.text(alphabet="ab 1.|-*>`", max_size=8)), max_size=8))
+def test_text_cut_without_markdown_it_has_the_blocks_markdown_it_finds(lines: list[tuple[str, str]]) -> None:
+    text = "\n".join(start + rest for start, rest in lines)
+    assert blocks(text) == parsed_blocks(text)
+
+
+def test_plain_paragraphs_are_cut_without_loading_markdown_it() -> None:
+    text = (
+        "Vitamin D deficiency is common. It raises the risk of fracture.\n\nA second paragraph\nruns over two lines.\n"
+    )
+    assert only_paragraphs(text) and not only_paragraphs(text + "\n- a list item\n")
+    code = f"import sys, ragcli.structure as s; s.unit_spans({text!r}); print('markdown_it' in sys.modules)"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=clean_env(), timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "False"
