@@ -48,7 +48,7 @@ BATCH_OVERHEAD = 38
 
 VOCAB_PATH = Path(__file__).with_name("data") / "minilm-vocab.txt"
 PROBE_TEXT = "ragcli probe: does the cached graph embed like the model file?"
-"""Embedded by the original model when its optimised graph is cached, and by the cached graph when loaded."""
+"""Embedded by the original model when its optimised graph is cached, and by the cached graph to check it."""
 
 
 @dataclass(frozen=True)
@@ -236,9 +236,10 @@ class Embedder:
         return options
 
     def _open_cached(self, cached: model_cache.CachedGraph) -> ort.InferenceSession | None:
-        """A session on the cached graph if it loads and reproduces the original model's probe vector; else None."""
+        """A session on the cached graph if it embeds like the original model (``CachedGraph.reproduces``)."""
         import onnxruntime as ort
 
+        keys = cached.file_keys()  # taken before loading: what is probed is what is recorded
         try:
             session = ort.InferenceSession(
                 str(cached.model),
@@ -246,10 +247,9 @@ class Embedder:
                 providers=["CPUExecutionProvider"],
             )
             self._input_names = {i.name for i in session.get_inputs()}
-            ok = model_cache.probe_matches(cached.probe, self._probe(session))
+            return session if cached.reproduces(keys, lambda: self._probe(session)) else None
         except Exception:  # a damaged cache entry: rebuilt from the model file
             return None
-        return session if ok else None
 
     def _probe(self, session: ort.InferenceSession) -> list[float]:
         return [float(x) for x in self._run_batch(session, self._encode([PROBE_TEXT]))[0]]

@@ -2,8 +2,9 @@
 
 The timings are in bench/search_speed.py. Here: the model's sha256 verdict is
 reused only while the file is unchanged; the optimised graph is reused only
-while it embeds exactly like the model file, and a damaged or unwritable cache
-falls back to the model file without an error.
+while it embeds exactly like the model file (probed when first loaded and
+whenever its files change), and a damaged or unwritable cache falls back to
+the model file without an error.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ragcli.embedder import Embedder, ModelSpec, file_sha256
+from ragcli.embedder import PROBE_TEXT, Embedder, ModelSpec, file_sha256
 from ragcli.errors import ModelError
 
 TEXTS = ["vitamin D deficiency increases the risk of fracture", "How long do I have to get a refund on an annual plan?"]
@@ -91,14 +92,34 @@ def test_the_optimised_graph_is_cached_and_a_damaged_one_is_rebuilt(model_copy: 
     assert data.stat().st_mtime_ns == stamp
     np.testing.assert_allclose(reused, built, atol=1e-5)
 
-    # Damage the cached weights without changing their size: the probe catches it and the graph is rebuilt.
-    with data.open("r+b") as fh:
-        fh.seek(data.stat().st_size // 3)
-        fh.write(b"\x7f" * 4096)
+    # That start ran the probe and recorded the files' stat keys: while they are unchanged, a start trusts the
+    # graph without a probe (as it trusts the sha256 verdict), so bytes changed under an unchanged key go unseen ...
+    checked = json.loads((entry / "meta.json").read_text())["checked"]
+    assert checked["model.data"]["mtime_ns"] == stamp and checked["model.data"]["size"] == data.stat().st_size
+    probe_vector = Embedder(model_copy).embed([PROBE_TEXT])
+    stat = data.stat()
+    _damage(data)
+    os.utime(data, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert not np.allclose(Embedder(model_copy).embed([PROBE_TEXT]), probe_vector, atol=1e-4)
+
+    # ... but any change to a file's key (here only the mtime) makes the next start probe: the damage is caught
+    # and the graph is rebuilt.
+    os.utime(data, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
     rebuilt = Embedder(model_copy).embed(TEXTS)
     np.testing.assert_allclose(rebuilt, built, atol=1e-5)
     (entry,) = _graph_dirs(cache)
-    assert (entry / "model.data").stat().st_mtime_ns != stamp
+    assert (entry / "model.data").stat().st_mtime_ns not in (stamp, stamp + 1_000_000)  # written anew
+    np.testing.assert_allclose(Embedder(model_copy).embed([PROBE_TEXT]), probe_vector, atol=1e-5)
+
+
+def _damage(path: Path) -> None:
+    """Overwrite 4 KiB at ten places spread over the file, keeping its size (a few places hold weights no
+    output depends on, so one place alone may change nothing)."""
+    size = path.stat().st_size
+    with path.open("r+b") as fh:
+        for tenth in range(10):
+            fh.seek(size * tenth // 10 + size // 20)
+            fh.write(b"\x7f" * 4096)
 
 
 def test_an_unusable_cache_directory_is_not_an_error(
