@@ -63,12 +63,13 @@ def test_a_command_loads_its_own_module_and_no_other() -> None:
     assert [m for m in HEAVY if m in run["modules"]] == []
 
 
-def test_an_ask_builds_only_the_models_it_uses(sample_root: Path) -> None:
+def test_an_ask_loads_and_builds_only_what_it_uses(sample_root: Path) -> None:
     run = _run(
         "ask", "What does ERR_4021 mean?", "--as", USERS / "alice.json", "--index", sample_root, "--json", "-m", "local"
     )
     assert run["code"] in (0, 1)
     assert _commands_loaded(run["modules"]) == set()
+    assert "ragcli.answer.drift" not in run["modules"]  # the local answerer writes no query to check
     # The principal, the manifest, the trace and the answer's JSON are built; search's JSON (another command's
     # output) and the index's document list (ingest and status read it) are not.
     built = set(run["built"])

@@ -18,13 +18,13 @@ import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..passage import Passage
 from ..principal import Scope
 from ..search import Retriever, SearchConfig, SearchResponse, SearchResult
 from .citations import CheckResult
-from .drift import Term, drift, must_keep
 from .notes import PARTS_FALLBACK_NOTE, drift_note
 from .outcome import Abstained, Answered, CitedClaim, ReasonCode
 from .protocol import AnswerModel, Conflict, Found, ToolName, Turn, Usage, Verifier
@@ -32,6 +32,8 @@ from .setup import Limits
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from .drift import Term
 from .trace import Trace
 
 
@@ -127,12 +129,20 @@ class Run:
         """The first search found nothing: this turn is the model's one chance to search with other words."""
         self.asked_about: tuple[Conflict, ...] = ()
         """The conflicts of the one conflict turn, once given (the model must then cite every side, or abstain)."""
-        self.kept = must_keep(question)
-        """What every query the model writes must keep of the question (``answer.drift``)."""
         self.refused = 0
         """Decisions refused for query drift (each cost a model call, none was acted on)."""
         self.fell_back = False
         """A decomposition could not be used and the run went on from the question's search (once per run)."""
+
+    @cached_property
+    def kept(self) -> tuple[Term, ...]:
+        """What every query the model writes must keep of the question (``answer.drift``).
+
+        Worked out when the model first writes a query: the local answerer writes none, and its
+        start does not load ``answer.drift`` (its patterns and types cost a cold ``ask`` ~5 ms)."""
+        from .drift import must_keep
+
+        return must_keep(self.question)
 
     # -- searching, always as the run's scope ---------------------------------------
 
@@ -146,6 +156,8 @@ class Run:
         numbers with units, quoted phrases and negations (``answer.drift``; the parts of one decision together),
         unless ``dropped`` names them: else nothing is searched and ``Refused`` says what was lost. Returns,
         per query, the passages not seen before; ``omitted`` sums what the searches cut at k."""
+        from .drift import drift
+
         checked = drift(self.kept, queries, dropped)
         if checked.lost:
             return Refused(checked.lost)
