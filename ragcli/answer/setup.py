@@ -10,8 +10,10 @@ session. ``Limits`` are the budgets of one run of the loop.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from .protocol import AnswerModel, Verifier
+if TYPE_CHECKING:  # only named in annotations: the CLI reads Limits for --help without loading the protocol
+    from .protocol import AnswerModel, Verifier
 
 
 @dataclass(frozen=True)
