@@ -70,11 +70,15 @@ def test_an_ask_loads_and_builds_only_what_it_uses(sample_root: Path) -> None:
     assert run["code"] in (0, 1)
     assert _commands_loaded(run["modules"]) == set()
     assert "ragcli.answer.drift" not in run["modules"]  # the local answerer writes no query to check
-    # The principal, the manifest, the trace and the answer's JSON are built; search's JSON (another command's
-    # output) and the index's document list (ingest and status read it) are not.
+    # The principal, the manifest and the answer's JSON are built; search's JSON (another command's output), the
+    # index's document list (ingest and status read it) and, without --trace, the trace line are not.
     built = set(run["built"])
     assert {"ragcli.principal.Principal", "ragcli.index.manifest.Manifest", "ragcli.answer.outcome.AnswerJson"} <= built
-    assert not built & {"ragcli.search.response.SearchJson", "ragcli.index.manifest.Documents"}
+    assert not built & {
+        "ragcli.search.response.SearchJson",
+        "ragcli.index.manifest.Documents",
+        "ragcli.answer.trace.Trace",
+    }
 
 
 _FIRST_USE = """
