@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from support.cli import clean_env
 from support.paths import USERS
 
@@ -63,6 +64,7 @@ def test_a_command_loads_its_own_module_and_no_other() -> None:
     assert [m for m in HEAVY if m in run["modules"]] == []
 
 
+@pytest.mark.slow
 def test_an_ask_loads_and_builds_only_what_it_uses(sample_root: Path) -> None:
     run = _run(
         "ask", "What does ERR_4021 mean?", "--as", USERS / "alice.json", "--index", sample_root, "--json", "-m", "local"
@@ -129,6 +131,7 @@ def test_a_deferred_model_still_refuses_bad_input_on_its_first_use(tmp_path: Pat
         raise AssertionError("the bad user file was accepted")
 
 
+@pytest.mark.slow
 def test_every_model_builds_on_first_use() -> None:
     """The rule the two tests above rely on: every pydantic model of ragcli sets ``defer_build``."""
     import importlib
