@@ -13,10 +13,11 @@ only when a name that needs them is first used.
 Layers, top to bottom (nothing imports upward; ``lint-imports`` checks it):
 ``cli`` | ``mcp`` > ``eval`` > ``models`` > ``answer`` > ``search`` | ``ingestion`` >
 ``index`` > foundation (``principal``, ``passage``, ``text``, ``structure``, ``embedder``,
-``model_cache``, ``dates``, ``settings``, ``errors``, ``lazy``). ``cli`` is the
+``model_cache``, ``dates``, ``settings``, ``errors``, ``lazy``, ``record``). ``cli`` is the
 ``ragcli`` command, ``mcp`` the same library as a Model Context Protocol server;
 ``model_cache`` keeps the embedder's start-up work between runs; ``lazy`` makes
-package exports load on first use (as here).
+package exports load on first use (as here); ``record`` is the base of every pydantic
+model, built on first use.
 """
 
 from __future__ import annotations

@@ -23,7 +23,6 @@ from typing import Annotated, Literal
 
 from pydantic import (
     AfterValidator,
-    BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
@@ -34,6 +33,7 @@ from pydantic import (
 
 from . import dates
 from .errors import DuplicateKey, InputError, PrincipalError, plain_validation_message, strict_json
+from .record import Record
 
 TENANT_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
 _TENANT_RE = re.compile(TENANT_PATTERN)
@@ -76,12 +76,10 @@ def _day_or_today(value: object) -> object:
 DayOrToday = Annotated[dt.date | Literal["today"], BeforeValidator(_day_or_today)]
 
 
-class AsOfBound(BaseModel):
+class AsOfBound(Record):
     """The dates a principal may ask about (``"as_of": {"min": "2026-01-01", "max": "today"}``); ``today`` moves."""
 
-    # defer_build: the validator is built when first used, not at import, so a command that never
-    # makes one of these models does not pay for it at start-up.
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     min: DayOrToday | None = None
     max: DayOrToday | None = None
@@ -104,10 +102,10 @@ def _named(given: object, day: object) -> str:
     return f"today ({day.isoformat()})" if given == TODAY else day.isoformat()  # type: ignore[attr-defined]
 
 
-class Principal(BaseModel):
+class Principal(Record):
     """The person a search or answer is for."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     user: Name
     """User name; ACL entries ``user:NAME`` match it."""

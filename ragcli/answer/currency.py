@@ -13,24 +13,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from ..record import Record
 
 
-class Changed(BaseModel):
-    # defer_build: the validator is built when first used, not at import, so a command that never
-    # makes one of these models does not pay for it at start-up.
-    model_config = ConfigDict(defer_build=True)
-
+class Changed(Record):
     id: str
     """The traced ID."""
     now: list[str]
     """The IDs of the same document and section now (empty when the section itself is gone)."""
 
 
-class Currency(BaseModel):
+class Currency(Record):
     """Traced passage IDs, by what became of them."""
-
-    model_config = ConfigDict(defer_build=True)
 
     unchanged: list[str] = Field(default_factory=list)
     changed: list[Changed] = Field(default_factory=list)

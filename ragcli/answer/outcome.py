@@ -9,9 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
-
 from ..passage import Passage
+from ..record import Record
 from .citations import CheckResult
 from .protocol import Conflict, Usage
 from .trace import Trace
@@ -133,46 +132,34 @@ Outcome = Answered | Abstained
 # --------------------------------------------------------------------------- the --json contract
 
 
-class ClaimJson(BaseModel):
-    # defer_build: the validator is built when first used, not at import, so a command that never
-    # makes one of these models does not pay for it at start-up.
-    model_config = ConfigDict(defer_build=True)
-
+class ClaimJson(Record):
     statement: str
     passage_id: str
     quote: str
     source: str
 
 
-class SourceJson(BaseModel):
-    model_config = ConfigDict(defer_build=True)
-
+class SourceJson(Record):
     n: int
     passage_id: str
     title: str
     source: str
 
 
-class ConflictSideJson(BaseModel):
-    model_config = ConfigDict(defer_build=True)
-
+class ConflictSideJson(Record):
     n: int
     """The side's number in ``sources``."""
     passage_id: str
     value: str
 
 
-class ConflictJson(BaseModel):
-    model_config = ConfigDict(defer_build=True)
-
+class ConflictJson(Record):
     note: str
     """The line shown to people: ``conflict: the sources disagree: [1] says 1 hour; [2] says 4 hours.``"""
     sides: list[ConflictSideJson]
 
 
-class AnswerJson(BaseModel):
-    model_config = ConfigDict(defer_build=True)
-
+class AnswerJson(Record):
     disposition: Literal["answered", "abstained"]
     answer: str | None
     claims: list[ClaimJson]

@@ -24,10 +24,11 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ValidationError
 
 from ..errors import InputError, RagcliError, json_object, plain_validation_message
 from ..principal import Principal, Scope
+from ..record import Record
 from ..search import Retriever, SearchConfig
 from .currency import Currency, currency_of
 from .trace import NOT_RETRIEVED, Trace, TraceSearch, ranking
@@ -38,11 +39,7 @@ MAX_DIFFERENCES = 3
 """Differences listed per ranker: the first ones say what changed."""
 
 
-class ReplaySearch(BaseModel):
-    # defer_build: the validator is built when first used, not at import, so a command that never
-    # makes one of these models does not pay for it at start-up.
-    model_config = ConfigDict(defer_build=True)
-
+class ReplaySearch(Record):
     query: str
     match: bool
     differences: list[str]
@@ -51,9 +48,7 @@ class ReplaySearch(BaseModel):
     """With ``--current``: what became of the passages this search selected when it was traced."""
 
 
-class ReplayRun(BaseModel):
-    model_config = ConfigDict(defer_build=True)
-
+class ReplayRun(Record):
     request_id: str
     user: str
     tenant: str
@@ -72,10 +67,8 @@ class ReplayRun(BaseModel):
         return self.cited is None or not (self.cited.changed or self.cited.vanished)
 
 
-class ReplayReport(BaseModel):
+class ReplayReport(Record):
     """What ``ragcli trace replay --json`` prints."""
-
-    model_config = ConfigDict(defer_build=True)
 
     match: bool
     runs: list[ReplayRun]

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
 
 from ..errors import InputError
+from ..record import Record
 from ..search.query import clean_query
 from .citations import MIN_QUOTE_WORDS
 from .protocol import (
@@ -57,13 +58,11 @@ def _reason_with_dropped(dropped: list[str] | None, reason: str | None) -> None:
         raise ValueError("give reason with dropped")
 
 
-class SearchInput(BaseModel):
+class SearchInput(Record):
     """Search the user's documents again with a new query. Use it only when the evidence so far does not
     contain the answer. Returns passages not seen before, or nothing."""
 
-    # defer_build: the validator is built when first used, not at import, so a command that never
-    # makes one of these models does not pay for it at start-up.
-    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     query: Annotated[str, StringConstraints(min_length=1, max_length=MAX_QUERY_CHARS)] = Field(
         description="Plain words to search for."
@@ -77,8 +76,8 @@ class SearchInput(BaseModel):
         return self
 
 
-class ClaimInput(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
+class ClaimInput(Record):
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     statement: Text = Field(description="One sentence of the answer.")
     passage_id: Annotated[str, StringConstraints(min_length=1, max_length=500)] = Field(
@@ -87,19 +86,19 @@ class ClaimInput(BaseModel):
     quote: Text = Field(description=f"Exact words copied from that passage, at least {MIN_QUOTE_WORDS} words.")
 
 
-class AbstainInput(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
+class AbstainInput(Record):
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     reason: Annotated[str, StringConstraints(max_length=2000)] = Field(
         description="Why the evidence does not answer the question."
     )
 
 
-class SubmitAnswerInput(BaseModel):
+class SubmitAnswerInput(Record):
     """Finish: either answer with claims, each supported by a verbatim quote of at least four words from
     one evidence passage, or abstain when the evidence does not answer the question."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     claims: list[ClaimInput] | None = Field(default=None, min_length=1, max_length=MAX_CLAIMS)
     abstain: AbstainInput | None = None
@@ -115,12 +114,12 @@ Query = Annotated[str, StringConstraints(min_length=1, max_length=MAX_QUERY_CHAR
 MIN_PARTS, MAX_PARTS = 2, 4
 
 
-class SearchPartsInput(BaseModel):
+class SearchPartsInput(Record):
     """Use only when the question asks several things: split it into 2 to 4 short sub-queries, one per part;
     each is searched on its own with the employee's permissions, within the search budget. Returns the passages
     not seen before."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     queries: list[Query] = Field(
         min_length=MIN_PARTS, max_length=MAX_PARTS, description="One query of plain words per part of the question."
@@ -134,13 +133,13 @@ class SearchPartsInput(BaseModel):
         return self
 
 
-class GradeEvidenceInput(BaseModel):
+class GradeEvidenceInput(Record):
     """Judge the evidence before answering. sufficient: it answers every part of the question. irrelevant: it
     does not address the question (the run ends with an abstention). conflicting: two documents state different
     values for the same thing (cite both). missing: part of the answer is absent; name it in gap and it is
     searched once."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     verdict: Literal["sufficient", "irrelevant", "conflicting", "missing"] = Field(
         description="Your judgement of the evidence so far."
@@ -165,8 +164,8 @@ INPUTS: dict[ToolName, type[BaseModel]] = {
 }
 
 
-class VerdictInput(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
+class VerdictInput(Record):
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     claim: int = Field(ge=1, le=MAX_CLAIMS, description="The claim's number.")
     supported: bool = Field(
@@ -175,10 +174,10 @@ class VerdictInput(BaseModel):
     )
 
 
-class VerdictsInput(BaseModel):
+class VerdictsInput(Record):
     """Give one verdict per numbered claim."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     verdicts: list[VerdictInput] = Field(min_length=1, max_length=MAX_CLAIMS)
 

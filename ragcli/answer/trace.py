@@ -24,10 +24,11 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from ..errors import InputError
 from ..principal import Scope
+from ..record import Record
 from ..search.response import SearchResponse
 from .citations import CheckResult
 from .protocol import (
@@ -58,11 +59,7 @@ def capped(query: str) -> str:
     return query[:MAX_TRACE_QUERY_CHARS]
 
 
-class TraceSearch(BaseModel):
-    # defer_build: the validator is built when first used, not at import, so a command that never
-    # makes one of these models does not pay for it at start-up.
-    model_config = ConfigDict(defer_build=True)
-
+class TraceSearch(Record):
     query: str
     """The query as searched (normalised, capped): the user's question or the model's own words (``by``)."""
     by: Literal["question", "model"] = "model"
@@ -79,9 +76,7 @@ class TraceSearch(BaseModel):
     ms: float
 
 
-class TraceDecision(BaseModel):
-    model_config = ConfigDict(defer_build=True)
-
+class TraceDecision(Record):
     turn: int
     offered: list[str]
     tool: str | None
@@ -106,19 +101,15 @@ class TraceDecision(BaseModel):
     """The question's kept terms the query left out on purpose: the model named them (its reason is not kept)."""
 
 
-class TraceCheck(BaseModel):
-    model_config = ConfigDict(defer_build=True)
-
+class TraceCheck(Record):
     claim: int
     passage_id: str
     check: str
     passed: bool
 
 
-class TraceConflict(BaseModel):
+class TraceConflict(Record):
     """A conflict between current sources (``answer.conflicts``): passage IDs and the verdict, no text."""
-
-    model_config = ConfigDict(defer_build=True)
 
     passage_ids: list[str]
     """The side the claims relied on first, then the passages that disagree with it."""
@@ -127,18 +118,14 @@ class TraceConflict(BaseModel):
     """The claims cited every side; code gave the model one turn to do so; still one-sided (the run abstains)."""
 
 
-class TraceVerdict(BaseModel):
-    model_config = ConfigDict(defer_build=True)
-
+class TraceVerdict(Record):
     claim: int
     passage_id: str
     supported: bool
 
 
-class TraceVerification(BaseModel):
+class TraceVerification(Record):
     """``--verify``: the second model's verdict per claim (IDs and verdicts only), or why there are none."""
-
-    model_config = ConfigDict(defer_build=True)
 
     verifier: str
     verdicts: list[TraceVerdict] = Field(default_factory=list)
@@ -146,26 +133,20 @@ class TraceVerification(BaseModel):
     request_id: str | None = None
 
 
-class Latency(BaseModel):
-    model_config = ConfigDict(defer_build=True)
-
+class Latency(Record):
     search: float = 0.0
     model: float = 0.0
     checks: float = 0.0
     total: float = 0.0
 
 
-class EmbeddingModel(BaseModel):
-    model_config = ConfigDict(defer_build=True)
-
+class EmbeddingModel(Record):
     id: str
     sha256: str
 
 
-class Trace(BaseModel):
+class Trace(Record):
     """The record of one ask; ``--trace FILE`` appends it as one line."""
-
-    model_config = ConfigDict(defer_build=True)
 
     request_id: str
     time: str

@@ -21,22 +21,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import ConfigDict, Field, StringConstraints, ValidationError
 
 from ..answer import ReasonCode
 from ..dates import IsoDate
 from ..errors import InputError, RagcliError, json_object, plain_validation_message
 from ..principal import Principal, Scope, load_principal, parse_principal
+from ..record import Record
 
 MAX_CASES = 100_000
 
 
-class CaseLine(BaseModel):
+class CaseLine(Record):
     """One line of the question file, validated where it enters."""
 
-    # defer_build: the validator is built when first used, not at import, so a command that never
-    # makes one of these models does not pay for it at start-up.
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     id: str | int | None = None
     question: str = Field(min_length=1, max_length=10_000)

@@ -26,9 +26,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict
-
 from ..errors import InputError
+from ..record import Record
 from .gates import DropMetric
 from .wire import CaseJson, EvalJson, GateResult
 
@@ -41,12 +40,8 @@ DRAW_CELLS = 2_000_000
 """Case draws made at once (resamples x cases): bounds the memory a large question file needs."""
 
 
-class MetricDiff(BaseModel):
+class MetricDiff(Record):
     """One metric of the comparison."""
-
-    # defer_build: the validator is built when first used, not at import, so a command that never
-    # makes one of these models does not pay for it at start-up.
-    model_config = ConfigDict(defer_build=True)
 
     metric: str
     a: float | None
@@ -60,10 +55,8 @@ class MetricDiff(BaseModel):
     """Cases where the metric is defined in both runs."""
 
 
-class Flip(BaseModel):
+class Flip(Record):
     """A case right in one run and wrong in the other."""
-
-    model_config = ConfigDict(defer_build=True)
 
     id: str
     line: int
@@ -74,10 +67,8 @@ class Flip(BaseModel):
     b: str
 
 
-class CompareJson(BaseModel):
+class CompareJson(Record):
     """The ``eval --compare`` / ``--baseline`` report: both runs, the differences, the flips, the gates."""
-
-    model_config = ConfigDict(defer_build=True)
 
     case_count: int
     seed: int

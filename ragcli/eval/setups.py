@@ -24,11 +24,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import ConfigDict, Field, StringConstraints, ValidationError
 
 from ..answer.setup import AnswerSetup
 from ..embedder import Embedder
 from ..errors import InputError, plain_validation_message
+from ..record import Record
 from ..search.config import PER_DOC, TOP_K, Mode
 from .cases import Case
 from .gates import Gates
@@ -37,12 +38,10 @@ from .report import EvalReport
 ANSWER_KEYS = ("model", "max_searches", "plan", "verify")
 
 
-class RunConfig(BaseModel):
+class RunConfig(Record):
     """One configuration file of ``--compare``, validated where it enters."""
 
-    # defer_build: the validator is built when first used, not at import, so a command that never
-    # makes one of these models does not pay for it at start-up.
-    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     model: Annotated[str, StringConstraints(min_length=1, max_length=500)] | None = None
     mode: Mode | None = None

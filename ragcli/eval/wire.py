@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
-
+from ..record import Record
 from .metrics import percentile
 
 FailureKind = Literal["permission_violation", "missed_relevant", "disposition", "reason", "answer"]
@@ -17,20 +16,14 @@ Outcome = Literal["answered_right", "answered_wrong", "abstained_right", "abstai
 OUTCOMES: tuple[Outcome, ...] = ("answered_right", "answered_wrong", "abstained_right", "abstained_wrong")
 
 
-class GateResult(BaseModel):
-    # defer_build: the validator is built when first used, not at import, so a command that never
-    # makes one of these models does not pay for it at start-up.
-    model_config = ConfigDict(defer_build=True)
-
+class GateResult(Record):
     threshold: float
     value: float | None
     passed: bool
 
 
-class Failure(BaseModel):
+class Failure(Record):
     """One check a case failed, for the report and a CI log."""
-
-    model_config = ConfigDict(defer_build=True)
 
     id: str
     line: int
@@ -40,9 +33,7 @@ class Failure(BaseModel):
     got: Any
 
 
-class Latency(BaseModel):
-    model_config = ConfigDict(defer_build=True)
-
+class Latency(Record):
     p50: float
     p95: float
 
@@ -51,10 +42,8 @@ class Latency(BaseModel):
         return cls(p50=round(percentile(values, 50), 2), p95=round(percentile(values, 95), 2))
 
 
-class CaseJson(BaseModel):
+class CaseJson(Record):
     """One case's results, so a CI log can say which case failed and how."""
-
-    model_config = ConfigDict(defer_build=True)
 
     id: str
     line: int
@@ -97,10 +86,8 @@ class CaseJson(BaseModel):
     """With --ask: a decomposition could not be used and the run went on from the question's search."""
 
 
-class Group(BaseModel):
+class Group(Record):
     """The cases of one outcome or reason code: how many, how long their answers took, what they cost."""
-
-    model_config = ConfigDict(defer_build=True)
 
     cases: int
     ask_ms: Latency
@@ -109,10 +96,8 @@ class Group(BaseModel):
     """The group's total model cost; None when a backend that spent tokens gave no price."""
 
 
-class Breakdown(BaseModel):
+class Breakdown(Record):
     """With --ask: where the time and money went."""
-
-    model_config = ConfigDict(defer_build=True)
 
     by_outcome: dict[str, Group]
     """Labelled cases by outcome (answered right / wrong, abstained right / wrong)."""
@@ -122,10 +107,8 @@ class Breakdown(BaseModel):
     """Cases by how many searches their run made (``"1"``, ``"2"``, ...)."""
 
 
-class EvalJson(BaseModel):
+class EvalJson(Record):
     """The ``eval --json`` report."""
-
-    model_config = ConfigDict(defer_build=True)
 
     case_count: int
     cases: list[CaseJson]

@@ -17,30 +17,29 @@ import datetime as dt
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from .. import dates
 from ..errors import IndexCorruptError, InputError
+from ..record import Record
 from . import layout
 from .manifest import read_documents
 from .reader import TenantIndex
 from .writer import Pruned, prune_generations
 
 
-class AuditModel(BaseModel):
-    # defer_build: the validator is built when first used, not at import, so a command that never
-    # makes one of these models does not pay for it at start-up.
-    model_config = ConfigDict(frozen=True, defer_build=True)
+class AuditModel(Record):
+    model_config = ConfigDict(frozen=True)
 
     id: str
     sha256: str
     dim: int
 
 
-class Audit(BaseModel):
+class Audit(Record):
     """One tenant's line of ``ragcli status`` (and its ``--json`` shape)."""
 
-    model_config = ConfigDict(frozen=True, defer_build=True)
+    model_config = ConfigDict(frozen=True)
 
     tenant: str
     generation: str
@@ -62,10 +61,8 @@ class Audit(BaseModel):
         return self.orphan_vectors == 0 and self.stale_entries == 0
 
 
-class StatusReport(BaseModel):
+class StatusReport(Record):
     """``ragcli status``: every audited tenant of one index directory (and its ``--json`` shape)."""
-
-    model_config = ConfigDict(defer_build=True)
 
     index: str
     tenants: list[Audit]

@@ -17,9 +17,10 @@ import json
 import zlib
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError
+from pydantic import ConfigDict, PrivateAttr, ValidationError
 
 from ..errors import IndexCorruptError
+from ..record import Record
 from .layout import DOCUMENTS, MANIFEST
 
 FORMAT_VERSION = 3
@@ -30,12 +31,10 @@ few hundred bytes instead of every passage ID (1.8 MB for SciFact)."""
 READABLE_FORMATS = (1, 2, 3)
 
 
-class DocumentEntry(BaseModel):
+class DocumentEntry(Record):
     """What the manifest remembers of one source document."""
 
-    # defer_build: the validator is built when first used, not at import, so a command that never
-    # makes one of these models does not pay for it at start-up.
-    model_config = ConfigDict(extra="forbid", defer_build=True)
+    model_config = ConfigDict(extra="forbid")
 
     key: str
     """Where it came from: a file path, or ``path::id`` for a JSONL line."""
@@ -49,10 +48,10 @@ class DocumentEntry(BaseModel):
     passage_ids: list[str]
 
 
-class ModelEntry(BaseModel):
+class ModelEntry(Record):
     """The embedding model every vector of the generation came from."""
 
-    model_config = ConfigDict(extra="forbid", defer_build=True)
+    model_config = ConfigDict(extra="forbid")
 
     id: str
     sha256: str
@@ -60,10 +59,10 @@ class ModelEntry(BaseModel):
     pooling: str
 
 
-class Manifest(BaseModel):
+class Manifest(Record):
     """The index's own description; validated on every open."""
 
-    model_config = ConfigDict(extra="forbid", defer_build=True)
+    model_config = ConfigDict(extra="forbid")
 
     format: int
     tenant: str
@@ -90,10 +89,10 @@ class Manifest(BaseModel):
     """Format 1 kept the documents in the manifest itself: read once, held here."""
 
 
-class _LegacyDocuments(BaseModel):
+class _LegacyDocuments(Record):
     """Format 1: the manifest's fields with the documents inline; ``Manifest`` checks the other fields."""
 
-    model_config = ConfigDict(extra="allow", defer_build=True)
+    model_config = ConfigDict(extra="allow")
 
     documents: list[DocumentEntry]
 
@@ -137,10 +136,10 @@ def _from_legacy(raw: bytes) -> Manifest:
     return manifest
 
 
-class Documents(BaseModel):
+class Documents(Record):
     """documents.json: the source documents of a generation and the passage IDs each contributed."""
 
-    model_config = ConfigDict(extra="forbid", defer_build=True)
+    model_config = ConfigDict(extra="forbid")
 
     documents: list[DocumentEntry]
 

@@ -36,10 +36,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict
-
 from ..errors import IndexLockedError, InputError
 from ..passage import Passage
+from ..record import Record
 from ..structure import UNITS_VERSION
 from . import layout
 from .bm25 import valid_days, write_bm25
@@ -207,12 +206,8 @@ def publish(directory: Path, name: str, *, shared: bool = False) -> None:
     layout.fsync_dir(directory)
 
 
-class Pruned(BaseModel):
+class Pruned(Record):
     """What removing old generations did for one tenant (``ragcli status --prune --json``)."""
-
-    # defer_build: the validator is built when first used, not at import, so a command that never
-    # makes one of these models does not pay for it at start-up.
-    model_config = ConfigDict(defer_build=True)
 
     tenant: str
     removed: list[str]

@@ -16,10 +16,11 @@ import re
 from collections.abc import Hashable
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
+from pydantic import ConfigDict, ValidationError, field_validator, model_validator
 
 from ..dates import IsoDate
 from ..errors import DocumentRejected, DuplicateKey, plain_validation_message
+from ..record import Record
 
 _ID_FORBIDDEN = re.compile(r"[@#\s]")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)?---[ \t]*(?:\n|\Z)", re.DOTALL)
@@ -28,12 +29,10 @@ _JSON_FRONT_MATTER = re.compile(r"\A(\{[ \t]*\n.*?\n\})[ \t]*(?:\n|\Z)", re.DOTA
 """Hugo's JSON front matter: an object from the first line to the first line that is only ``}``."""
 
 
-class Metadata(BaseModel):
+class Metadata(Record):
     """Metadata as found in front matter, a sidecar or a JSONL line (validated here)."""
 
-    # defer_build: the validator is built when first used, not at import, so a command that never
-    # makes one of these models does not pay for it at start-up.
-    model_config = ConfigDict(extra="ignore", defer_build=True)
+    model_config = ConfigDict(extra="ignore")
 
     id: str | None = None
     title: str | None = None

@@ -2,40 +2,32 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, field_serializer
+from pydantic import Field, field_serializer
+
+from ..record import Record
 
 
-class Rejection(BaseModel):
-    # defer_build: the validator is built when first used, not at import, so a command that never
-    # makes one of these models does not pay for it at start-up.
-    model_config = ConfigDict(defer_build=True)
-
+class Rejection(Record):
     path: str
     reason: str
 
 
-class Withdrawn(BaseModel):
+class Withdrawn(Record):
     """A document of the published index whose new version was rejected: the new generation leaves it out."""
-
-    model_config = ConfigDict(defer_build=True)
 
     doc_id: str
     path: str
     """The file it came from (absolute, as rejections name files)."""
 
 
-class IngestWarning(BaseModel):
+class IngestWarning(Record):
     """Something that did not stop the ingest but probably is not what the author meant."""
-
-    model_config = ConfigDict(defer_build=True)
 
     path: str
     message: str
 
 
-class DocumentCounts(BaseModel):
-    model_config = ConfigDict(defer_build=True)
-
+class DocumentCounts(Record):
     added: int = 0
     updated: int = 0
     unchanged: int = 0
@@ -47,10 +39,8 @@ class DocumentCounts(BaseModel):
     ``--keep-on-error``, which keeps their previous version instead (with a warning each)."""
 
 
-class IngestReport(BaseModel):
+class IngestReport(Record):
     """What one ingest did; its JSON is what ``ingest --json`` prints."""
-
-    model_config = ConfigDict(defer_build=True)
 
     tenant: str
     root: str | None = None

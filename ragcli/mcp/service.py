@@ -25,10 +25,9 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict
-
 from ..errors import RagcliError
 from ..principal import Principal, Scope
+from ..record import Record
 from .tools import AskArgs, SearchArgs, parse_arguments
 
 if TYPE_CHECKING:
@@ -40,20 +39,14 @@ log = logging.getLogger("ragcli.mcp")
 DOCUMENTS_URI = "ragcli://documents"
 
 
-class DocumentJson(BaseModel):
-    # defer_build: the validator is built when first used, not at import, so a command that never
-    # makes one of these models does not pay for it at start-up.
-    model_config = ConfigDict(defer_build=True)
-
+class DocumentJson(Record):
     id: str
     title: str
 
 
-class DocumentsJson(BaseModel):
+class DocumentsJson(Record):
     """The ``ragcli://documents`` resource: the documents with
     at least one passage the principal may see on the as-of day."""
-
-    model_config = ConfigDict(defer_build=True)
 
     documents: list[DocumentJson]
 

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from ..errors import InputError, plain_validation_message
+from ..record import Record
 from ..search.config import TOP_K
 from ..search.query import clean_query
 
@@ -30,13 +31,11 @@ SCOPE_KEYS = frozenset(
 """Keys a client might try to widen its view with: named in the error so the caller learns why."""
 
 
-class SearchArgs(BaseModel):
+class SearchArgs(Record):
     """Search the documents this user may see (BM25 + dense, fused with RRF). Returns the same object as
     `ragcli search --json`: ranked passages with ID, title, heading path, source and text."""
 
-    # defer_build: the validator is built when first used, not at import, so a command that never
-    # makes one of these models does not pay for it at start-up.
-    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     query: Annotated[str, StringConstraints(min_length=1, max_length=MAX_INPUT_CHARS)] = Field(
         description="What to look for, in plain words. Query syntax is not interpreted."
@@ -44,12 +43,12 @@ class SearchArgs(BaseModel):
     k: int = Field(default=TOP_K, ge=1, le=MAX_K, description="How many results.")
 
 
-class AskArgs(BaseModel):
+class AskArgs(Record):
     """Answer a question from the documents this user may see, with citations that code has checked
     against the cited passages, or abstain with a reason code and one generic message. Returns the same
     object as `ragcli ask --json`."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     question: Annotated[str, StringConstraints(min_length=1, max_length=MAX_INPUT_CHARS)] = Field(
         description="The question, in plain words."

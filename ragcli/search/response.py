@@ -11,10 +11,11 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from ..passage import Passage
 from ..principal import Scope
+from ..record import Record
 from .config import SearchConfig
 
 CandidateStatus = Literal[
@@ -95,18 +96,12 @@ class SearchResponse:
 # --------------------------------------------------------------------------- the --json contract
 
 
-class RankJson(BaseModel):
-    # defer_build: the validator is built when first used, not at import, so a command that never
-    # makes one of these models does not pay for it at start-up.
-    model_config = ConfigDict(defer_build=True)
-
+class RankJson(Record):
     rank: int
     score: float
 
 
-class ResultJson(BaseModel):
-    model_config = ConfigDict(defer_build=True)
-
+class ResultJson(Record):
     rank: int
     id: str
     doc_id: str
@@ -124,9 +119,7 @@ class ResultJson(BaseModel):
     """On a document's first result: its further passages left out by the per-document limit (``--per-doc``)."""
 
 
-class CandidateJson(BaseModel):
-    model_config = ConfigDict(defer_build=True)
-
+class CandidateJson(Record):
     id: str
     rank: int
     score: float
@@ -134,9 +127,7 @@ class CandidateJson(BaseModel):
     status: CandidateStatus
 
 
-class ExplainJson(BaseModel):
-    model_config = ConfigDict(defer_build=True)
-
+class ExplainJson(Record):
     mode: str
     per_doc: int
     floors: dict[str, float]
@@ -150,9 +141,7 @@ class ExplainJson(BaseModel):
     generation: str
 
 
-class SearchJson(BaseModel):
-    model_config = ConfigDict(defer_build=True)
-
+class SearchJson(Record):
     query: str
     tenant: str
     user: str
