@@ -1,9 +1,9 @@
 """Answer quality of the local answerer, reported only on questions its numbers were not fitted on.
 
 The local answerer (``ragcli ask --model local``) has two fitted parts: the
-selector that scores windows of units (``ragcli/models/selector.py``) and the
-answerability rule (``ragcli/models/answerability.py``); their numbers live in
-``ragcli/models/fitted.py``. This script fits them and measures them, and it
+selector that scores windows of units (``ragcli/backends/local/selector.py``) and the
+answerability rule (``ragcli/backends/local/answerability.py``); their numbers live in
+``ragcli/backends/local/fitted.py``. This script fits them and measures them, and it
 never reports a corpus with numbers that saw that corpus:
 
 * Development corpora: the uv docs (``../shared/data/uv-docs``) and the six
@@ -16,7 +16,7 @@ never reports a corpus with numbers that saw that corpus:
 * SQuAD 2.0 dev (``--squad 500 --seed 1``, with its gold answers) and
   ``sample_corpus/questions.jsonl`` are never fitted on: they are answered
   with the numbers fitted on all seven development corpora (what ships).
-* ``--write`` fits on all seven and writes ``ragcli/models/fitted.py``.
+* ``--write`` fits on all seven and writes ``ragcli/backends/local/fitted.py``.
 
 How it fits (numpy + scipy, in ``bench/fitting.py``): the selector is a conditional logit over
 each answerable question's windows (the windows whose text holds one of its ``answer_contains``
@@ -33,7 +33,7 @@ answerable, abstained when not), all as ``ragcli eval --ask`` computes them.
 
 Run:
     python bench/answers.py --index /tmp/answers-index            # the left-out table (~20 min on 2 cores)
-    python bench/answers.py --index /tmp/answers-index --write    # ... and refit ragcli/models/fitted.py
+    python bench/answers.py --index /tmp/answers-index --write    # ... and refit ragcli/backends/local/fitted.py
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ from fitting import Example, fit_rule, fit_selector, pick_threshold
 
 DEV = ("uv-docs", "material", "docsy", "prettier", "myst", "rustup", "lazygit")
 QUESTIONS = REPO_ROOT / "bench" / "questions"
-FITTED = REPO_ROOT / "ragcli" / "models" / "fitted.py"
+FITTED = REPO_ROOT / "ragcli" / "backends" / "local" / "fitted.py"
 
 
 def corpus_folder(name: str, data: Path) -> Path:
@@ -234,8 +234,8 @@ def fit_fold(train: dict[str, list[Example]], max_abstain: float) -> tuple[Any, 
 
 
 def write_fitted(selector: Any, rule: Any, command: str) -> None:
-    from ragcli.models.answerability import FEATURES as RULE_FEATURES
-    from ragcli.models.selector import FEATURES
+    from ragcli.backends.local.answerability import FEATURES as RULE_FEATURES
+    from ragcli.backends.local.selector import FEATURES
 
     def mapping(values: Any, names: tuple[str, ...]) -> str:
         return "{\n" + "".join(f'        "{n}": {values[n]:.6f},\n' for n in names) + "    }"
@@ -293,13 +293,13 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, help="keep unit embeddings in this file between runs (faster reruns)")
     parser.add_argument("--corpora", default=",".join(DEV), help="development corpora (comma-separated)")
     parser.add_argument(
-        "--write", action="store_true", help="fit on every development corpus and write ragcli/models/fitted.py"
+        "--write", action="store_true", help="fit on every development corpus and write ragcli/backends/local/fitted.py"
     )
     args = parser.parse_args()
     out = Output(args.json)
 
+    from ragcli.backends.local import LocalModel
     from ragcli.eval.cases import load_cases
-    from ragcli.models.local import LocalModel
     from ragcli.search import Retriever
 
     dev = [c for c in args.corpora.split(",") if c]

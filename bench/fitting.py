@@ -43,7 +43,7 @@ def fit_selector(examples: list[Example]) -> Any:
     """
     from scipy.optimize import minimize
 
-    from ragcli.models.selector import FEATURES, Weights
+    from ragcli.backends.local.selector import FEATURES, Weights
 
     groups = [
         (np.array(e.values, dtype=float), np.array(e.labels, dtype=bool))
@@ -75,7 +75,7 @@ def fit_selector(examples: list[Example]) -> Any:
 def rule_features(example: Example, selector: Any) -> dict[str, float] | None:
     """The answerability features of ``example`` with windows scored by ``selector``; None when the
     question is decided before the rule (no window at all, or it names something no passage mentions)."""
-    from ragcli.models import answerability
+    from ragcli.backends import answerability
 
     c = example.collected
     if not example.values or c.candidates.missing:
@@ -100,7 +100,7 @@ def fit_rule(rows: list[tuple[str, Example, Any]]) -> Any:
     """Logistic regression for P(answerable), every standardised coefficient bounded to its feature's sign."""
     from scipy.optimize import minimize
 
-    from ragcli.models.answerability import FEATURES, SIGNS, Rule
+    from ragcli.backends.local.answerability import FEATURES, SIGNS, Rule
 
     feats, labels, weights = [], [], []
     for (_, example, selector), weight in zip(rows, _corpus_weights(rows), strict=True):

@@ -11,7 +11,7 @@ only when a name that needs them is first used.
         print(result.rank, result.id)
 
 Layers, top to bottom (nothing imports upward; ``lint-imports`` checks it):
-``cli`` | ``mcp`` > ``eval`` > ``models`` > ``answer`` > ``search`` | ``ingestion`` >
+``cli`` | ``mcp`` > ``eval`` > ``backends`` > ``answer`` > ``search`` | ``ingestion`` >
 ``index`` > foundation (``principal``, ``passage``, ``text``, ``structure``, ``embedder``,
 ``model_cache``, ``dates``, ``settings``, ``errors``, ``lazy``, ``record``). ``cli`` is the
 ``ragcli`` command, ``mcp`` the same library as a Model Context Protocol server;
@@ -35,6 +35,8 @@ if TYPE_CHECKING:  # "X as X": an explicit re-export, so type checkers see the l
     from .answer import Limits as Limits
     from .answer import Outcome as Outcome
     from .answer import ask as ask
+    from .backends import open_answerer as open_answerer
+    from .backends import resolve_model as resolve_model
     from .embedder import Embedder as Embedder
     from .errors import BackendError as BackendError
     from .errors import IndexCorruptError as IndexCorruptError
@@ -54,8 +56,6 @@ if TYPE_CHECKING:  # "X as X": an explicit re-export, so type checkers see the l
     from .ingestion import IngestJob as IngestJob
     from .ingestion import IngestReport as IngestReport
     from .ingestion import ingest as ingest
-    from .models import open_answerer as open_answerer
-    from .models import resolve_model as resolve_model
     from .passage import Passage as Passage
     from .principal import Principal as Principal
     from .principal import Scope as Scope
@@ -104,9 +104,9 @@ _EXPORTS = {
     "ingest": "ingestion",
     "load_cases": "eval",
     "load_principal": "principal",
-    "open_answerer": "models",
+    "open_answerer": "backends",
     "parse_principal": "principal",
-    "resolve_model": "models",
+    "resolve_model": "backends",
 }
 
 __all__ = sorted(_EXPORTS)

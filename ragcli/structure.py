@@ -8,7 +8,7 @@ tables) and their lines; ``unit_spans`` cuts a passage into the units an answer 
 (sentences, list items, table rows, a sentence with the block it leads to),
 as character spans, and ``embed_passages`` gives a passage and each of its
 units a vector from one model run. The local answerer builds its statements on these spans
-(``models.evidence``), and ingest stores one vector per span beside each
+(``backends.local.evidence``), and ingest stores one vector per span beside each
 passage's vector, so both always cut a passage the same way.
 """
 

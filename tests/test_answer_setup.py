@@ -1,7 +1,7 @@
 """One ``AnswerSetup`` for ``ask``, ``eval --ask`` and ``mcp``: the same options, opened the same way.
 
 The options are read from the real Typer app; the setups are opened by
-``models.open_answerer`` (the real local model); a service and an eval run
+``backends.open_answerer`` (the real local model); a service and an eval run
 answer with what they were given (a scripted fake LLM, a test double of the
 model only, through the real loop and index).
 """
@@ -18,8 +18,8 @@ from support.sample_facts import CDN, CDN_QUOTE
 from support.scripted_model import ScriptedVerifier, claims, scripted, search
 
 from ragcli.answer import Answerer, AnswerSetup, Limits
+from ragcli.backends import open_answerer
 from ragcli.errors import InputError
-from ragcli.models import open_answerer
 
 ANSWER_OPTIONS = {
     "--model": None,

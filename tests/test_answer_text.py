@@ -12,7 +12,7 @@ from support.corpus import all_passages, write_markdown, write_user
 
 from ragcli import ingest
 from ragcli.answer.outcome import Answered, CitedClaim
-from ragcli.models.evidence import units
+from ragcli.backends.local.evidence import units
 from ragcli.passage import Passage
 
 TOOLS = """To install `ruff`:

@@ -132,7 +132,7 @@ def test_evidence_carries_document_date_source_scores_and_what_was_omitted(retri
         )
     ]
     assert block.count("<passage ") >= 2
-    from ragcli.models.prompt import format_evidence
+    from ragcli.backends.prompt import format_evidence
 
     some = retriever.search(Scope.of(user("bob"), DAY), REFUND_QUESTION).results[0].passage
     undated = format_evidence([dataclasses.replace(some, effective_from=None)])
@@ -242,7 +242,7 @@ def test_missing_credentials_is_a_backend_error(retriever, monkeypatch, tmp_path
     import anthropic
     import httpx2
 
-    from ragcli.models.anthropic import AnthropicModel
+    from ragcli.backends.anthropic import AnthropicModel
 
     for var in [v for v in os.environ if v.startswith("ANTHROPIC_")]:
         monkeypatch.delenv(var)

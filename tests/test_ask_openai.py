@@ -47,10 +47,10 @@ from ragcli import Scope
 from ragcli.answer import ABSTAIN_MESSAGE, Answerer, Limits, Outcome, ask
 from ragcli.answer.protocol import Usage
 from ragcli.answer.tools import TOOLS
+from ragcli.backends import resolve_model
+from ragcli.backends.openai import NOT_RUN, PLACEHOLDER_KEY, OpenAIModel
+from ragcli.backends.prompt import SYSTEM_PROMPT
 from ragcli.errors import BackendError, InputError
-from ragcli.models import resolve_model
-from ragcli.models.openai import NOT_RUN, PLACEHOLDER_KEY, OpenAIModel
-from ragcli.models.prompt import SYSTEM_PROMPT
 
 OPENAI_ENV = (
     "OPENAI_API_KEY",

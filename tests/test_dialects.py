@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from ragcli.backends.local.evidence import units
 from ragcli.ingestion.dialects import unfold_dialects
 from ragcli.ingestion.markdown import markdown_sections
 from ragcli.ingestion.metadata import split_front_matter
-from ragcli.models.evidence import units
 from ragcli.passage import Passage
 
 CORPORA = Path(__file__).resolve().parents[1] / "bench" / "corpora"

@@ -50,9 +50,9 @@ def test_an_upward_import_breaks_the_layers(tmp_path):
 
 def test_a_backend_reaching_for_the_index_breaks_its_contract(tmp_path):
     tree = _copy(tmp_path)
-    local = tree / "ragcli" / "models" / "local.py"
+    local = tree / "ragcli" / "backends" / "local" / "answerer.py"
     local.write_text(
-        local.read_text(encoding="utf-8") + "\nfrom ..index import reader  # noqa: E402,F401\n", encoding="utf-8"
+        local.read_text(encoding="utf-8") + "\nfrom ...index import reader  # noqa: E402,F401\n", encoding="utf-8"
     )
     proc = _lint(tree)
     assert proc.returncode != 0

@@ -6,7 +6,7 @@ import pytest
 
 from ragcli.answer.citations import check_claims, normalize
 from ragcli.answer.protocol import Claim
-from ragcli.models.evidence import readable, units
+from ragcli.backends.local.evidence import readable, units
 from ragcli.passage import Passage
 
 TEXT = """If you have internal packages that you do not want to be published, you can mark them as private:
@@ -160,7 +160,7 @@ def test_a_paragraph_that_introduces_nothing_adds_nothing(local_model):
     ],
 )
 def test_pointers_elsewhere_are_not_answers(sentence, pointer):
-    from ragcli.models.evidence import is_pointer
+    from ragcli.backends.local.evidence import is_pointer
 
     assert is_pointer(sentence) is pointer
     assert bool(units(passage(sentence + "\n"))) is not pointer

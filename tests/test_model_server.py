@@ -25,8 +25,8 @@ from support.openai_mock import abstain_call, completion, tool_call, usage
 from support.paths import DAY, REPO, USERS
 
 from ragcli.answer import AnswerSetup, Limits, ask
+from ragcli.backends.openai import OpenAIModel
 from ragcli.errors import BackendError
-from ragcli.models.openai import OpenAIModel
 
 QUESTION = "How long do I have to get a refund on an annual plan?"
 TRICKLE_S = 0.25

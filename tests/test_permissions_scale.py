@@ -288,7 +288,7 @@ def test_deleting_a_file_removes_its_documents(corpus: Corpus) -> None:
 
 def test_answers_only_use_and_cite_visible_passages(corpus: Corpus) -> None:
     from ragcli.answer import Answered, ask
-    from ragcli.models.local import LocalModel
+    from ragcli.backends.local import LocalModel
 
     rng = random.Random(3)
     model = LocalModel(embedder=shared_embedder())

@@ -574,7 +574,7 @@ def test_ranker_tops_must_not_be_negative():
 
 def test_the_local_answerer_reads_a_rankers_first_hit_beyond_its_best_passages(retriever, monkeypatch):
     from ragcli.answer.run import evidence_config, found_by
-    from ragcli.models import local
+    from ragcli.backends.local import answerer as local
 
     scope = Scope.of(user("alice"), NOW)
     hits = []

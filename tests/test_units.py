@@ -1,5 +1,6 @@
 """The units an answer may quote and the windows the local answerer chooses from (``structure``,
-``models.evidence``, ``models.selector``), and what it reads in a question (``models.question``)."""
+``backends.local.evidence``, ``backends.local.selector``), and what it reads in a question
+(``backends.local.question``)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.cli import clean_env
 
-from ragcli.models.evidence import units
-from ragcli.models.question import Question
-from ragcli.models.selector import windows
+from ragcli.backends.local.evidence import units
+from ragcli.backends.local.question import Question
+from ragcli.backends.local.selector import windows
 from ragcli.passage import Passage
 from ragcli.structure import BLOCK_MAX_LINES, blocks, only_paragraphs, parsed_blocks, unit_spans
 
@@ -108,7 +109,7 @@ def test_what_a_question_asks_for(question: str, wants: set[str]) -> None:
 
 
 def _window_features(question: str, text: str) -> dict[str, float]:
-    from ragcli.models.selector import FEATURES, features
+    from ragcli.backends.local.selector import FEATURES, features
 
     (window, *_) = windows(units(passage(text)))
     values = features(Question.read(question), window, {u: 0.5 for u in window.units}, 1, frozenset(), {})

@@ -80,7 +80,7 @@ def normalize(text: str) -> str:
     """HTML entities decoded, NFKC, one kind of quote mark and dash, case-folded, markup-free, single spaces.
 
     Entities are decoded because the model reads passages HTML-escaped (see
-    ``models.prompt.format_passage``): a quote copied exactly from what it
+    ``backends.prompt.format_passage``): a quote copied exactly from what it
     was shown may say ``&gt;`` where the passage says ``>``.
     """
     text = unicodedata.normalize("NFKC", html.unescape(text)).translate(_QUOTES)

@@ -1,6 +1,6 @@
 """The types the answer loop and every backend share: decisions, turns, usage.
 
-A backend (``models.local``, ``models.anthropic``) implements ``AnswerModel``:
+A backend (``backends.local``, ``backends.anthropic``) implements ``AnswerModel``:
 one ``Conversation`` per question whose ``decide(turn)`` turns the evidence
 of that turn into one ``Decision``. The loop (``answer.loop``) owns everything
 else: which principal searches, how many times, which tools are offered, and
@@ -210,7 +210,7 @@ class VerifierReply:
     """Why there are no verdicts (a timeout, an API error, a reply that is not a verdict per claim)."""
 
 
-@runtime_checkable  # models.verifier_for tells an LLM backend (which can verify) from the local one
+@runtime_checkable  # backends.verifier_for tells an LLM backend (which can verify) from the local one
 class Verifier(Protocol):
     """``--verify``: a second pass over claims that passed the deterministic checks (an LLM backend)."""
 

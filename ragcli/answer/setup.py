@@ -2,7 +2,7 @@
 
 ``AnswerSetup`` is what the options say (``ragcli ask``, ``ragcli eval --ask``
 and ``ragcli mcp`` take the same ones, ``cli.options``): model names and
-numbers, nothing opened. ``models.open_answerer`` turns it into an
+numbers, nothing opened. ``backends.open_answerer`` turns it into an
 ``Answerer``: the backend and the verifier, ready for every question of a
 session. ``Limits`` are the budgets of one run of the loop.
 """

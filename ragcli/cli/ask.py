@@ -70,7 +70,7 @@ def ask(
     from ..answer import Answered
     from ..answer import ask as run_ask
     from ..answer.trace import append_trace
-    from ..models import open_answerer
+    from ..backends import open_answerer
     from ..search import Retriever
     from .options import resolve_scope
 

@@ -137,7 +137,7 @@ def run_setup(
     progress: Callable[[], None] | None = None,
 ) -> EvalReport:
     """Every case run as ``setup`` says (its own retriever and answerer; the embedder shared when given)."""
-    from ..models import open_answerer
+    from ..backends import open_answerer
     from ..search import Retriever, SearchConfig
     from .run import evaluate
 

@@ -77,7 +77,7 @@ class Service:
         as_of: dt.date | None = None,
         trace: str | os.PathLike[str] | None = None,
     ) -> None:
-        """``answerer`` answers every ask (``models.open_answerer``); ``as_of`` fixes the day (None: the day of
+        """``answerer`` answers every ask (``backends.open_answerer``); ``as_of`` fixes the day (None: the day of
         each call)."""
         self.principal = principal
         self.retriever = retriever
@@ -104,7 +104,7 @@ class Service:
         """Open the principal's tenant index and the models ``setup`` names (``ask``'s options) now, so a missing
         index or a wrong model fails at start, not at the first call."""
         from ..answer import AnswerSetup
-        from ..models import open_answerer
+        from ..backends import open_answerer
         from ..search import Retriever
 
         retriever = Retriever(index)

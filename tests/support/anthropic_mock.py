@@ -180,7 +180,7 @@ class ScriptedAPI(ScriptedReplies):
 
     def model(self, *, api_key: str = "sk-ant-test", max_retries: int = 0, model_name: str = MODEL):
         """The real AnthropicModel backend, talking to this mock."""
-        from ragcli.models.anthropic import AnthropicModel
+        from ragcli.backends.anthropic import AnthropicModel
 
         return AnthropicModel(model_name, client=self.client(api_key=api_key, max_retries=max_retries))
 

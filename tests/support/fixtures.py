@@ -93,7 +93,7 @@ def retriever(sample_index: SampleIndex, embedder):  # type: ignore[no-untyped-d
 
 @pytest.fixture(scope="session")
 def local_model(embedder):  # type: ignore[no-untyped-def]
-    from ragcli.models.local import LocalModel
+    from ragcli.backends.local import LocalModel
 
     return LocalModel(embedder=embedder)
 

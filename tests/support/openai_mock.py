@@ -249,7 +249,7 @@ class ScriptedAPI(ScriptedReplies):
         timeout: float | None = None,
     ):
         """The real OpenAIModel backend, building its own SDK client on this mock's transport."""
-        from ragcli.models.openai import OpenAIModel
+        from ragcli.backends.openai import OpenAIModel
 
         return OpenAIModel(
             model_name,

@@ -24,7 +24,7 @@ from importlib import resources
 from itertools import pairwise
 from typing import Literal
 
-from ..text import STOP_WORDS, query_terms
+from ...text import STOP_WORDS, query_terms
 
 Want = Literal["code", "number", "default", "place", "name", "version", "yesno"]
 

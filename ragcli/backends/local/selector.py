@@ -11,7 +11,7 @@ holds, whether it holds the kind of thing the question asks for, what it
 says beyond the question's own words, where its passage ranked), and scored
 by a linear model fitted by ``bench/answers.py`` as a conditional logit: over
 each question's windows, the ones that hold the labelled answer should score
-highest. The weights live in ``models.fitted``.
+highest. The weights live in ``backends.local.fitted``.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-from ..text import query_terms
+from ...text import query_terms
 from .evidence import Unit
 from .question import Question, mentions
 

@@ -23,7 +23,7 @@ it answers. Two rules decide, in order:
 
 Every feature is defined whatever the evidence holds (one passage or ten).
 The coefficients and the threshold are fitted by ``bench/answers.py`` and live
-in ``models.fitted``.
+in ``backends.local.fitted``.
 """
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from ..answer.protocol import Found
-from ..passage import Passage
-from ..text import query_terms
+from ...answer.protocol import Found
+from ...passage import Passage
+from ...text import query_terms
 from .question import Question
 from .selector import FEATURES as WINDOW_FEATURES
 

@@ -1,17 +1,16 @@
-"""Answering models behind one interface (``answer.protocol.AnswerModel``).
+"""Answering backends behind one interface (``answer.protocol.AnswerModel``).
 
-``local`` is the embedded extractive answerer (no network): what it may quote
-is in ``evidence``, what a question asks for in ``question``, which window of
-units holds the fact in ``selector``, when it abstains in ``answerability``,
-and the numbers ``bench/answers.py`` fitted for both in ``fitted``; ``anthropic`` talks
-to Claude through the official SDK; ``openai`` to the OpenAI API or any server
-speaking Chat Completions with tools (Ollama, vLLM, llama.cpp, LM Studio).
-The two share their prompt and evidence format (``prompt``); which model and
+``local`` is the embedded extractive answerer (no network; a package of its own:
+the evidence it may quote, what a question asks for, the window selector, the
+abstention rule and their fitted numbers). ``anthropic`` talks to Claude
+through the official SDK; ``openai`` to the OpenAI API or any server speaking
+Chat Completions with tools (Ollama, vLLM, llama.cpp, LM Studio). The two LLM
+backends share their prompt and evidence format (``prompt``); which model and
 server ``openai:MODEL[@URL]`` names is read in ``openai_server``, and a reply is
-read in ``openai_reply``. Both LLM backends bound a server the same way
-(``bounds``: one deadline per ask over every request and retry, a cap on a
-reply's size, usage clamped at zero). This package is the only place that
-talks to an LLM; backends implement the protocol and import nothing of the loop.
+read in ``openai_reply``. Both bound a server the same way (``bounds``: one
+deadline per ask over every request and retry, a cap on a reply's size, usage
+clamped at zero). This package is the only place that talks to an LLM;
+backends implement the protocol and import nothing of the loop.
 """
 
 from __future__ import annotations

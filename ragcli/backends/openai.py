@@ -6,7 +6,7 @@ speaks Chat Completions with tools: Ollama, vLLM, the llama.cpp server, LM
 Studio. A local server needs no key; without one the SDK is given a
 placeholder, because it refuses to start keyless.
 
-The model sees what the anthropic backend shows Claude (``models.prompt``:
+The model sees what the anthropic backend shows Claude (``backends.prompt``:
 the same system prompt, the same evidence format) and the same tools
 (``search`` and ``submit_answer``; with ``--plan`` also ``search_parts`` and
 ``grade_evidence``), generated from the same pydantic input models (``answer.tools``) in the
@@ -22,7 +22,7 @@ every ``tool_call_id`` before the next turn; parallel calls that include
 ``submit_answer`` are ambiguous and invalid.
 
 API failures (429, 5xx, timeouts, connection errors) are retried (up to
-``max_retries``, never past the run's deadline: ``models.bounds``); what still
+``max_retries``, never past the run's deadline: ``backends.bounds``); what still
 fails becomes a BackendError (exit 2), never a silent abstention, and a run
 whose time is spent abstains ``budget_exhausted``. A reply over its size cap
 is refused; negative usage counts are clamped at zero and make the reply
@@ -167,7 +167,7 @@ class OpenAIModel:
                     api_key=self._api_key,
                     # Always explicit: the SDK would otherwise read $OPENAI_BASE_URL behind our back.
                     base_url=self.base_url or OPENAI_API_URL,
-                    max_retries=0,  # ragcli retries, within the run's deadline (models.bounds)
+                    max_retries=0,  # ragcli retries, within the run's deadline (backends.bounds)
                     timeout=self.timeout,
                     http_client=self.http_client if self.http_client is not None else bounded_http_client(),
                 )

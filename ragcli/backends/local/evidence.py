@@ -19,10 +19,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from ..answer.citations import MIN_QUOTE_WORDS, quote_words
-from ..passage import Passage
-from ..structure import Span, UnitKind, unit_spans
-from ..text import FENCE, LIST_MARKER, table_cells
+from ...answer.citations import MIN_QUOTE_WORDS, quote_words
+from ...passage import Passage
+from ...structure import Span, UnitKind, unit_spans
+from ...text import FENCE, LIST_MARKER, table_cells
 
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _REF_LINK = re.compile(r"\[([^\]]+)\]\[[^\]]*\]")

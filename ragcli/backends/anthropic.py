@@ -2,12 +2,12 @@
 
 The system prompt and the tool schemas are stable across questions and carry
 ``cache_control`` so repeated asks hit the prompt cache. The prompt and the
-evidence format (``models.prompt``) are shared with the openai backend. What
+evidence format (``backends.prompt``) are shared with the openai backend. What
 the model may *do* is not up to the prompt: the loop in ``answer.loop`` owns
 the principal, the budget and the checks.
 
 API failures (429, 5xx, timeouts) are retried (never past the run's deadline:
-``models.bounds``); what still fails becomes a BackendError (exit 2), never a
+``backends.bounds``); what still fails becomes a BackendError (exit 2), never a
 silent abstention, and a run whose time is spent abstains ``budget_exhausted``.
 A reply over its size cap is refused; negative usage counts are clamped at
 zero and make the reply invalid.

@@ -13,7 +13,7 @@ construction, and still go through them.
 
 Every number it uses was fitted by ``bench/answers.py`` on labelled questions
 over real documentation sets, and is reported there on sets it was not
-fitted on (``models.fitted``).
+fitted on (``backends.local.fitted``).
 """
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..answer.protocol import AbstainDecision, Claim, ClaimsDecision, Found, ModelReply, Turn, Usage, Verdict
-from ..embedder import Embedder
-from ..passage import Passage
-from ..structure import embed_passages
-from ..text import query_terms
+from ...answer.protocol import AbstainDecision, Claim, ClaimsDecision, Found, ModelReply, Turn, Usage, Verdict
+from ...embedder import Embedder
+from ...passage import Passage
+from ...structure import embed_passages
+from ...text import query_terms
 from . import answerability, fitted
 from .evidence import Unit, units
 from .question import Question, mentions
