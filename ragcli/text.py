@@ -165,16 +165,54 @@ def visible_controls(text: str) -> str:
 
 
 _INLINE_LINK = re.compile(r"!?\[([^\]\n]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"\n]*\")?\)")
-_REFERENCE_LINK = re.compile(r"\[([^\]\n]+)\]\[[^\]\n]*\]")
+_REFERENCE_LINK = re.compile(r"(?<![\w)\]'\"])\[([^\]\n]+)\]\[[^\]\n]*\]")
+"""``[text][ref]``; not a subscript pair after a name or call (``errors()[0]['type']``, ``grid[i][j]``)."""
 _AUTOLINK = re.compile(r"<((?:https?|mailto):[^>\s]+)>")
+_FENCE_LINE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
+_CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)", re.DOTALL)
 
 
-def links_as_text(markdown: str) -> str:
-    """Markdown links as their text: ``[project dependencies](../concepts/x.md)`` reads ``project dependencies``.
+def readable(markdown: str) -> str:
+    """Passage text as a person reads it: the one renderer of document text for every text output.
 
-    Images keep their alt text, reference links their text, autolinks their URL;
-    what is not a link is left as it is.
+    Markdown links read as their text (``[project dependencies](../concepts/x.md)`` is
+    ``project dependencies``; images keep their alt text, reference links their text,
+    autolinks their URL). Code is never rewritten: fenced blocks and code spans are
+    kept character for character, so ``errors()[0]['type']`` is not read as a link.
     """
-    text = _INLINE_LINK.sub(r"\1", markdown)
+    out: list[str] = []
+    prose: list[str] = []
+    fence: str | None = None
+    for line in markdown.split("\n"):
+        opened = _FENCE_LINE.match(line)
+        if fence is None and opened and not (opened.group(1)[0] == "`" and "`" in line[opened.end() :]):
+            if prose:
+                out.append(_prose_links("\n".join(prose)))
+            prose, fence = [], opened.group(1)
+            out.append(line)
+        elif fence is not None:
+            out.append(line)
+            if line.strip() and set(line.strip()) == {fence[0]} and len(line.strip()) >= len(fence):
+                fence = None
+        else:
+            prose.append(line)
+    if prose:
+        out.append(_prose_links("\n".join(prose)))
+    return "\n".join(out)
+
+
+def _prose_links(text: str) -> str:
+    """Links as their text in prose, code spans left as they are."""
+    pieces: list[str] = []
+    at = 0
+    for span in _CODE_SPAN.finditer(text):
+        pieces += [_links(text[at : span.start()]), span.group()]
+        at = span.end()
+    pieces.append(_links(text[at:]))
+    return "".join(pieces)
+
+
+def _links(text: str) -> str:
+    text = _INLINE_LINK.sub(r"\1", text)
     text = _REFERENCE_LINK.sub(r"\1", text)
     return _AUTOLINK.sub(r"\1", text)

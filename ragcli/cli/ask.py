@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ..text import links_as_text
+from ..text import readable
 from .console import emit_json, footer, line
 from .options import (
     DEFAULT_INDEX,
@@ -131,4 +131,4 @@ def answer_text(outcome: Answered) -> str:
     """The claims as a person reads them: Markdown links as their text.
 
     The claims themselves are rendered by ``Answered.answer``; this only adapts them for a reader."""
-    return links_as_text(outcome.answer)
+    return readable(outcome.answer)

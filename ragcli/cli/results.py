@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
-from ..text import links_as_text
+from ..text import readable
 from .console import console, emit_json, footer, json_text, plain_output, plural, printable, safe, tsv, write_out
 
 if TYPE_CHECKING:
@@ -96,7 +96,7 @@ def snippet(text: str, query: str, width: int = 220) -> Text:
     """
     from rich.text import Text
 
-    flat = safe(" ".join(links_as_text(text).split()))
+    flat = safe(" ".join(readable(text).split()))
     matches = _matcher(query)
     spans = [(m.start(), m.end()) for m in WORD.finditer(flat) if matches(m.group())]
     begin, end = _window(flat, spans[0] if spans else None, width)

@@ -1,0 +1,135 @@
+"""Code is printed as the document has it, in every text format: Hypothesis writes code full of
+brackets, backslashes, pipes, backticks, ``*_`` and tabs into a real folder, ingests it, and holds
+``search --format table|md|csv|files`` (in a pipe and on a terminal) and ``ask`` (in a pipe and on a
+terminal) against ``--json``, all through real CLI subprocesses.
+
+The one-line formats (a table cell, a CSV cell) collapse runs of whitespace into one space, which is
+what makes them one line; every other character of the code must come through."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+from support.cli import cli_many, cli_tty
+from support.corpus import markdown, write, write_user
+
+from ragcli.text import readable
+
+CODE_CHARS = "ab_xy01 \t[]()\\|`'\"*:<>{}#!.,=-"
+SPAN_CHARS = CODE_CHARS.replace("`", "").replace("\t", "")
+
+code_line = st.text(st.sampled_from(CODE_CHARS), min_size=1, max_size=36).filter(
+    lambda s: s.strip() and not s.lstrip().startswith(("```", "~~~"))
+)
+code_span = st.text(st.sampled_from(SPAN_CHARS), min_size=1, max_size=16).filter(lambda s: s.strip() == s and s)
+QUESTION = "How do I print the zebrafish error type?"
+
+
+def flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _folder(root: Path, lines: list[str], span: str, embedder) -> Path:  # type: ignore[no-untyped-def]
+    from ragcli import ingest
+
+    body = "\n".join(lines)
+    write(
+        root / "docs" / "zebrafish.md",
+        markdown(
+            {"acl": ["everyone"]},
+            f"# Zebrafish\n\nTo print the zebrafish error type, with `{span}` set, run this:\n\n"
+            f"```python\n{body}\n```\n",
+        ),
+    )
+    report = ingest(root / "docs", "t", index=root / "index", embedder=embedder, default_acl=["everyone"])
+    assert report.published and not report.documents.rejected, report.documents.rejected
+    write_user(root / "u.json", "u", "t", ["everyone"])
+    return root
+
+
+def _check(root: Path, lines: list[str], span: str) -> None:
+    common = ["--as", root / "u.json", "--index", root / "index"]
+    search = ["search", "zebrafish error type", "-k", "3", *common]
+    as_json, table, md, as_csv, files, ask_json, ask = cli_many(
+        [
+            [*search, "--json"],
+            [*search, "--format", "table"],
+            [*search, "--format", "md"],
+            [*search, "--format", "csv"],
+            [*search, "--format", "files"],
+            ["ask", QUESTION, *common, "--json"],
+            ["ask", QUESTION, *common],
+        ]
+    )
+    for proc in (as_json, table, md, as_csv, files):
+        assert proc.returncode == 0, proc.stderr
+    [result] = json.loads(as_json.stdout)["results"]
+    # The index holds the code as written: every line of it, whole, in the passage.
+    assert "\n".join(lines) in result["text"]
+    wanted = [flat(line) for line in lines] + [f"`{span}`"]
+    shown = {
+        "table": table.stdout.splitlines()[1].split("\t")[3],
+        "md": md.stdout.splitlines()[2].rsplit(" | ", 1)[1].removesuffix(" |").replace("\\|", "|"),
+        "csv": list(csv.DictReader(io.StringIO(as_csv.stdout)))[0]["snippet"],
+    }
+    for fmt, snippet in shown.items():
+        for piece in wanted:
+            assert flat(piece) in snippet.replace("**", "") if fmt == "md" else flat(piece) in snippet, (fmt, piece)
+    assert files.stdout == "zebrafish.md\n"
+    tty = cli_tty(*search, columns=400)
+    assert tty.returncode == 0, tty.stderr
+    screen = " ".join(tty.stdout.replace("\r", "").split())
+    for piece in wanted:
+        assert flat(piece) in screen, ("terminal", piece)
+    _check_ask(root, json.loads(ask_json.stdout), ask, lines)
+
+
+def _check_ask(root: Path, answer: dict, piped, lines: list[str]) -> None:  # type: ignore[no-untyped-def,type-arg]
+    """``ask`` prints each claim's statement as ``--json`` gives it, code lines intact (tabs too)."""
+    if answer["disposition"] != "answered":
+        assert piped.returncode == 1
+        return
+    assert piped.returncode == 0, piped.stderr
+    for claim in answer["claims"]:
+        assert readable(claim["statement"]) in piped.stdout
+    quoted = "\n".join(c["statement"] for c in answer["claims"])
+    for line in lines:
+        if line in quoted:
+            assert line in piped.stdout.splitlines()
+    tty = cli_tty("ask", QUESTION, "--as", root / "u.json", "--index", root / "index", columns=400)
+    for claim in answer["claims"]:
+        for line in claim["statement"].splitlines():
+            if line.strip():
+                assert flat(line) in " ".join(tty.stdout.replace("\r", "").split())
+
+
+def test_a_subscript_pair_in_code_is_not_a_reference_link() -> None:
+    text = "Get it:\n\n```python\nprint(repr(exc.errors()[0]['type']))\n```\n\nSee [the docs][d] and `a[0][1]`."
+    shown = readable(text)
+    assert "print(repr(exc.errors()[0]['type']))" in shown
+    assert "`a[0][1]`" in shown and "See the docs and" in shown
+    assert readable("grid[i][j] and errors()[0]['type']") == "grid[i][j] and errors()[0]['type']"
+    assert readable("[Fastway](https://x.example/cdn), <https://y.example>") == "Fastway, https://y.example"
+
+
+@pytest.mark.slow
+@settings(max_examples=2, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=st.lists(code_line, min_size=1, max_size=3), span=code_span)
+@example(lines=["print(repr(exc.errors()[0]['type']))", "x = [a][b] | c\t*_d_*"], span="a[0][1]")
+def test_code_prints_intact_in_every_text_format(tmp_path_factory, embedder, lines, span) -> None:  # type: ignore[no-untyped-def]
+    root = _folder(tmp_path_factory.mktemp("fidelity"), lines, span, embedder)
+    _check(root, lines, span)
+
+
+@pytest.mark.slow
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=st.lists(code_line, min_size=1, max_size=3), span=code_span)
+def test_code_prints_intact_in_every_text_format_many(tmp_path_factory, embedder, lines, span) -> None:  # type: ignore[no-untyped-def]
+    root = _folder(tmp_path_factory.mktemp("fidelity"), lines, span, embedder)
+    _check(root, lines, span)
