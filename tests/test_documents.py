@@ -90,7 +90,7 @@ def test_yaml_dates_and_numeric_ids_become_strings(tmp_path):
 def test_defaults_doc_id_is_slugified_relative_path_and_title_first_heading(tmp_path):
     body = (
         "Some intro line.\n\n```bash\n# install the deps first\npip install x\n```\n\n"
-        "## Getting Started, Really!\n\nText.\n"
+        "# Getting Started, Really!\n\nText.\n"
     )
     write(tmp_path / "Guides/Getting Started (v2).md", markdown({"acl": ["everyone"]}, body))
     docs = load_all(tmp_path)
@@ -98,13 +98,13 @@ def test_defaults_doc_id_is_slugified_relative_path_and_title_first_heading(tmp_
     assert isinstance(doc, Document), doc
     assert doc.doc_id == "guides-getting-started-v2"
     assert doc.doc_id == slugify("Guides/Getting Started (v2)")
-    # The first real heading, not a "# comment" inside a code block.
+    # The first real H1, not a "# comment" inside a code block.
     assert doc.title == "Getting Started, Really!"
 
 
-def test_title_falls_back_to_file_stem_without_heading(tmp_path):
+def test_title_falls_back_to_the_file_name_made_readable_without_heading(tmp_path):
     doc = load_one(tmp_path, "plain-notes.md", markdown({"acl": ["everyone"]}, "Just a paragraph, no heading.\n"))
-    assert doc.title == "plain-notes"
+    assert doc.title == "Plain notes"
 
 
 def test_setext_heading_is_a_title(tmp_path):

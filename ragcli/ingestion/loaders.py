@@ -245,7 +245,7 @@ def _build(
     if not acl:
         raise DocumentRejected(source, "no ACL: give 'acl' in its metadata or ingest with --acl GROUP")
     doc_id = meta.id or slugify(Path(relative).with_suffix("").as_posix(), fallback="document")
-    title = (meta.title or "").strip() or _first_heading(text, fmt) or Path(relative).stem
+    title = (meta.title or "").strip() or _first_heading(text, fmt) or _untitled(relative, fmt)
     declared = meta.version or (meta.effective_from.isoformat() if meta.effective_from else None)
     version = f"{declared}.{body_hash[:VERSION_HASH_CHARS]}" if declared else body_hash
     return Document(
@@ -267,14 +267,28 @@ def _build(
 
 
 def _first_heading(text: str, fmt: Format) -> str | None:
-    if fmt in TITLE_FROM_FIRST_HEADING:
-        # Parsed, not matched line by line: a "# comment" in a code block is no heading.
-        from markdown_it import MarkdownIt
+    """The first ``# H1`` as plain text (parsed, so a ``# comment`` in a code block is no heading)."""
+    if fmt not in TITLE_FROM_FIRST_HEADING:
+        return None
+    from .markdown import first_h1
 
-        tokens = MarkdownIt("commonmark").parse(text)
-        for i, tok in enumerate(tokens[:-1]):
-            if tok.type == "heading_open" and tok.level == 0:
-                heading = " ".join(tokens[i + 1].content.split())
-                if heading:
-                    return heading
-    return None
+    return first_h1(text)
+
+
+def _untitled(relative: str, fmt: Format) -> str:
+    """A page of a documentation site is titled by its file name made readable; a data file keeps its stem."""
+    return title_from_path(relative) if fmt in TITLE_FROM_FIRST_HEADING else Path(relative).stem
+
+
+_INDEX_NAMES = frozenset({"index", "readme", "_index"})
+
+
+def title_from_path(relative: str) -> str:
+    """A file name made readable: ``concepts/fields.md`` → "Fields", ``guides/getting-started/index.md`` →
+    "Getting started" (an index page is titled by its folder)."""
+    path = Path(relative)
+    stem = path.stem
+    if stem.lower() in _INDEX_NAMES and path.parent.name:
+        stem = path.parent.name
+    words = " ".join(stem.replace("_", " ").replace("-", " ").split())
+    return (words[:1].upper() + words[1:]) if words else stem

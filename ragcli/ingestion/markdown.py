@@ -20,14 +20,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
-
-if TYPE_CHECKING:
-    pass
+from typing import Any, Literal
 
 from ..structure import parser
 from ..text import unix_newlines
 from .dialects import indented_body, label_body, unfold_dialects
+from .inline_markup import inline
 
 BlockKind = Literal["text", "list", "table", "code", "quote"]
 
@@ -139,7 +137,7 @@ def markdown_sections(text: str, title: str) -> list[Section]:
             continue
         if tok.type == "heading_open":
             level = int(tok.tag[1])
-            heading = " ".join(tokens[i + 1].content.split()) if i + 1 < len(tokens) else ""
+            heading = heading_text(tokens[i + 1]) if i + 1 < len(tokens) else ""
             while stack and stack[-1][0] >= level:
                 stack.pop()
             # An H1 that repeats the title adds nothing to the path.
@@ -152,6 +150,37 @@ def markdown_sections(text: str, title: str) -> list[Section]:
         if block_text.strip():
             sections[-1].blocks.append(Block(_KINDS.get(tok.type, "text"), block_text))
     return [s for s in sections if s.blocks]
+
+
+_HEADING_ATTRS = re.compile(r"\s*\{:?\s*[#.][^{}]*\}\s*$")
+
+
+def heading_text(inline_token: Any) -> str:
+    """A heading as plain text: a link as its text, code without its backticks, inline HTML and anchors dropped.
+
+    ``## Implementing [get](x.md) <a name="impl"></a> {#impl}`` reads ``Implementing get``: the heading path,
+    the title and the passage ID's slug are all built from what a reader of the rendered page sees.
+    """
+    parts: list[str] = []
+    for child in inline_token.children or ():
+        if child.type in ("text", "code_inline"):
+            parts.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            parts.append(" ")
+        elif child.type == "image":
+            parts.append(child.content)
+    return " ".join(_HEADING_ATTRS.sub("", "".join(parts)).split())
+
+
+def first_h1(text: str) -> str | None:
+    """The text of the document's first top-level ``# H1`` (a lower heading is never a title)."""
+    tokens = parser().parse(unix_newlines(text))
+    for i, tok in enumerate(tokens[:-1]):
+        if tok.type == "heading_open" and tok.level == 0 and tok.tag == "h1":
+            heading = " ".join(inline(heading_text(tokens[i + 1])).split())  # icons, roles, attribute lists
+            if heading:
+                return heading
+    return None
 
 
 def plain_sections(text: str, is_pdf: bool) -> list[Section]:
