@@ -66,10 +66,39 @@ class _Sizer:
         if block.kind == "table":
             return self._split_table(block.text)
         if block.kind == "list":
-            return self._pack(_list_items(block.text), joiner="\n")
+            items = _list_items(block.text)
+            return self._pack([u for item in items for u in self._container_units(item)], joiner="\n")
         if block.kind == "code":
             return self._split_code(block.text)
+        if block.kind == "quote":
+            return self._pack(self._container_units(block.text), joiner="\n")
         return self._split_prose(block.text)
+
+    def _container_units(self, text: str) -> list[str]:
+        """A list item or a quote that does not fit, cut on its own structure as a top-level section is: its
+        paragraphs whole (or by sentences), its code by lines with every part fenced again and the sentence that
+        introduces the code repeated; never by words through the middle of a line of code."""
+        if self.fits(text):
+            return [text]
+        units: list[str] = []
+        lead = ""
+        for is_code, lines in _segments(text.split("\n")):
+            if not is_code:
+                for paragraph in _paragraphs(lines):
+                    units += [paragraph] if self.fits(paragraph) else self._split_prose(_unquoted(paragraph))
+                lead = units[-1] if units and units[-1].rstrip().endswith(":") else ""
+                continue
+            code = "\n".join(lines)
+            room = max(16, self.budget - self.tokens(lead) - 1) if lead else 0
+            if lead and not self.fits(f"{lead}\n{code}") and room >= self.budget // 2:
+                # Every part of the code says what it is for, as the parts of a top-level block do.
+                parts = _Sizer(self.count, room)._split_code(code)
+                units[-1] = f"{lead}\n{parts[0]}"
+                units += [f"{lead}\n{part}" for part in parts[1:]]
+            else:
+                units += self._split_code(code)
+            lead = ""
+        return units
 
     def _split_table(self, text: str) -> list[str]:
         rows = text.split("\n")
@@ -81,11 +110,8 @@ class _Sizer:
     def _split_code(self, text: str) -> list[str]:
         """Code by lines; a fenced block's parts are each fenced again, so every part still reads as code."""
         lines = text.split("\n")
-        fenced = (
-            len(lines) > 2
-            and lines[0].lstrip().startswith(("```", "~~~"))
-            and lines[-1].strip() in ("```", "~~~", lines[0].strip()[:3])
-        )
+        first, last = _bare(lines[0]), _bare(lines[-1]) if len(lines) > 1 else ""
+        fenced = len(lines) > 2 and first.startswith(("```", "~~~")) and last in ("```", "~~~", first[:3])
         if not fenced:
             return self._pack(lines, joiner="\n")
         opener, closer = lines[0], lines[-1]
@@ -166,6 +192,48 @@ class _Sizer:
             middle = (good + bad) // 2
             good, bad = (middle, bad) if fits(middle) else (good, middle)
         return good
+
+
+_QUOTE_PREFIX = re.compile(r"^[ \t]*(?:>[ \t]?)+")
+_FENCE_MARK = re.compile(r"^(`{3,}|~{3,})")
+
+
+def _bare(line: str) -> str:
+    """A line without its indentation and blockquote markers."""
+    return _QUOTE_PREFIX.sub("", line).strip()
+
+
+def _segments(lines: list[str]) -> list[tuple[bool, list[str]]]:
+    """Runs of lines, each a fenced code block (True, fences included) or what lies between (False); a fence
+    may be indented (in a list item) or quoted (``> ```python``)."""
+    out: list[tuple[bool, list[str]]] = []
+    marker: str | None = None
+    for line in lines:
+        bare = _bare(line)
+        opened = _FENCE_MARK.match(bare)
+        if marker is None and opened and not (opened.group(1)[0] == "`" and "`" in bare[opened.end() :]):
+            marker = opened.group(1)
+            out.append((True, [line]))
+        elif marker is not None:
+            out[-1][1].append(line)
+            if bare and set(bare) == {marker[0]} and len(bare) >= len(marker):
+                marker = None
+        elif out and not out[-1][0]:
+            out[-1][1].append(line)
+        else:
+            out.append((False, [line]))
+    return out
+
+
+def _paragraphs(lines: list[str]) -> list[str]:
+    """Non-blank runs of lines (a list item's lead line, a quoted paragraph)."""
+    text = "\n".join(lines)
+    return [p.strip("\n") for p in re.split(r"\n(?:[ \t>]*\n)+", text) if p.strip(" \t\n>")]
+
+
+def _unquoted(text: str) -> str:
+    """A quoted paragraph without its ``>`` markers, to be cut by sentences."""
+    return "\n".join(_QUOTE_PREFIX.sub("", line) for line in text.split("\n"))
 
 
 def _list_items(text: str) -> list[str]:
