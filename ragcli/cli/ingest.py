@@ -115,7 +115,8 @@ def report_skipped(report: IngestReport, write: Callable[[str], None] = _stderr)
     if report.empty:
         names = ", ".join(printable(source) for source in report.empty[:3]) + (", …" if len(report.empty) > 3 else "")
         what = plural(len(report.empty), "document")
-        write(f"note: skipped {what} with no text of its own (includes or site markup only): {names}")
+        why = "includes, site markup, or an API reference generated from code"
+        write(f"note: skipped {what} with no text of its own ({why}): {names}")
 
 
 def report_warnings(report: IngestReport, root: Path, write: Callable[[str], None] = _stderr) -> None:

@@ -14,7 +14,8 @@ csv          CSV and TSV rows to ``Header: value`` list items
 pdf          PDF text by page (pypdf); headings from the outline when there is one
 mdwriter     writing escaped Markdown (headings, lists, tables, code) for the converters above
 dialects     doc-site markup (Hugo, Docusaurus, MyST, GitHub alerts, ...) unfolded into plain Markdown
-inline_markup  the dialects' inline markup (roles, shortcodes, icons, keys) as the text a reader sees
+material     Material for MkDocs, pymdownx and mkdocstrings markup: blocks, fence options, annotations, API stubs
+inline_markup  the dialects' inline markup (roles, shortcodes, icons, emoji, keys) as the text a reader sees
 markdown     Markdown as sections of blocks: admonitions unfolded, soft wraps joined
 chunking     structure-first splitting into ``Passage``s under the model's token cap
 incremental  what can be kept from the generation being replaced

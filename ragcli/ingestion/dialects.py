@@ -14,13 +14,13 @@ unfolded the way the site would render it, as prose or code a person reads:
   have (includes, table-of-contents trees, comments, anchors, icons,
   imports), is dropped.
 
-Dialects: Hugo shortcodes (``{{< x >}}``, ``{{% x %}}``), Docusaurus (``:::note``,
-``<Tabs>``/``<TabItem>``, MDX ``import``), MyST (```` ```{note} ````,
-``:::{tip}``, ``(label)=``, ``{ref}`x```, ``% comment``), GitHub alerts
-(``> [!NOTE]``), Liquid/Jinja tags, mdBook ``{{#include}}``, Material for
-MkDocs extras (``--8<--``, ``:material-x:``, ``{ .class }``, ``++ctrl+c++``), HTML
-comments and tag-only HTML lines. Code blocks are left as they are, except
-that Hugo's escaped shortcodes (``{{</* x */>}}``) read as the site shows them.
+Dialects: Material for MkDocs, pymdownx and mkdocstrings (``/// note``, ```` ```python {lint="skip"} ````,
+``# (1)!``, ``::: pkg.module``, ``--8<--``, ``:material-x:``, ``{ .class }``, ``++ctrl+c++``; see ``material``),
+Hugo shortcodes (``{{< x >}}``, ``{{% x %}}``), Docusaurus (``:::note``, ``<Tabs>``/``<TabItem>``, MDX
+``import``), MyST (```` ```{note} ````, ``:::{tip}``, ``(label)=``, ``{ref}`x```, ``% comment``), GitHub alerts
+(``> [!NOTE]``), Liquid/Jinja tags, mdBook ``{{#include}}``, HTML comments and tag-only HTML lines.
+Code blocks are left as they are, except that Hugo's escaped shortcodes (``{{</* x */>}}``) read as the site
+shows them.
 
 Every rule works on lines outside code fences; the output never holds more
 text than the input (nothing is invented), and a document in none of these
@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from . import material
 from .inline_markup import HUGO_SHORTCODE, MDBOOK, code_line, inline
 
 # --------------------------------------------------------------------------- fences
@@ -253,7 +254,8 @@ class _Walk:
 
     def _step(self) -> list[str]:
         line = self.lines[self.i]
-        for rule in (self._fence, self._colon_fence, self._hugo_block, self._alert, self._definition, self._footnote):
+        rules = (self._fence, self._generated, self._colon_fence, self._pymdown_block)
+        for rule in (*rules, self._hugo_block, self._alert, self._definition, self._footnote):
             out = rule(line)
             if out is not None:
                 return out
@@ -270,11 +272,33 @@ class _Walk:
             return None  # ``` inside a line of prose is an inline code span
         body, self.i = _collect(self.lines, self.i + 1, marker)
         directive = _DIRECTIVE_INFO.match(info)
-        if directive:
+        if directive and not directive.group("name").startswith((".", "#")):  # ```{.python} is an attribute list
             return _unfold_directive(directive.group("name"), directive.group("args"), body, marker)
         # The closing fence as written: an indented block (in a list item or a tab) keeps its indentation.
         closing = self.lines[self.i - 1] if _closes(self.lines[self.i - 1], marker) and self.i - 1 > 0 else marker
-        return [line, *(code_line(b) for b in body if not MDBOOK.fullmatch(b.strip())), closing]
+        lang, title = material.fence_info(info)
+        opener = line if lang == info else opened.group("indent") + marker + lang  # options dropped, if any
+        code = [material.without_annotation(code_line(b)) for b in body if not MDBOOK.fullmatch(b.strip())]
+        label = [f"{opened.group('indent')}{title}:", ""] if title else []
+        return [*label, opener, *code, closing]
+
+    # ``::: pkg.module`` (mkdocstrings) and a ``--8<--`` list of files: text ragcli does not have.
+    def _generated(self, line: str) -> list[str] | None:
+        end = material.mkdocstrings_extent(self.lines, self.i) or material.snippets_extent(self.lines, self.i)
+        if end is None:
+            return None
+        self.i = end
+        return [""]
+
+    # ``/// note | Title`` … ``///`` (pymdownx blocks): labelled prose, like an admonition.
+    def _pymdown_block(self, line: str) -> list[str] | None:
+        opened = material.BLOCK_OPEN.match(line)
+        if opened is None:
+            return None
+        indent = opened.group("indent")
+        body, self.i = material.block_body(self.lines, self.i + 1, indent, opened.group("slashes"))
+        label = material.block_label(opened.group("kind"), opened.group("title"))
+        return label_body(label, unfold(body), indent)
 
     # ``:::note`` (Docusaurus) or ``:::{note}`` (MyST colon fence).
     def _colon_fence(self, line: str) -> list[str] | None:

@@ -2,13 +2,16 @@
 
 The line-level half of ``dialects``: MyST roles (``{ref}`text <target>``` → ``text``), Hugo shortcodes inside
 a line, Liquid/Jinja tags and variables, mdBook includes, Material icons, attribute lists, keys
-(``++ctrl+c++`` → ``Ctrl+C``) and footnote references. Code spans are left as they are, except that Hugo
-renders a shortcode even inside one and escapes them as ``{{</* x */>}}``.
+(``++ctrl+c++`` → ``Ctrl+C``), emoji shortcodes (``:white_check_mark:`` → ✅) and footnote references.
+Code spans are left as they are, except that Hugo renders a shortcode even inside one and escapes them as
+``{{</* x */>}}``.
 """
 
 from __future__ import annotations
 
+import functools
 import re
+from importlib import resources
 
 HUGO_SHORTCODE = re.compile(r"\{\{([<%])\s*(/?)\s*([\w/.-]+)((?:[^{}]|\{[^{}]*\})*?)\s*(/?)\s*[>%]\}\}")
 _LIQUID_TAG = re.compile(r"\{%-?.*?-?%\}")
@@ -64,7 +67,24 @@ def _inline_text(text: str) -> str:
     text = _ICON.sub("", text)
     text = _ATTR_LIST.sub("", text)
     text = _KEYS.sub(_keys, text)
-    return _FOOTNOTE_REF.sub("", text)
+    return emoji(_FOOTNOTE_REF.sub("", text))
+
+
+_SHORTCODE = re.compile(r"(?<![\w:`/]):([a-z0-9_+-]+):(?![\w:`(/])")
+
+
+@functools.cache
+def _emoji() -> dict[str, str]:
+    text = resources.files("ragcli").joinpath("data/emoji.tsv").read_text(encoding="utf-8")
+    return dict(line.split("\t", 1) for line in text.splitlines() if line and not line.startswith("#"))
+
+
+def emoji(text: str) -> str:
+    """Emoji shortcodes as their character (``:white_check_mark:`` → ✅), from the twemoji and gemoji names of
+    pymdown-extensions (``ragcli/data/emoji.tsv``, read on first use); a ``:word:`` that names none stays."""
+    if ":" not in text:
+        return text
+    return _SHORTCODE.sub(lambda m: _emoji().get(m.group(1), m.group()), text)
 
 
 def code_line(line: str) -> str:
