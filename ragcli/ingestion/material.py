@@ -47,7 +47,9 @@ def block_label(kind: str, title: str | None) -> str:
     verb = kind.removeprefix("version-") if kind.startswith("version-") else ""
     if verb:
         said = _VERSION_KINDS.get(verb, verb.capitalize() + " in")
-        return f"{said} {title}".strip() if title else said.removesuffix(" in")
+        if title.split(" ", 1)[0].lower() == said.split(" ", 1)[0].lower():
+            return title  # ``/// version-added | Added in 1.1.0`` says it already
+        return f"{said} {title}" if title else said.removesuffix(" in")
     if kind in _UNLABELLED:
         return ""
     return title or kind.replace("-", " ").capitalize()

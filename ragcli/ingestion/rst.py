@@ -66,6 +66,8 @@ _SILENT_DIRECTIVES = {
     "toctree", "index", "highlight", "currentmodule", "module", "tabularcolumns", "sectionauthor", "moduleauthor",
     "codeauthor", "literalinclude", "autosummary", "automodule", "include", "default-domain", "program",
 }  # fmt: skip
+_NOT_PYTHON = frozenset({"ref", "doc", "term", "file", "samp", "kbd", "guilabel", "menuselection", "envvar", "option"})
+"""Roles whose text is not a Python name: a leading dot there is the reader's (``:file:`.env```)."""
 _EXPLICIT_TITLE = re.compile(r"^(.+?)\s*<[^<>]*>$", re.DOTALL)
 _SKIPPED = frozenset(
     {"comment", "target", "substitution_definition", "system_message", "raw", "pending", "decoration", "docinfo"}
@@ -77,6 +79,7 @@ _SKIPPED = frozenset(
 def rst_to_markdown(text: str, source: str) -> tuple[dict[str, Any], str]:
     """Return (metadata from the top field list, the body as Markdown); DocumentRejected if docutils fails."""
     document = _parse(text, source)
+    _resolve_refs(document)
     meta = _top_fields(document, source)
     return meta, md.join(_blocks(document.children, depth=1))
 
@@ -103,7 +106,36 @@ def _shown_text(
     from docutils import nodes
     from docutils.utils import unescape
 
-    return [nodes.inline(rawtext, role_text(name, unescape(text)))], []
+    shown = nodes.inline(rawtext, role_text(name, unescape(text)))
+    if name.lower().rsplit(":", 1)[-1] == "ref" and not _EXPLICIT_TITLE.match(unescape(text)):
+        shown[_REF] = " ".join(unescape(text).lower().split())  # the section's title, if this page has it
+    return [shown], []
+
+
+_REF = "ragcli_ref"
+"""The attribute a ``:ref:`target``` without a title carries until the page's section titles are known."""
+
+
+def _resolve_refs(document: Any) -> None:
+    """A ``:ref:`` to a label on this page shows that section's title, as Sphinx would (else the label)."""
+    from docutils import nodes
+
+    titles: dict[str, str] = {}
+    for section in document.findall(nodes.section):
+        title = section.next_node(nodes.title)
+        for name in section["names"]:
+            titles.setdefault(name, title.astext() if title is not None else name)
+    for ref in document.findall(lambda n: isinstance(n, nodes.inline) and _REF in n.attributes):
+        title = titles.get(ref[_REF])
+        if title:
+            ref.children = []
+            ref += nodes.Text(title)
+
+
+def inline_plain(state: Any, text: str, lineno: int) -> str:
+    """Inline reStructuredText as the plain text Sphinx shows (a caption, a tab's title): ````x```` → ``x``."""
+    parsed, _ = state.inline_text(text, lineno)
+    return " ".join("".join(node.astext() for node in parsed).split())
 
 
 def role_text(role: str, text: str) -> str:
@@ -118,7 +150,9 @@ def role_text(role: str, text: str) -> str:
     text = text.lstrip("!")
     if role.rsplit(":", 1)[-1] == "doc":
         return text.rstrip("/").rsplit("/", 1)[-1]
-    return text[1:].rsplit(".", 1)[-1] if text.startswith("~") else text
+    if role.rsplit(":", 1)[-1] not in _NOT_PYTHON:
+        text = text.lstrip(".")  # ``.Request``: a name searched for as a suffix, shown without its dot
+    return text[1:].lstrip(".").rsplit(".", 1)[-1] if text.startswith("~") else text
 
 
 @contextlib.contextmanager
@@ -172,7 +206,7 @@ def _unknown_directive() -> Any:
                 return []
             if name in _CODE_DIRECTIVES or name in _SPHINX_CODE:
                 return self.code(argument)
-            label, lead = argument, ""
+            label, lead = inline_plain(self.state, argument, self.lineno) if argument else "", ""
             if name in _UNLABELLED:
                 label = ""
             elif name in _ARGUMENT_IS_TEXT:
@@ -200,7 +234,7 @@ def _unknown_directive() -> Any:
             code = "\n".join(self.content)
             if not code.strip():
                 return []
-            caption = " ".join(str(self.options.get("caption", "")).split())
+            caption = inline_plain(self.state, str(self.options.get("caption", "")), self.lineno)
             intro = [nodes.paragraph(caption, caption.rstrip(":") + ":")] if caption else []
             return [*intro, nodes.literal_block(code, code, language=language)]
 
