@@ -27,11 +27,13 @@ from ..text import slugify, split_sentences
 from .loaders import Document
 from .markdown import Block, markdown_sections, plain_sections
 
-CHUNKER_VERSION = 6
+CHUNKER_VERSION = 7
 """3: soft wraps joined, admonitions and tabs unfolded, an introducing sentence kept with its block.
 4: a PDF with an outline is cut by its bookmarks (Markdown, Word, reStructuredText, notebook and CSV loaders).
 5: passages record their file relative to the ingested folder and the length of a carried introduction.
-6: doc-site dialects unfolded (Hugo, Docusaurus, MyST, GitHub alerts, comments; ``dialects``)."""
+6: doc-site dialects unfolded (Hugo, Docusaurus, MyST, GitHub alerts, comments; ``dialects``).
+7: code in list items and quotes split by lines; titles from front matter, H1 or file name; headings as plain
+text; Material/pymdownx/mkdocstrings markup and Sphinx captions, tab titles and references read as text."""
 OVERLAP_MAX_TOKENS = 48
 """A sentence repeated at the start of the next part must be short, or it crowds out new text."""
 INTRODUCED_KINDS = ("code", "list", "table")

@@ -170,7 +170,8 @@ _TAB_ITEM = re.compile(r"^\s*<TabItem\b([^>]*)>\s*$")
 _SUMMARY = re.compile(r"^\s*<summary>(.*?)</summary>\s*$", re.IGNORECASE)
 _JSX_ATTR = re.compile(r'([\w-]+)\s*=\s*(?:"([^"]*)"|\'([^\']*)\'|\{["\']([^"\']*)["\']\})')
 _ALERT = re.compile(r"^(?P<indent>\s*)>\s*\[!(?P<kind>[A-Za-z]+)\][ \t]*(?P<title>.*)$")
-_SNIPPET = re.compile(r"^\s*-{2,}8<-{2,}")
+_SNIPPET = re.compile(r"^\s*(?:-{2,}8<-{2,}|\{!>?.*!\}\s*$|\{\*.*\*\}\s*$)")
+"""An include: ``--8<-- "file"`` (pymdownx.snippets), ``{!> file !}`` (markdown-include), ``{* file hl[2] *}``."""
 _ABBREVIATION = re.compile(r"^\*\[[^\]]+\]:")
 _FOOTNOTE_DEF = re.compile(r"^\[\^[^\]\s]+\]:\s*")
 _BLOCK_BREAK = re.compile(r"^\s*\+\+\+\s*(?:\{.*\})?\s*$")
@@ -241,6 +242,11 @@ def _fenced_chunks(lines: list[str]) -> Iterator[tuple[bool, list[str]]]:
         yield marker is not None, chunk
 
 
+def _included(line: str) -> bool:
+    """A code line that includes a file instead of holding code (``{{#include x}}``, ``--8<-- "x.py"``)."""
+    return bool(MDBOOK.fullmatch(line.strip()) or _SNIPPET.match(line))
+
+
 class _Walk:
     """One pass over lines: fences and containers are consumed whole, other lines rewritten one by one."""
 
@@ -278,7 +284,9 @@ class _Walk:
         closing = self.lines[self.i - 1] if _closes(self.lines[self.i - 1], marker) and self.i - 1 > 0 else marker
         lang, title = material.fence_info(info)
         opener = line if lang == info else opened.group("indent") + marker + lang  # options dropped, if any
-        code = [material.without_annotation(code_line(b)) for b in body if not MDBOOK.fullmatch(b.strip())]
+        code = [material.without_annotation(code_line(b)) for b in body if not _included(b)]
+        if body and not any(c.strip() for c in code):
+            return [""]  # a block that only includes a file: the code is not in the page
         label = [f"{opened.group('indent')}{title}:", ""] if title else []
         return [*label, opener, *code, closing]
 
@@ -297,8 +305,8 @@ class _Walk:
             return None
         indent = opened.group("indent")
         body, self.i = material.block_body(self.lines, self.i + 1, indent, opened.group("slashes"))
-        label = material.block_label(opened.group("kind"), opened.group("title"))
-        return label_body(label, unfold(body), indent)
+        label, content = material.block_label(opened.group("kind"), opened.group("title")), unfold(body)
+        return label_body(label, content, indent) if any(c.strip() for c in content) else [""]
 
     # ``:::note`` (Docusaurus) or ``:::{note}`` (MyST colon fence).
     def _colon_fence(self, line: str) -> list[str] | None:

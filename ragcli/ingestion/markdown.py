@@ -140,8 +140,9 @@ def markdown_sections(text: str, title: str) -> list[Section]:
             heading = heading_text(tokens[i + 1]) if i + 1 < len(tokens) else ""
             while stack and stack[-1][0] >= level:
                 stack.pop()
-            # An H1 that repeats the title adds nothing to the path.
-            if not (level == 1 and not stack and heading.casefold() == title.casefold()):
+            # A top heading that repeats the title adds nothing to the path (``## Custom Keybindings`` on a page
+            # without an H1, titled by its file name, is the title again).
+            if not (not stack and heading.casefold() == title.casefold()):
                 stack.append((level, heading or "section"))
             sections.append(Section(tuple(h for _, h in stack)))
             continue
