@@ -216,3 +216,72 @@ def _links(text: str) -> str:
     text = _INLINE_LINK.sub(r"\1", text)
     text = _REFERENCE_LINK.sub(r"\1", text)
     return _AUTOLINK.sub(r"\1", text)
+
+
+def readable_quote(statement: str, passage_text: str) -> str:
+    """A quoted window as a person reads it: table rows under their header, code lines as a code block.
+
+    A window may start inside a table or a code block of its passage: printed bare, ``| ^0.2.3 | >=0.2.3 <0.3.0 |``
+    says nothing of what its columns are, and code lines read as prose. The header and rule of the row's table are
+    put back before the first row, and lines of one fenced block are fenced with that block's opening line, both
+    from the passage the window was cut from. What the window says is not changed: only its frame is added.
+    """
+    passage = passage_text.split("\n")
+    lines = _with_table_headers(statement.split("\n"), passage)
+    if not any(FENCE.match(line) for line in lines):
+        lines = _as_code_blocks(lines, passage)
+    return "\n".join(lines)
+
+
+def _is_row(line: str) -> bool:
+    return line.strip().startswith("|") and line.strip().endswith("|") and not TABLE_RULE.match(line)
+
+
+def _with_table_headers(lines: list[str], passage: list[str]) -> list[str]:
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        starts_rows = _is_row(line) and not (i and (_is_row(lines[i - 1]) or TABLE_RULE.match(lines[i - 1])))
+        has_rule = i + 1 < len(lines) and bool(TABLE_RULE.match(lines[i + 1]))
+        if starts_rows and not has_rule:
+            out += _table_header(line, passage)
+        out.append(line)
+    return out
+
+
+def _table_header(row: str, passage: list[str]) -> list[str]:
+    """The header and rule lines of the table in ``passage`` that holds ``row`` as a body row (or none)."""
+    for j, line in enumerate(passage):
+        if line.strip() != row.strip():
+            continue
+        k = j - 1
+        while k > 0 and _is_row(passage[k]):
+            k -= 1
+        if k > 0 and k < j and TABLE_RULE.match(passage[k]) and _is_row(passage[k - 1]):
+            return [passage[k - 1].strip(), passage[k].strip()]
+    return []
+
+
+def _as_code_blocks(lines: list[str], passage: list[str]) -> list[str]:
+    """Runs of ``lines`` that are lines of one fenced block of ``passage``, fenced with that block's opener."""
+    owner: dict[str, tuple[int, str]] = {}
+    opener: str | None = None
+    block = 0
+    for n, line in enumerate(passage):
+        if FENCE.match(line):
+            opener = None if opener is not None else line.strip() or "```"
+            block = n
+        elif opener is not None and line.strip():
+            owner.setdefault(line.strip(), (block, opener))
+    out: list[str] = []
+    current: tuple[int, str] | None = None
+    for line in lines:
+        found = owner.get(line.strip()) if line.strip() else current
+        if found != current and current is not None:
+            out.append(current[1][:3])
+        if found is not None and found != current:
+            out.append(found[1])
+        out.append(line)
+        current = found
+    if current is not None:
+        out.append(current[1][:3])
+    return out

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ..text import readable
+from ..text import readable, readable_quote
 from .console import emit_json, footer, line
 from .options import (
     DEFAULT_INDEX,
@@ -128,7 +128,11 @@ def _print(outcome: Outcome) -> None:
 
 
 def answer_text(outcome: Answered) -> str:
-    """The claims as a person reads them: Markdown links as their text.
+    """The claims as a person reads them: Markdown links as their text (code untouched), a quoted table row under
+    its table's header, lines of code as a code block (``text.readable_quote``, from the cited passage).
 
     The claims themselves are rendered by ``Answered.answer``; this only adapts them for a reader."""
-    return readable(outcome.answer)
+    from dataclasses import replace
+
+    claims = tuple(replace(c, statement=readable_quote(c.statement, c.passage.text)) for c in outcome.claims)
+    return readable(replace(outcome, claims=claims).answer)
