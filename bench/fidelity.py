@@ -48,6 +48,8 @@ MARKUP = {
     "include": re.compile(r"--8<--|\{!>?[^\n]*!\}|\{\*[^\n]*\*\}"),
     "emoji": re.compile(r"(?<![\w:`/]):[a-z0-9_+-]+:(?![\w:`(/])"),
 }
+DIRECTIVE = re.compile(r"^\{([\w:.-]+)\}")
+MYST_CODE = frozenset({"code-block", "code", "sourcecode", "code-cell"})
 EMOJI_TABLE = REPO_ROOT / "ragcli" / "data" / "emoji.tsv"
 
 
@@ -75,20 +77,27 @@ def _fenced(text: str) -> list[tuple[bool, str]]:
         if not marker:
             if opened and not (opened.group("marker")[0] == "`" and "`" in opened.group("info")):
                 marker, indent = opened.group("marker"), len(opened.group("prefix"))
+                directive = DIRECTIVE.match(opened.group("info").strip())
+                if directive and directive.group(1) not in MYST_CODE:
+                    marker = "\0" + marker  # a MyST directive (```{note}): prose the site renders, not code
                 continue
             out.append((False, line))
             continue
         closing = opened is not None and not opened.group("info").strip() and len(opened.group("prefix")) < indent + 4
-        if closing and opened is not None and opened.group("marker")[0] == marker[0]:
-            if len(opened.group("marker")) >= len(marker):
+        fence = marker.lstrip("\0")
+        if closing and opened is not None and opened.group("marker")[0] == fence[0]:
+            if len(opened.group("marker")) >= len(fence):
                 marker = ""
                 continue
-        out.append((True, line))
+        out.append((not marker.startswith("\0"), line))
     return out
 
 
 def _normal(line: str) -> str:
-    """A code line as compared: stripped, without a Material annotation marker (``# (1)!``, ``/* (1)! */``)."""
+    """A code line as compared: stripped, without a Material annotation marker (``# (1)!``, ``/* (1)! */``),
+    Hugo's escaped shortcodes as the site shows them (``{{</* x */>}}`` is ``{{< x >}}`` on the page)."""
+    for escaped, shown in (("{{</*", "{{<"), ("*/>}}", ">}}"), ("{{%/*", "{{%"), ("*/%}}", "%}}")):
+        line = line.replace(escaped, shown)
     return ANNOTATION.sub("", line).strip()
 
 
