@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,11 @@ QUESTION = "How do I print the zebrafish error type?"
 
 def flat(text: str) -> str:
     return " ".join(text.split())
+
+
+def screen(tty_out: str) -> str:
+    """What a terminal shows: styles (matched words are bold yellow) and carriage returns removed, one line."""
+    return flat(re.sub(r"\x1b\[[0-9;]*m", "", tty_out.replace("\r", "")))
 
 
 def _folder(root: Path, lines: list[str], span: str, embedder) -> Path:  # type: ignore[no-untyped-def]
@@ -84,9 +90,9 @@ def _check(root: Path, lines: list[str], span: str) -> None:
     assert files.stdout == "zebrafish.md\n"
     tty = cli_tty(*search, columns=400)
     assert tty.returncode == 0, tty.stderr
-    screen = " ".join(tty.stdout.replace("\r", "").split())
+    shown_on_tty = screen(tty.stdout)
     for piece in wanted:
-        assert flat(piece) in screen, ("terminal", piece)
+        assert flat(piece) in shown_on_tty, ("terminal", piece)
     _check_ask(root, json.loads(ask_json.stdout), ask, lines)
 
 
@@ -106,7 +112,7 @@ def _check_ask(root: Path, answer: dict, piped, lines: list[str]) -> None:  # ty
     for claim in answer["claims"]:
         for line in claim["statement"].splitlines():
             if line.strip():
-                assert flat(line) in " ".join(tty.stdout.replace("\r", "").split())
+                assert flat(line) in screen(tty.stdout)
 
 
 def test_a_subscript_pair_in_code_is_not_a_reference_link() -> None:

@@ -33,8 +33,14 @@ _MKDOCSTRINGS_OPTIONS = re.compile(r"^[ \t]+(?:options|handler|selection|renderi
 _ATTRS = re.compile(r"\{[^{}]*\}")
 _TITLE = re.compile(r"""\btitle=(?:"([^"]*)"|'([^']*)'|(\S+))""")
 _LANG_CLASS = re.compile(r"(?:^|\s)\.([\w+#-]+)")
-_ANNOTATION_ONLY = re.compile(r"[ \t]*(?:#|//|--|;|%|/\*|<!--)[ \t]*\(\d+\)!?[ \t]*(?:\*/|-->)?[ \t]*$")
-_ANNOTATION = re.compile(r"[ \t]*\(\d+\)!(?=[ \t]*(?:\*/|-->)?[ \t]*$)")
+_ANNOTATION_ONLY = re.compile(
+    r"(?:^|[ \t]+)(?:(?:#|//)[ \t]*\(\d+\)!?|(?:--|;|%|/\*|<!--)[ \t]*\(\d+\)!)[ \t]*(?:\*/|-->)?[ \t]*$"
+)
+"""A comment that is only a marker: ``# (1)!``, ``# (2)``, ``/* (1)! */`` (``%(1)`` without ``!`` is Python's ``%``)."""
+_ANNOTATION = re.compile(
+    r"(?P<comment>(?:^|(?<=\s))(?:#|//|--|;|%|/\*|<!--).*?)[ \t]*\(\d+\)!(?=[ \t]*(?:\*/|-->)?[ \t]*$)"
+)
+"""``(1)!`` at the end of a comment that says something too: the marker goes, the comment stays."""
 
 
 # --------------------------------------------------------------------------- pymdownx blocks
@@ -90,7 +96,7 @@ def without_annotation(line: str) -> str:
     if "(" not in line:
         return line
     stripped = _ANNOTATION_ONLY.sub("", line)
-    return stripped if stripped != line else _ANNOTATION.sub("", line)
+    return stripped if stripped != line else _ANNOTATION.sub(r"\g<comment>", line)
 
 
 # --------------------------------------------------------------------------- generated text
