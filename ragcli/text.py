@@ -1,4 +1,5 @@
-"""Text rules shared by every layer: analysis, identifiers, sentences, Markdown line shapes, slugs.
+"""Text rules shared by every layer: analysis, identifiers, sentences, Markdown line shapes, slugs, and the one
+renderer of document text for people (``readable``, ``readable_quote``: code is never rewritten).
 
 One analyzer object serves indexing, query building and the local answerer's
 term overlap, so a query term is always spelled the way the index spells it.

@@ -89,7 +89,8 @@ def snippet(text: str, query: str, width: int = 220) -> Text:
     """A window of ``text`` centred on the first word matching the query, matching words highlighted whole.
 
     Markdown links read as their text (``[project dependencies](../x.md)`` is
-    ``project dependencies``), and the words are matched in what is shown. A
+    ``project dependencies``) and code as the page has it (``text.readable``), and
+    the words are matched in what is shown. A
     word matches when it has a query term's stem (``refunded`` for "refund") or
     is one of the query's identifiers: never a prefix inside another word
     (``sync`` is not marked in ``async``).
