@@ -124,6 +124,22 @@ def test_a_subscript_pair_in_code_is_not_a_reference_link() -> None:
     assert readable("[Fastway](https://x.example/cdn), <https://y.example>") == "Fastway, https://y.example"
 
 
+@settings(max_examples=60, deadline=None)
+@given(lines=st.lists(code_line, min_size=1, max_size=4), span=code_span)
+@example(lines=["print(repr(exc.errors()[0]['type']))", "x = [a][b] | [c](d)"], span="a[0][1]")
+def test_the_renderer_keeps_code_whole(lines, span) -> None:  # type: ignore[no-untyped-def]
+    """In process, many examples: every line of a fenced block comes out of ``readable`` as it went in, and a
+    snippet (one line) holds it with only its runs of whitespace collapsed; a code span is kept too."""
+    from ragcli.cli.results import snippet
+
+    text = f"See [the docs](x.md) with `{span}` set:\n\n```python\n" + "\n".join(lines) + "\n```"
+    shown = readable(text)
+    assert shown.split("\n")[3 : 3 + len(lines)] == lines
+    assert f"`{span}`" in shown and shown.startswith("See the docs with")
+    one_line = snippet(text, "docs", width=10_000).plain
+    assert all(flat(line) in one_line for line in lines) and flat(f"`{span}`") in one_line
+
+
 @pytest.mark.slow
 @settings(max_examples=2, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(lines=st.lists(code_line, min_size=1, max_size=3), span=code_span)
