@@ -88,6 +88,8 @@ def ingest(
         _summary(report)
         report_skipped(report)
         report_scans(report, path)
+        if report.rebuilt:
+            _stderr(f"note: {report.rebuilt}")
     report_warnings(report, path)
     report_rejections(report, path)
     if report.generation is None:
@@ -139,7 +141,7 @@ def report_scans(report: IngestReport, root: Path, write: Callable[[str], None] 
         counted = f"{plural(pages, 'PDF page')} of {plural(len(unread), 'document')}"
         if reason == "no_ocr":
             write(
-                f"note: {counted} had no text and were not read: {names}; OCR is not available "
+                f"note: no text read from {counted} (no text layer: scans?): {names}; OCR is not available "
                 f"({pdf.ocr_missing}); to read them, {ENABLE_HINT}"
             )
         else:

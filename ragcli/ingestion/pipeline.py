@@ -155,6 +155,8 @@ class _Run:
         root = folder.root
         self.report.root = str(root)
         diff = Incremental(previous, model_sha256=self.model.sha256, chunker_version=CHUNKER_VERSION)
+        if previous is not None and not diff.compatible:
+            self.report.rebuilt = _rebuilt(previous)
         loaded, failed_files = self._load_all(folder, diff)
         kept = settle_previous(diff, loaded, failed_files, self.report, keep_on_error=keep_on_error)
         items = [*kept, *loaded.values()]
@@ -327,3 +329,17 @@ def _note_scans(report: IngestReport, source: str, pages: PdfPages) -> None:
     report.pdf.ocr_seconds = round(report.pdf.ocr_seconds + pages.ocr_seconds, 3)
     if pages.unread and pages.unread_because is not None:
         report.pdf.unread.append(UnreadPdf(path=source, pages=list(pages.unread), reason=pages.unread_because))
+
+
+def _rebuilt(previous: PreviousGeneration) -> str:
+    """Why nothing of the published index is kept as it is: its chunker or its model is not this ingest's."""
+    built = previous.manifest
+    if built.chunker_version != CHUNKER_VERSION:
+        return (
+            f"the index was cut by chunker v{built.chunker_version}, this ragcli cuts with v{CHUNKER_VERSION}: "
+            "every document is read, cut and embedded again"
+        )
+    return (
+        f"the index was built with another embedding model (sha256 {built.model.sha256[:8]}): "
+        "every passage is embedded again"
+    )

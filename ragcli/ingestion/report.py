@@ -88,6 +88,8 @@ class IngestReport(Record):
     """Documents with no text of their own once site markup is read (a page that only includes another file,
     ``--8<-- "CONTRIBUTING.md"``): nothing to index, so skipped rather than rejected."""
     warnings: list[IngestWarning] = Field(default_factory=list)
+    rebuilt: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Why every document was read and cut again: the published index was built by another chunker or model."""
     pdf: PdfReport | None = Field(default=None, exclude_if=lambda v: v is None)
     """Only when a PDF page had no text layer: OCR's work and limits, and the pages left unread."""
     published: bool = Field(default=False, exclude=True)
