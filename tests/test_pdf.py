@@ -342,3 +342,29 @@ def test_once_ocr_is_available_the_next_ingest_reads_the_unread_scan(runs, tmp_p
     again = json_of(_ok(cli("ingest", docs, "--tenant", "t", "--index", index, "--acl", "everyone", "--json")))
     assert again["documents"]["updated"] == 1 and again["documents"]["unchanged"] == 2
     assert again["pdf"]["ocr_pages"] == 1 and again["pdf"]["unread"] == []
+
+
+def test_an_index_cut_by_the_previous_chunker_is_rebuilt_with_a_note(tmp_path, embedder) -> None:
+    """An index of chunker v6 has PDF passages without pages: the next ingest re-reads everything and says why."""
+    from support.corpus import current_name
+
+    from ragcli import ingest
+    from ragcli.index.manifest import Manifest, seal_of
+    from ragcli.ingestion.chunking import CHUNKER_VERSION
+
+    docs, index = tmp_path / "docs", tmp_path / "index"
+    write(docs / "manual.pdf", manual_pdf())
+    first = ingest(docs, "t", index=index, default_acl=["everyone"], embedder=embedder)
+    assert first.rebuilt is None
+    manifest_path = index / "t" / str(current_name(index, "t")) / "manifest.json"
+    manifest = Manifest.model_validate_json(manifest_path.read_bytes())
+    manifest.chunker_version = CHUNKER_VERSION - 1  # as the ragcli before PDF pages wrote it
+    manifest.seal = seal_of(manifest)
+    manifest_path.write_text(manifest.model_dump_json())
+    again = ingest(docs, "t", index=index, default_acl=["everyone"], embedder=embedder)
+    assert again.published and again.documents.updated == 1
+    assert again.rebuilt == (
+        f"the index was cut by chunker v{CHUNKER_VERSION - 1}, this ragcli cuts with v{CHUNKER_VERSION}: "
+        "every document is read, cut and embedded again"
+    )
+    assert ingest(docs, "t", index=index, default_acl=["everyone"], embedder=embedder).rebuilt is None
