@@ -191,6 +191,14 @@ def test_ocr_stops_at_the_page_limit_and_says_which_pages_are_unread() -> None:
     assert "kitchen" in read.text.lower() and "garden" not in read.text.lower()
 
 
+@needs_ocr
+def test_ocr_spent_its_time_limit_leaves_the_pages_unread() -> None:
+    pdf = joined(make_pdf(["A text page."]), scanned(make_pdf(["A scanned page."]), dpi=100))
+    read = read_pdf(pdf, "late.pdf", OcrLimits(seconds=0.0))  # no time left: no page is started
+    assert read.pages.ocr == () and read.pages.unread == (2,) and read.pages.unread_because == "seconds"
+    assert "A text page." in read.text
+
+
 def test_a_text_layer_of_unmapped_glyphs_counts_as_no_text() -> None:
     assert garbled("(cid:12)(cid:7)(cid:44) (cid:3)(cid:9)(cid:10) (cid:11)(cid:12)")
     assert garbled(" ".join(["\ufffd" * 6] * 5))
