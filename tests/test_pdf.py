@@ -112,7 +112,7 @@ def test_a_table_running_on_without_its_header_keeps_the_first_pages_header(tmp_
     doc = load_source(SourceFile(path.resolve(), "fees.pdf"), default_acl=EVERYONE)
     passages = chunk_document(doc, "t", embedder.count_tokens)
     runs_on = next(p for p in passages if "Tier 5" in p.text)
-    assert runs_on.pages == (3,)
+    assert runs_on.pages == (3,) and runs_on.text.startswith("| Tier |")  # the page number is not text
     assert "| Tier | Monthly fee | Seats |\n|---|---|---|\n| Tier 4 | 90 EUR | 250 |\n| Tier 5 | 140 EUR | 500 |" in (
         runs_on.text
     )
@@ -197,6 +197,17 @@ def test_ocr_spent_its_time_limit_leaves_the_pages_unread() -> None:
     read = read_pdf(pdf, "late.pdf", OcrLimits(seconds=0.0))  # no time left: no page is started
     assert read.pages.ocr == () and read.pages.unread == (2,) and read.pages.unread_because == "seconds"
     assert "A text page." in read.text
+
+
+def test_page_numbers_and_hyphenated_line_breaks_do_not_reach_the_text(tmp_path, embedder) -> None:
+    pages = [
+        "Page 1 of 2\nReplace the filter of the ventila-\ntion unit yearly.\n1",
+        "Keep the self-\nService desk open.\n2",
+    ]
+    path = write(tmp_path / "hy.pdf", make_pdf(pages))
+    doc = load_source(SourceFile(path.resolve(), "hy.pdf"), default_acl=EVERYONE)
+    texts = [p.text for p in chunk_document(doc, "t", embedder.count_tokens)]
+    assert texts == ["Replace the filter of the ventilation unit yearly.", "Keep the self- Service desk open."]
 
 
 def test_a_text_layer_of_unmapped_glyphs_counts_as_no_text() -> None:

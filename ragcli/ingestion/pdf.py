@@ -25,7 +25,7 @@ from typing import Any, Literal
 from ..errors import DocumentRejected
 from . import mdwriter as md
 from .pdf_ocr import ENABLE_HINT, OcrLimits, check_images, missing, read_pages
-from .pdf_tables import TABLE_LINE, PageTable, carry_headers, has_rules, read_table_page
+from .pdf_tables import PAGE_NUMBER, TABLE_LINE, PageTable, carry_headers, has_rules, read_table_page
 
 _SECTION_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[ivxlc]+\.|[a-z]\.)\s+")
 MAX_OUTLINE_ITEMS = 10_000
@@ -289,12 +289,13 @@ def _blocks(pages: list[_Page], start: tuple[int, int], stop: tuple[int, int]) -
         page = pages[n]
         first = start[1] if n == start[0] else 0
         last = stop[1] if n == stop[0] else len(page.lines)
+        numbers = _page_numbers(page.lines)
         blocks: list[str] = []
         paragraph: list[str] = []
-        for text in [*page.lines[first:last], ""]:
-            if text.startswith(TABLE_LINE) or not text.strip():
+        for at, text in [*enumerate(page.lines[first:last], start=first), (last, "")]:
+            if text.startswith(TABLE_LINE) or not text.strip() or at in numbers:
                 if paragraph:
-                    blocks.append(md.paragraph(" ".join(paragraph)))
+                    blocks.append(md.paragraph(_joined(paragraph)))
                     paragraph = []
                 if text.startswith(TABLE_LINE):
                     blocks.append(md.table(page.tables[int(text[len(TABLE_LINE) :])].rows))
@@ -302,4 +303,25 @@ def _blocks(pages: list[_Page], start: tuple[int, int], stop: tuple[int, int]) -
                 paragraph.append(text)
         if any(b.strip() for b in blocks):
             out += [md.page_mark(n + 1, page.ocr), *blocks]
+    return out
+
+
+def _page_numbers(lines: list[str]) -> set[int]:
+    """The first and last text lines of a page when they are only a page number (a running header or footer)."""
+    filled = [n for n, line in enumerate(lines) if line.strip()]
+    return {n for n in filled[:1] + filled[-1:] if PAGE_NUMBER.match(lines[n].strip())}
+
+
+_HYPHENATED = re.compile(r"[^\W\d_]-$")
+
+
+def _joined(lines: list[str]) -> str:
+    """A paragraph's lines as one: a word hyphenated at a line break (``mainte-`` / ``nance``) made whole again."""
+    out = lines[0].strip()
+    for line in lines[1:]:
+        line = line.strip()
+        if _HYPHENATED.search(out) and line[:1].islower():
+            out = out[:-1] + line
+        else:
+            out = f"{out} {line}"
     return out

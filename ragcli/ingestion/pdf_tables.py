@@ -22,7 +22,8 @@ TABLE_LINE = "\x00table "
 """A page's text line standing for its table number N (``\\x00table N``): where the table sits among the lines."""
 _PATH_OPS = re.compile(rb"(?:^|\s)(?:re|l)\s")
 _PAINT_OPS = re.compile(rb"(?:^|\s)(?:S|s|f\*?|F|B\*?|b\*?)\s")
-_FOOTER = re.compile(r"^(?:page\s*)?\d+(?:\s*(?:of|/)\s*\d+)?$", re.IGNORECASE)
+PAGE_NUMBER = re.compile(r"^(?:page\s*)?\d{1,5}(?:\s*(?:of|/)\s*\d{1,5})?$", re.IGNORECASE)
+"""A line that is only a page number (``12``, ``Page 3 of 9``): a running footer, not the page's text."""
 COLUMN_TOLERANCE = 2.0
 """Points by which a continued table's column edges may differ from the part before it."""
 
@@ -112,7 +113,7 @@ def carry_headers(pages: Sequence[TablePage | None]) -> None:
 def _edge_line(lines: list[str], *, reverse: bool) -> str | None:
     """The first (or last) line that is not blank and not a page number footer."""
     for line in reversed(lines) if reverse else lines:
-        if line.strip() and not _FOOTER.match(line.strip()):
+        if line.strip() and not PAGE_NUMBER.match(line.strip()):
             return line
     return None
 
