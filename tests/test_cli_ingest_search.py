@@ -42,6 +42,8 @@ RESULT_KEYS = {
     "heading_path",
     "source",
     "source_path",
+    "pages",
+    "ocr",
     "text",
     "score",
     "bm25",
