@@ -42,6 +42,10 @@ class Passage:
     carried: int = 0
     """How many leading characters of ``text`` repeat the part before it: the sentence that introduces a
     split code block, list or table, carried into every part for its meaning. A snippet starts after them."""
+    pages: tuple[int, ...] = ()
+    """The PDF pages (1-based) its text comes from, in order; () for every other format."""
+    ocr: bool = False
+    """Whether its text was read by OCR from a scanned PDF page (it may hold misread words)."""
 
     @property
     def heading_label(self) -> str:
@@ -56,8 +60,30 @@ class Passage:
     @property
     def shown_source(self) -> str:
         """Where a person (or a model) should look: the document's URL if it has one, else its file relative to
-        the ingested folder; never an absolute local path unless the index predates relative paths."""
-        return self.source_url or self.path or self.source
+        the ingested folder; never an absolute local path unless the index predates relative paths. A PDF
+        passage's link opens its first page (``policy.pdf#page=12``, the fragment PDF viewers follow)."""
+        where = self.source_url or self.path or self.source
+        return f"{where}#page={self.pages[0]}" if self.pages and "#" not in where else where
+
+    @property
+    def page_label(self) -> str:
+        """``p. 12``, ``pp. 12-13`` (a range when the pages follow on), ``pp. 3, 7``; "" without pages."""
+        if not self.pages:
+            return ""
+        if len(self.pages) == 1:
+            return f"p. {self.pages[0]}"
+        consecutive = list(self.pages) == list(range(self.pages[0], self.pages[-1] + 1))
+        return f"pp. {self.pages[0]}-{self.pages[-1]}" if consecutive else "pp. " + ", ".join(map(str, self.pages))
+
+    @property
+    def location(self) -> str:
+        """How text output cites it: ``policy.pdf, p. 12`` (a URL keeps its ``#page=12``); else ``shown_source``.
+
+        The one place a citation's location is written for people: search, ask and their Markdown output."""
+        if not self.pages:
+            return self.shown_source
+        where = self.shown_source if self.source_url else (self.path or self.source)
+        return f"{where}, {self.page_label}" + (" (OCR)" if self.ocr else "")
 
     @property
     def own_text(self) -> str:

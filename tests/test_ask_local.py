@@ -164,7 +164,7 @@ def cli_runs(
     return dict(zip(commands, results, strict=True))
 
 
-CLAIM_KEYS = {"statement", "passage_id", "quote", "source"}
+CLAIM_KEYS = {"statement", "passage_id", "quote", "source", "pages"}
 OUTCOME_KEYS = {"disposition", "answer", "claims", "reason", "message", "searches", "model", "request_id", "usage"}
 USAGE_KEYS = {"input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"}
 
@@ -173,7 +173,7 @@ def _check_shape(data: dict) -> None:
     # The brief's shape plus "sources" (the numbered source list docs/commands/ask.md documents).
     assert set(data) == OUTCOME_KEYS | {"sources", "conflicts"}, set(data) ^ (OUTCOME_KEYS | {"sources", "conflicts"})
     assert [s["n"] for s in data["sources"]] == list(range(1, len(data["sources"]) + 1))
-    assert all(set(s) == {"n", "passage_id", "title", "source"} for s in data["sources"])
+    assert all(set(s) == {"n", "passage_id", "title", "source", "pages", "ocr"} for s in data["sources"])
     assert [s["passage_id"] for s in data["sources"]] == list(dict.fromkeys(c["passage_id"] for c in data["claims"]))
     assert data["disposition"] in ("answered", "abstained")
     assert data["model"] == "local"
@@ -181,7 +181,8 @@ def _check_shape(data: dict) -> None:
     assert isinstance(data["searches"], int) and data["searches"] >= 1
     assert set(data["usage"]) == USAGE_KEYS and all(isinstance(v, int) for v in data["usage"].values())
     for claim in data["claims"]:
-        assert set(claim) == CLAIM_KEYS and all(isinstance(v, str) and v for v in claim.values())
+        assert set(claim) == CLAIM_KEYS and claim["pages"] == []  # a PDF's pages; the sample corpus has no PDF
+        assert all(isinstance(v, str) and v for k, v in claim.items() if k != "pages")
 
 
 @pytest.mark.slow

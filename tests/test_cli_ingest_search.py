@@ -42,6 +42,8 @@ RESULT_KEYS = {
     "heading_path",
     "source",
     "source_path",
+    "pages",
+    "ocr",
     "text",
     "score",
     "bm25",
@@ -216,6 +218,9 @@ def test_status_json_shape(sample_index):
             "orphan_vectors",
             "stale_entries",
             "warnings",
+            "pdf_pages_unread",
+            "pdf_pages_ocr",
+            "pdf_documents_unread",
         }
         assert t["warnings"] == []  # the index is owner-only
         assert (

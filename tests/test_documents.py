@@ -216,10 +216,10 @@ def test_pdf_text_is_extracted_page_by_page(tmp_path, embedder):
     assert "Quarterly zephyr report for the board" in doc.text
     assert "Second page covers quokka migration" in doc.text
     passages = chunk_document(doc, "t", embedder.count_tokens)
-    by_page = {p.heading_path: p.text for p in passages}
+    by_page = {p.pages: p.text for p in passages}
     assert by_page == {
-        ("Page 1",): "Quarterly zephyr report for the board",
-        ("Page 2",): "Second page covers quokka migration",
+        (1,): "Quarterly zephyr report for the board",
+        (2,): "Second page covers quokka migration",
     }
 
 

@@ -58,12 +58,15 @@ def test_a_bookmark_whose_title_is_not_on_its_page_starts_at_the_top_of_that_pag
     ]
 
 
-def test_a_pdf_without_an_outline_keeps_its_page_sections(tmp_path, embedder) -> None:
+def test_a_pdf_without_an_outline_gives_each_page_its_passages(tmp_path, embedder) -> None:
     path = write(tmp_path / "flat.pdf", make_pdf(["First page words.", "Second page words."]))
     doc = load_source(SourceFile(path.resolve(), "flat.pdf"), default_acl=EVERYONE)
-    assert doc.text == "First page words.\n\n\f\n\nSecond page words."
+    assert doc.text == "\f1\n\nFirst page words.\n\n\f2\n\nSecond page words.\n"  # page marks, read off by the chunker
     passages = chunk_document(doc, "t", embedder.count_tokens)
-    assert [p.heading_path for p in passages] == [("Page 1",), ("Page 2",)]
+    assert [(p.heading_path, p.pages, p.text) for p in passages] == [
+        ((), (1,), "First page words."),
+        ((), (2,), "Second page words."),
+    ]
 
 
 # --------------------------------------------------------------------------- one folder, every format

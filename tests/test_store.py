@@ -575,12 +575,12 @@ def test_a_format_1_index_is_read_and_its_vectors_reused(tiny_copy, tiny):
     report = ingest(tiny.parent / "docs", "t", index=tiny_copy)
     assert report.published and report.embedded == 0
     with TenantIndex.open(tiny_copy, "t", verify=True) as ix:
-        assert ix.manifest.format == FORMAT_VERSION == 3
+        assert ix.manifest.format == FORMAT_VERSION == 4
 
 
 def test_a_format_2_index_is_read_and_the_next_ingest_rewrites_it_without_embedding(tiny_copy, tiny):
     """Format 2 had no seal, no recorded folder, and versions without the text's hash: it still searches, and the
-    next ingest writes format 3 (new IDs, sources relative to the folder) reusing every vector."""
+    next ingest writes the current format (new IDs, sources relative to the folder) reusing every vector."""
     gen = generation_dir(tiny_copy)
     manifest = json.loads((gen / "manifest.json").read_text())
     for key in ("seal", "root"):
@@ -592,7 +592,7 @@ def test_a_format_2_index_is_read_and_the_next_ingest_rewrites_it_without_embedd
     report = ingest(tiny.parent / "docs", "t", index=tiny_copy)
     assert report.published and report.embedded == 0
     with TenantIndex.open(tiny_copy, "t", verify=True) as ix:
-        assert ix.manifest.format == 3 and ix.manifest.root == str((tiny.parent / "docs").resolve())
+        assert ix.manifest.format == FORMAT_VERSION and ix.manifest.root == str((tiny.parent / "docs").resolve())
 
 
 def test_neighbours_stay_inside_one_document_version_and_its_scope(tmp_path, embedder):

@@ -161,7 +161,7 @@ def test_trace_of_an_answered_run(cli_trace, sample_passages) -> None:
         "numbers_in_passage",
     }
     assert all(c["passed"] for c in line["checks"])
-    assert set(line["checks"][0]) == {"claim", "passage_id", "check", "passed"}
+    assert set(line["checks"][0]) == {"claim", "passage_id", "check", "passed", "pages"}
 
 
 @pytest.mark.slow

@@ -137,6 +137,8 @@ class ClaimJson(Record):
     passage_id: str
     quote: str
     source: str
+    pages: list[int]
+    """The cited passage's PDF pages (1-based); [] for every other format."""
 
 
 class SourceJson(Record):
@@ -144,6 +146,10 @@ class SourceJson(Record):
     passage_id: str
     title: str
     source: str
+    pages: list[int]
+    """Its PDF pages (1-based); [] for every other format."""
+    ocr: bool
+    """Whether OCR read it from a scanned PDF page."""
 
 
 class ConflictSideJson(Record):
@@ -199,11 +205,19 @@ class AnswerJson(Record):
             disposition=outcome.disposition,
             answer=answered.answer if answered is not None else None,
             claims=[
-                ClaimJson(statement=c.statement, passage_id=c.passage.id, quote=c.quote, source=c.passage.shown_source)
+                ClaimJson(
+                    statement=c.statement,
+                    passage_id=c.passage.id,
+                    quote=c.quote,
+                    source=c.passage.shown_source,
+                    pages=list(c.passage.pages),
+                )
                 for c in claims
             ],
             sources=[
-                SourceJson(n=i, passage_id=p.id, title=p.heading_label, source=p.shown_source)
+                SourceJson(
+                    n=i, passage_id=p.id, title=p.heading_label, source=p.shown_source, pages=list(p.pages), ocr=p.ocr
+                )
                 for i, p in enumerate(sources, start=1)
             ],
             conflicts=conflicts,

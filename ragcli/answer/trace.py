@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import os
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -45,6 +45,7 @@ from .protocol import (
 
 if TYPE_CHECKING:
     from ..index import TenantIndex
+    from ..passage import Passage
     from ..search.response import Candidate
 
 SCORE_DIGITS = 6
@@ -106,6 +107,8 @@ class TraceCheck(Record):
     passage_id: str
     check: str
     passed: bool
+    pages: list[int] = Field(default_factory=list)
+    """The cited passage's PDF pages (1-based; [] for other formats or a passage the run never retrieved)."""
 
 
 class TraceConflict(Record):
@@ -265,9 +268,17 @@ class Trace(Record):
     def add_model_time(self, ms: float) -> None:
         self.latency_ms.model += ms
 
-    def add_checks(self, results: list[CheckResult], cited: list[str], ms: float, retrieved: Collection[str]) -> None:
+    def add_checks(
+        self, results: list[CheckResult], cited: list[str], ms: float, retrieved: Mapping[str, Passage]
+    ) -> None:
         self.checks += [
-            TraceCheck(claim=r.claim, passage_id=known_id(cited[r.claim], retrieved), check=r.check, passed=r.passed)
+            TraceCheck(
+                claim=r.claim,
+                passage_id=known_id(cited[r.claim], retrieved),
+                check=r.check,
+                passed=r.passed,
+                pages=list(retrieved[cited[r.claim]].pages) if cited[r.claim] in retrieved else [],
+            )
             for r in results
         ]
         self.latency_ms.checks += ms

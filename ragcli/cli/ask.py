@@ -120,7 +120,7 @@ def _print(outcome: Outcome) -> None:
             line(conflict, style="yellow")
         line("")
         for i, p in enumerate(outcome.sources, start=1):
-            line(f"[{i}] {p.id} — {p.heading_label} — {p.shown_source}", lead=len(f"[{i}]"))
+            line(f"[{i}] {p.id} — {p.heading_label} — {p.location}", lead=len(f"[{i}]"))
     else:
         line(outcome.message)
         line(f"reason: {outcome.reason}", style="dim")

@@ -87,6 +87,9 @@ def ingest(
     else:
         _summary(report)
         report_skipped(report)
+        report_scans(report, path)
+        if report.rebuilt:
+            _stderr(f"note: {report.rebuilt}")
     report_warnings(report, path)
     report_rejections(report, path)
     if report.generation is None:
@@ -117,6 +120,39 @@ def report_skipped(report: IngestReport, write: Callable[[str], None] = _stderr)
         what = plural(len(report.empty), "document")
         why = "includes, site markup, or an API reference generated from code"
         write(f"note: skipped {what} with no text of its own ({why}): {names}")
+
+
+def report_scans(report: IngestReport, root: Path, write: Callable[[str], None] = _stderr) -> None:
+    """Once per run: the PDF pages OCR read (and its limits), and the pages without text left unread, by document."""
+    from ..ingestion.pdf_ocr import ENABLE_HINT
+
+    pdf = report.pdf
+    if pdf is None:
+        return
+    limits = f"limits per document: {pdf.page_limit} pages, {pdf.seconds_limit:g} s"
+    if pdf.ocr_pages:
+        write(f"note: OCR read {plural(pdf.ocr_pages, 'scanned PDF page')} in {pdf.ocr_seconds:.1f} s ({limits})")
+    for reason in ("no_ocr", "pages", "seconds"):
+        unread = [u for u in pdf.unread if u.reason == reason]
+        if not unread:
+            continue
+        pages = sum(len(u.pages) for u in unread)
+        named = [f"{_shown_path(u.path, root)} ({_pages(u.pages)})" for u in unread[:SHOWN_PATHS]]
+        names = ", ".join(named) + (", …" if len(unread) > SHOWN_PATHS else "")
+        counted = f"{plural(pages, 'PDF page')} of {plural(len(unread), 'document')}"
+        if reason == "no_ocr":
+            write(
+                f"note: no text read from {counted} (no text layer: scans?): {names}; OCR is not available "
+                f"({pdf.ocr_missing}); to read them, {ENABLE_HINT}"
+            )
+        else:
+            limit = "page" if reason == "pages" else "time"
+            write(f"note: OCR stopped at its {limit} limit ({limits}): {counted} left unread: {names}")
+
+
+def _pages(pages: list[int]) -> str:
+    shown = ", ".join(map(str, pages[:5])) + (", …" if len(pages) > 5 else "")
+    return ("p. " if len(pages) == 1 else "pp. ") + shown
 
 
 def report_warnings(report: IngestReport, root: Path, write: Callable[[str], None] = _stderr) -> None:

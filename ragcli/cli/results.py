@@ -152,7 +152,7 @@ def _table(response: SearchResponse) -> None:
                 r.id,
                 r.passage.heading_label,
                 _with_more(result_snippet(r, response.query), r),
-                r.passage.shown_source,
+                r.passage.location,
             ]
             for r in response.results
         ]
@@ -179,7 +179,7 @@ def _rich_table(response: SearchResponse) -> Table:
         body.append(safe(r.id), style="bold cyan")  # a style on Text() itself would colour the whole block
         if r.more_from_document:
             body.append(" " + more_note(r), style="dim")
-        body.append("\n" + safe(r.passage.heading_label + " — " + r.passage.shown_source), style="dim")
+        body.append("\n" + safe(r.passage.heading_label + " — " + r.passage.location), style="dim")
         body.append("\n")
         body.append_text(result_snippet(r, response.query))
         if i:
@@ -218,7 +218,7 @@ def _md(response: SearchResponse) -> None:
     lines = ["| rank | passage | title › section | source | snippet |", "|---:|---|---|---|---|"]
     for r in response.results:
         passage = f"`{_md_cell(r.id)}`" + (f" {more_note(r)}" if r.more_from_document else "")
-        cells = [str(r.rank), passage, _md_cell(r.passage.heading_label), _md_cell(r.passage.shown_source)]
+        cells = [str(r.rank), passage, _md_cell(r.passage.heading_label), _md_cell(r.passage.location)]
         cells.append(_md_snippet(result_snippet(r, response.query)))
         lines.append("| " + " | ".join(cells) + " |")
     write_out("\n".join(lines))

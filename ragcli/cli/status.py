@@ -50,6 +50,8 @@ def status(
     for audit in report.tenants:
         for warning in audit.warnings:
             sys.stderr.write(f"warning: {warning}\n")
+        if audit.pdf_pages_unread and not as_json:
+            sys.stderr.write(_unread_note(audit) + "\n")
     if as_json:
         emit_json(report)
     else:
@@ -116,6 +118,20 @@ def _table(audits: list[Audit]) -> None:
         console().print(
             escape(safe(build)) + ("" if len(builds) == 1 else f": {escape(safe(', '.join(tenants)))}"), highlight=False
         )
+
+
+def _unread_note(audit: Audit) -> str:
+    """``note: acme: 3 PDF pages of 2 documents have no text (scans): ...``: what OCR would add to the index."""
+    from ..ingestion.pdf_ocr import ENABLE_HINT
+    from .console import plural, printable
+
+    docs = audit.pdf_documents_unread
+    names = ", ".join(printable(d) for d in docs[:3]) + (", …" if len(docs) > 3 else "")
+    return (
+        f"note: {safe(audit.tenant)}: {plural(audit.pdf_pages_unread, 'PDF page')} of "
+        f"{plural(len(docs), 'document')} had no text to index (scans?): {names}; to read them, {ENABLE_HINT}, "
+        "then ingest again"
+    )
 
 
 def _flag(n: int) -> str:

@@ -55,6 +55,12 @@ class Audit(Record):
     """Passage IDs the manifest lists that no row holds."""
     warnings: list[str] = Field(default_factory=list)
     """Folders and files of the index that other accounts may read or write (it holds every passage's text)."""
+    pdf_pages_unread: int = 0
+    """PDF pages without a text layer that no text was read from (OCR not available at ingest, or over a limit)."""
+    pdf_pages_ocr: int = 0
+    """PDF pages whose text OCR read."""
+    pdf_documents_unread: list[str] = Field(default_factory=list)
+    """The documents (their keys: file paths) those unread pages belong to."""
 
     @property
     def healthy(self) -> bool:
@@ -149,6 +155,9 @@ def _audit(index: TenantIndex, warnings: list[str]) -> Audit:
         orphan_vectors=orphan,
         stale_entries=stale,
         warnings=warnings,
+        pdf_pages_unread=sum(len(d.pdf.unread) for d in documents if d.pdf is not None),
+        pdf_pages_ocr=sum(len(d.pdf.ocr) for d in documents if d.pdf is not None),
+        pdf_documents_unread=[d.key for d in documents if d.pdf is not None and d.pdf.unread],
     )
 
 

@@ -16,19 +16,35 @@ import hashlib
 import json
 import zlib
 from pathlib import Path
+from typing import Literal
 
-from pydantic import ConfigDict, PrivateAttr, ValidationError
+from pydantic import ConfigDict, Field, PrivateAttr, ValidationError
 
 from ..errors import IndexCorruptError
 from ..record import Record
 from .layout import DOCUMENTS, MANIFEST
 
-FORMAT_VERSION = 3
-"""3: the manifest is sealed (sha256 of its fields) and records the folder the tenant is ingested from; a
+FORMAT_VERSION = 4
+"""4: a PDF's documents.json entry records its pages (``PdfEntry``) and its passages their pages and OCR.
+3: the manifest is sealed (sha256 of its fields) and records the folder the tenant is ingested from; a
 version carries the hash of its document's text.
 2: the documents moved from manifest.json to documents.json, so opening an index for a search parses a
 few hundred bytes instead of every passage ID (1.8 MB for SciFact)."""
-READABLE_FORMATS = (1, 2, 3)
+READABLE_FORMATS = (1, 2, 3, 4)
+
+
+class PdfEntry(Record):
+    """What a PDF's pages gave (format 4): ``ragcli status`` counts the pages no text was read from."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    pages: int
+    ocr: list[int] = Field(default_factory=list)
+    """Pages (1-based) read by OCR."""
+    unread: list[int] = Field(default_factory=list)
+    """Pages (1-based) without a usable text layer that OCR did not read (not available, or over a limit)."""
+    unread_because: Literal["no_ocr", "pages", "seconds"] | None = None
+    """``no_ocr``: the next ingest with OCR available reads the document again, unchanged or not."""
 
 
 class DocumentEntry(Record):
@@ -46,6 +62,8 @@ class DocumentEntry(Record):
     fingerprint: str
     """Hash of everything its passages depend on; unchanged means no re-parse."""
     passage_ids: list[str]
+    pdf: PdfEntry | None = Field(default=None, exclude_if=lambda v: v is None)
+    """A PDF's pages (format 4); absent for every other format."""
 
 
 class ModelEntry(Record):

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import IndexCorruptError, InputError
 from ..passage import Passage
-from .manifest import FORMAT_VERSION, DocumentEntry, read_documents
+from .manifest import FORMAT_VERSION, DocumentEntry, Manifest, read_documents
 from .reader import TenantIndex
 from .writer import WriteLock
 
@@ -62,6 +62,10 @@ class PreviousGeneration:
     def root(self) -> str | None:
         """The folder the tenant was ingested from (None before index format 3 recorded it)."""
         return self._index.manifest.root
+
+    @property
+    def manifest(self) -> Manifest:
+        return self._index.manifest
 
     def built_with(self, model_sha256: str, chunker_version: int) -> bool:
         """Whether its passages and vectors are what this ingest would make (same model and chunker)."""

@@ -43,6 +43,8 @@ def _record(p: Passage, text_hash: str) -> dict[str, Any]:
         "text": p.text,
         "path": p.path,
         "carried": p.carried,
+        "pages": list(p.pages),
+        "ocr": p.ocr,
         "text_hash": text_hash,
     }
 
@@ -64,6 +66,8 @@ def _passage(d: dict[str, Any]) -> Passage:
         text=d["text"],
         path=d.get("path", ""),  # absent in indexes written before paths and carried leads were recorded
         carried=d.get("carried", 0),
+        pages=tuple(d.get("pages", ())),  # absent before PDF pages were recorded (chunker 7)
+        ocr=d.get("ocr", False),
     )
 
 

@@ -11,8 +11,10 @@ docx         Word documents to Markdown (python-docx): heading styles, lists, ta
 rst          reStructuredText to Markdown (docutils): Sphinx markup as text, top field list as metadata
 notebook     Jupyter notebooks to Markdown (nbformat): Markdown cells and code cells, outputs dropped
 csv          CSV and TSV rows to ``Header: value`` list items
-pdf          PDF text by page (pypdf); headings from the outline when there is one
-mdwriter     writing escaped Markdown (headings, lists, tables, code) for the converters above
+pdf          PDF as paged Markdown (pypdf): page marks, outline headings, tables and scans from the two below
+pdf_tables   ruled tables on PDF pages (pdfplumber), a continued table keeping its first page's header
+pdf_ocr      scanned PDF pages read by Tesseract (``ragcli[ocr]``: pytesseract, pypdfium2), bounded per document
+mdwriter     writing escaped Markdown (headings, lists, tables, code, PDF page marks) for the converters above
 dialects     doc-site markup (Hugo, Docusaurus, MyST, GitHub alerts, ...) unfolded into plain Markdown
 material     Material for MkDocs, pymdownx and mkdocstrings markup: blocks, fence options, annotations, API stubs
 inline_markup  the dialects' inline markup (roles, shortcodes, icons, emoji, keys) as the text a reader sees

@@ -25,7 +25,8 @@ from ..embedder import MAX_MODEL_TOKENS, SPECIAL_TOKENS
 from ..passage import HEADING_SEPARATOR, Passage
 from ..text import slugify, split_sentences
 from .loaders import Document
-from .markdown import Block, markdown_sections, plain_sections
+from .markdown import Block, Section, markdown_sections, plain_sections
+from .mdwriter import read_page_mark
 
 CHUNKER_VERSION = 7
 """3: soft wraps joined, admonitions and tabs unfolded, an introducing sentence kept with its block.
@@ -33,10 +34,15 @@ CHUNKER_VERSION = 7
 5: passages record their file relative to the ingested folder and the length of a carried introduction.
 6: doc-site dialects unfolded (Hugo, Docusaurus, MyST, GitHub alerts, comments; ``dialects``).
 7: code in list items and quotes split by lines; titles from front matter, H1 or file name; headings as plain
-text; Material/pymdownx/mkdocstrings markup and Sphinx captions, tab titles and references read as text."""
+text; Material/pymdownx/mkdocstrings markup and Sphinx captions, tab titles and references read as text; PDF
+passages record their pages (and OCR) and a page starts a new passage; ruled tables are tables; a PDF without an
+outline has no ``Page N`` section per page (its passages have pages instead)."""
 OVERLAP_MAX_TOKENS = 48
 """A sentence repeated at the start of the next part must be short, or it crowds out new text."""
 INTRODUCED_KINDS = ("code", "list", "table")
+
+Piece = tuple[str, tuple[int, ...], bool]
+"""Text that fits, the PDF pages it comes from and whether OCR read it (() and False for other formats)."""
 
 TokenCounter = Callable[[Sequence[str]], list[int]]
 """Counts model tokens (without special tokens) for each text."""
@@ -260,20 +266,26 @@ def _glue_exceptions(sentences: list[str], sizer: _Sizer) -> list[str]:
     return out
 
 
-def _pieces(blocks: list[Block], sizer: _Sizer) -> list[str]:
+def _pieces(blocks: list[Block], sizer: _Sizer) -> list[Piece]:
     """The section as pieces that each fit: blocks whole or split, an introducing sentence glued to its block."""
-    pieces: list[str] = []
+    pieces: list[Piece] = []
     i = 0
     while i < len(blocks):
         block = blocks[i]
         following = blocks[i + 1] if i + 1 < len(blocks) else None
         if block.introduces and following is not None and following.kind in INTRODUCED_KINDS:
-            pieces += _introduced(block, following, sizer)
+            pages = _merged(block.pages, following.pages)
+            ocr = block.ocr or following.ocr
+            pieces += [(text, pages, ocr) for text in _introduced(block, following, sizer)]
             i += 2
         else:
-            pieces += sizer.split_block(block)
+            pieces += [(text, block.pages, block.ocr) for text in sizer.split_block(block)]
             i += 1
     return pieces
+
+
+def _merged(*pages: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(sorted({n for group in pages for n in group}))
 
 
 def _introduced(intro: Block, block: Block, sizer: _Sizer) -> list[str]:
@@ -296,17 +308,24 @@ def _introduced(intro: Block, block: Block, sizer: _Sizer) -> list[str]:
     return [*earlier, f"{first_lead}\n\n{parts[0]}", *(f"{lead}\n\n{part}" for part in parts[1:])]
 
 
-def _pack_section(blocks: list[Block], sizer: _Sizer) -> list[str]:
+def _pack_section(blocks: list[Block], sizer: _Sizer) -> list[Piece]:
     """Pieces together while they fit; a piece that does not fit with the others starts a new passage."""
-    parts: list[str] = []
-    current: list[str] = []
+    parts: list[Piece] = []
+    current: list[Piece] = []
+
+    def close() -> None:
+        text = "\n\n".join(p[0] for p in current)
+        parts.append((text, _merged(*(p[1] for p in current)), any(p[2] for p in current)))
+
     for piece in _pieces(blocks, sizer):
-        if current and not sizer.fits("\n\n".join([*current, piece])):
-            parts.append("\n\n".join(current))
+        # A PDF's next page starts a new passage: its citation names one page, and OCR marks only what it read.
+        next_page = bool(current and piece[1] and current[-1][1] and piece[1][0] > current[-1][1][-1])
+        if current and (next_page or not sizer.fits("\n\n".join([*(p[0] for p in current), piece[0]]))):
+            close()
             current = []
         current.append(piece)
     if current:
-        parts.append("\n\n".join(current))
+        close()
     return parts
 
 
@@ -321,7 +340,9 @@ def chunk_document(
     if doc.reads_as == "markdown":
         sections = markdown_sections(doc.text, doc.title)
     else:
-        sections = plain_sections(doc.text, is_pdf=doc.reads_as == "pages")
+        sections = plain_sections(doc.text)
+    if doc.format == "pdf":
+        sections = _paged(sections)
     passages: list[Passage] = []
     used: set[str] = set()
     for section in sections:
@@ -330,7 +351,7 @@ def chunk_document(
         budget = max(32, max_tokens - count_tokens([header])[0] - SPECIAL_TOKENS)
         parts = _pack_section(section.blocks, _Sizer(count_tokens, budget))
         slug = _section_slug(section.path, used)
-        for n, text in enumerate(parts, start=1):
+        for n, (text, pages, ocr) in enumerate(parts, start=1):
             key = _unique(slug if n == 1 else f"{slug}-{n}", used)
             passages.append(
                 Passage(
@@ -348,10 +369,32 @@ def chunk_document(
                     source_url=doc.source_url,
                     text=text,
                     path=doc.path,
-                    carried=carried_lead(parts[n - 2], text) if n > 1 else 0,
+                    carried=carried_lead(parts[n - 2][0], text) if n > 1 else 0,
+                    pages=pages,
+                    ocr=ocr,
                 )
             )
     return passages
+
+
+def _paged(sections: list[Section]) -> list[Section]:
+    """A PDF's sections with its page marks (``mdwriter.page_mark``) read off into the pages of the blocks
+    after them; a mark before a heading still holds for the blocks under it."""
+    page: tuple[int, ...] = ()
+    ocr = False
+    out = []
+    for section in sections:
+        blocks = []
+        for block in section.blocks:
+            mark = read_page_mark(block.text) if block.kind == "text" else None
+            if mark is not None:
+                page, ocr = (mark[0],), mark[1]
+                continue
+            block.pages, block.ocr = page, ocr
+            blocks.append(block)
+        if blocks:
+            out.append(Section(section.path, blocks))
+    return out
 
 
 def carried_lead(before: str, text: str) -> int:

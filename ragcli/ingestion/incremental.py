@@ -13,7 +13,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..index.manifest import DocumentEntry
+from ..index.manifest import DocumentEntry, PdfEntry
 from ..index.previous import PreviousGeneration
 from ..passage import Passage
 from .loaders import Document
@@ -42,11 +42,19 @@ class Loaded:
     fingerprint: str
     declared_version: str | None
     """The version its metadata declares (``version``, else ``effective_from``); None when only the text's hash."""
+    pdf: PdfEntry | None = None
+    """A PDF's pages: what documents.json keeps of them."""
 
     @classmethod
     def fresh(cls, key: str, doc: Document, passages: list[Passage]) -> Loaded:
         hashes = [text_hash(p) for p in passages]
-        return cls(key, doc, passages, hashes, [None] * len(passages), doc.fingerprint, doc.declared_version)
+        pdf = None
+        if doc.pdf is not None:
+            pages = doc.pdf
+            pdf = PdfEntry(
+                pages=pages.count, ocr=list(pages.ocr), unread=list(pages.unread), unread_because=pages.unread_because
+            )
+        return cls(key, doc, passages, hashes, [None] * len(passages), doc.fingerprint, doc.declared_version, pdf)
 
     @property
     def doc_id(self) -> str:
@@ -67,6 +75,7 @@ class Loaded:
             source=first.source,
             fingerprint=self.fingerprint,
             passage_ids=[p.id for p in self.passages],
+            pdf=self.pdf,
         )
 
 
@@ -79,8 +88,14 @@ class Incremental:
         self.documents: dict[str, DocumentEntry] = previous.documents if previous is not None else {}
 
     def fingerprint_of(self, key: str) -> str | None:
-        """The recorded fingerprint of ``key``, if its passages could be reused as they are."""
+        """The recorded fingerprint of ``key``, if its passages could be reused as they are: not for a PDF with
+        pages left unread for want of OCR once OCR is available (its scans can be read now)."""
         entry = self.documents.get(key) if self.compatible else None
+        if entry is not None and entry.pdf is not None and entry.pdf.unread_because == "no_ocr":
+            from .pdf_ocr import missing
+
+            if missing() is None:
+                return None
         return entry.fingerprint if entry is not None else None
 
     def reuse(self, key: str) -> Loaded | None:
@@ -107,7 +122,8 @@ class Incremental:
         reused: list[int | None] = list(rows) if keep_rows else [None] * len(rows)
         # An index written before versions carried the text's hash (format 2) recorded no declared version.
         declared = entry.declared_version if self.previous.current_format else entry.version
-        return Loaded(key, None, passages, [text_hash(p) for p in passages], reused, entry.fingerprint, declared)
+        hashes = [text_hash(p) for p in passages]
+        return Loaded(key, None, passages, hashes, reused, entry.fingerprint, declared, entry.pdf)
 
     def reused_vectors(self, items: list[Loaded], dim: int) -> tuple[np.ndarray, list[np.ndarray], list[int]]:
         """The new generation's embedding matrix and unit vectors with every reusable vector copied in, and the

@@ -22,7 +22,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import DocumentRejected, DuplicateKey, strict_json
 from ..text import slugify
@@ -38,13 +38,16 @@ from .sources import (
     fingerprint,
 )
 
+if TYPE_CHECKING:
+    from .pdf import PdfPages
+
 MAX_LINE_CHARS = 100_000
 """A line longer than this rejects its document: work per file stays linear (an 8 MiB line took 17 s and 800 MB)."""
 VERSION_HASH_CHARS = 6
 """Hex digits of the text's hash appended to a declared version (``travel@2026-01-01.3f9a1c#meals``)."""
 
-Body = Literal["markdown", "plain", "pages"]
-"""How the chunker reads a Document's text: Markdown sections, blank-line paragraphs, or PDF pages (form feeds)."""
+Body = Literal["markdown", "plain"]
+"""How the chunker reads a Document's text: Markdown sections or blank-line paragraphs."""
 
 FORMAT_BODIES: dict[Format, Body] = {
     "markdown": "markdown",
@@ -55,7 +58,7 @@ FORMAT_BODIES: dict[Format, Body] = {
     "csv": "markdown",
     "tsv": "markdown",
     "text": "plain",
-    "pdf": "pages",
+    "pdf": "markdown",
 }
 TITLE_FROM_FIRST_HEADING: frozenset[Format] = frozenset({"markdown", "html", "rst", "notebook"})
 """Formats whose first heading names the document; a Word file has its Title, a PDF and a CSV their file name."""
@@ -91,6 +94,8 @@ class Document:
     declared_version: str | None = None
     """The version its metadata declares (``version``, else ``effective_from``); None when only the text's hash.
     One file per document ID and declared version (``ingestion.changes``)."""
+    pdf: PdfPages | None = None
+    """A PDF's pages: how many, which were read by OCR, which had no text OCR could read (``ingestion.pdf``)."""
 
     @property
     def reads_as(self) -> Body:
@@ -114,7 +119,16 @@ def load_file(
     if sidecar_raw:
         meta = load_yaml_mapping(decode_text(sidecar_raw, str(src.sidecar)), str(src.sidecar))
     source = str(src.path)
-    own_meta, text, body = _convert(fmt, raw, source, max_bytes)
+    pdf = None
+    own_meta: dict[str, Any] = {}
+    body: Body | None = None  # a PDF reads as its format's Body (Markdown)
+    if fmt == "pdf":
+        from .pdf import read_pdf
+
+        read = read_pdf(raw, source)
+        text, pdf = read.text, read.pages
+    else:
+        own_meta, text, body = _convert(fmt, raw, source, max_bytes)
     meta = {**own_meta, **meta}
     if not text.strip():
         raise DocumentRejected(source, "no text to index")
@@ -122,16 +136,12 @@ def load_file(
         check_line_lengths(text, source, what="a line of its text")
     fp = file_fingerprint(src, data, default_acl, salt)
     body_hash = content_hash(text.encode("utf-8"))
-    return _build(meta, text, fmt, source, src.relative, default_acl, fp, body_hash, body)
+    doc = _build(meta, text, fmt, source, src.relative, default_acl, fp, body_hash, body)
+    return replace(doc, pdf=pdf) if pdf is not None else doc
 
 
 def _convert(fmt: Format, raw: bytes, source: str, max_bytes: int) -> tuple[dict[str, Any], str, Body]:
     """The file's own metadata, its text (Markdown for every structured format) and how to read that text."""
-    if fmt == "pdf":
-        from .pdf import pdf_text
-
-        text, outlined = pdf_text(raw, source)
-        return {}, text, "markdown" if outlined else "pages"
     if fmt == "docx":
         from .docx import docx_to_markdown
 

@@ -47,6 +47,10 @@ _KINDS: dict[str, BlockKind] = {
 class Block:
     kind: BlockKind
     text: str
+    pages: tuple[int, ...] = ()
+    """The PDF pages (1-based) it comes from; () for every other format (see ``chunking``)."""
+    ocr: bool = False
+    """Whether OCR read it from a scanned PDF page."""
 
     @property
     def introduces(self) -> bool:
@@ -184,12 +188,7 @@ def first_h1(text: str) -> str | None:
     return None
 
 
-def plain_sections(text: str, is_pdf: bool) -> list[Section]:
-    """Plain text and PDF: paragraphs (blank-line separated, soft wraps joined); one section per PDF page."""
-    pages = text.split("\f") if is_pdf else [text]
-    sections = []
-    for number, page in enumerate(pages, start=1):
-        blocks = [Block("text", " ".join(p.split())) for p in re.split(r"\n\s*\n", page) if p.strip()]
-        if blocks:
-            sections.append(Section((f"Page {number}",) if is_pdf and len(pages) > 1 else (), blocks))
-    return sections
+def plain_sections(text: str) -> list[Section]:
+    """Plain text: paragraphs (blank-line separated, soft wraps joined), in one section."""
+    blocks = [Block("text", " ".join(p.split())) for p in re.split(r"\n\s*\n", text) if p.strip()]
+    return [Section((), blocks)] if blocks else []

@@ -21,6 +21,7 @@ _MARKUP_START = re.compile(
 _ORDERED_START = re.compile(r"^(\d{1,9})([.)])(\s|$)")
 _BLOCK_START = re.compile(r"^(```|~~~|[-*+] |\d+[.)] |\||>|#)")
 _BACKTICKS = re.compile(r"`+")
+_PAGE_MARK = re.compile(r"^\f(\d{1,6})( ocr)?$")
 
 
 def one_line(text: str) -> str:
@@ -140,3 +141,17 @@ def labelled(label: str, blocks: Sequence[str]) -> list[str]:
 def join(blocks: Iterable[str]) -> str:
     """Blocks separated by blank lines (empty ones dropped), ending in a newline."""
     return "\n\n".join(b for b in blocks if b.strip()) + "\n"
+
+
+def page_mark(page: int, ocr: bool = False) -> str:
+    """The line a PDF's Markdown puts before the blocks of its page ``page`` (1-based), `` ocr`` when OCR read it.
+
+    A form feed starts it: no text a PDF loader writes does (``paragraph`` collapses whitespace), and the
+    chunker reads the marks off into each passage's ``pages`` and ``ocr`` (``read_page_mark``)."""
+    return f"\f{page}" + (" ocr" if ocr else "")
+
+
+def read_page_mark(block: str) -> tuple[int, bool] | None:
+    """(page, read by OCR) if ``block`` is a ``page_mark``, else None."""
+    found = _PAGE_MARK.match(block)
+    return (int(found.group(1)), bool(found.group(2))) if found else None

@@ -31,7 +31,7 @@ from .folder import Folder, open_folder
 from .incremental import Incremental, Loaded
 from .loaders import Document, load_file, load_jsonl
 from .progress import Progress
-from .report import IngestReport
+from .report import IngestReport, PdfReport, UnreadPdf
 from .sources import DEFAULT_MAX_FILE_BYTES, SourceFile, file_fingerprint
 
 PASSAGE_IDS = 3
@@ -39,6 +39,8 @@ PASSAGE_IDS = 3
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from .pdf import PdfPages
 
 
 @dataclass(frozen=True)
@@ -153,6 +155,8 @@ class _Run:
         root = folder.root
         self.report.root = str(root)
         diff = Incremental(previous, model_sha256=self.model.sha256, chunker_version=CHUNKER_VERSION)
+        if previous is not None and not diff.compatible:
+            self.report.rebuilt = _rebuilt(previous)
         loaded, failed_files = self._load_all(folder, diff)
         kept = settle_previous(diff, loaded, failed_files, self.report, keep_on_error=keep_on_error)
         items = [*kept, *loaded.values()]
@@ -237,6 +241,8 @@ class _Run:
             if reused is not None:
                 return reused
         passages = chunk_document(doc, self.tenant, self.embedder.count_tokens)
+        if doc.pdf is not None and (doc.pdf.ocr or doc.pdf.unread):
+            _note_scans(self.report, doc.source, doc.pdf)
         if not passages:
             # The loader found text, the chunker none: it was all includes, comments or shortcodes.
             return Empty(doc.source)
@@ -305,3 +311,35 @@ class _Run:
             for i, matrix in zip(step, embedded[1], strict=True):
                 units[rows[i]] = matrix
             self.progress.embedded(step_work)
+
+
+def _note_scans(report: IngestReport, source: str, pages: PdfPages) -> None:
+    """Add what a PDF's pages without text cost (OCR) or left unread to the report."""
+    from .pdf_ocr import OcrLimits
+
+    if report.pdf is None:
+        limits = OcrLimits()
+        report.pdf = PdfReport(
+            ocr_available=pages.ocr_missing is None,
+            ocr_missing=pages.ocr_missing,
+            page_limit=limits.pages,
+            seconds_limit=limits.seconds,
+        )
+    report.pdf.ocr_pages += len(pages.ocr)
+    report.pdf.ocr_seconds = round(report.pdf.ocr_seconds + pages.ocr_seconds, 3)
+    if pages.unread and pages.unread_because is not None:
+        report.pdf.unread.append(UnreadPdf(path=source, pages=list(pages.unread), reason=pages.unread_because))
+
+
+def _rebuilt(previous: PreviousGeneration) -> str:
+    """Why nothing of the published index is kept as it is: its chunker or its model is not this ingest's."""
+    built = previous.manifest
+    if built.chunker_version != CHUNKER_VERSION:
+        return (
+            f"the index was cut by chunker v{built.chunker_version}, this ragcli cuts with v{CHUNKER_VERSION}: "
+            "every document is read, cut and embedded again"
+        )
+    return (
+        f"the index was built with another embedding model (sha256 {built.model.sha256[:8]}): "
+        "every passage is embedded again"
+    )

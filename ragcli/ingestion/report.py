@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field, field_serializer
 
 from ..record import Record
@@ -39,6 +41,33 @@ class DocumentCounts(Record):
     ``--keep-on-error``, which keeps their previous version instead (with a warning each)."""
 
 
+class UnreadPdf(Record):
+    """A PDF whose pages without a text layer were left unread in this ingest."""
+
+    path: str
+    pages: list[int]
+    """The pages (1-based) no text was read from."""
+    reason: Literal["no_ocr", "pages", "seconds"]
+    """OCR is not available here, or the per-document page or time limit was reached."""
+
+
+class PdfReport(Record):
+    """PDF pages without a text layer met by this ingest (scans): what OCR read, within which limits, and what
+    it left unread. Only in the report when such a page was met."""
+
+    ocr_available: bool
+    ocr_missing: str | None = None
+    """What OCR lacks on this machine, and so how to enable it."""
+    page_limit: int
+    """Pages OCRed per document at most."""
+    seconds_limit: float
+    """OCR seconds per document at most."""
+    ocr_pages: int = 0
+    """Pages read by OCR in this ingest."""
+    ocr_seconds: float = 0.0
+    unread: list[UnreadPdf] = Field(default_factory=list)
+
+
 class IngestReport(Record):
     """What one ingest did; its JSON is what ``ingest --json`` prints."""
 
@@ -59,6 +88,10 @@ class IngestReport(Record):
     """Documents with no text of their own once site markup is read (a page that only includes another file,
     ``--8<-- "CONTRIBUTING.md"``): nothing to index, so skipped rather than rejected."""
     warnings: list[IngestWarning] = Field(default_factory=list)
+    rebuilt: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Why every document was read and cut again: the published index was built by another chunker or model."""
+    pdf: PdfReport | None = Field(default=None, exclude_if=lambda v: v is None)
+    """Only when a PDF page had no text layer: OCR's work and limits, and the pages left unread."""
     published: bool = Field(default=False, exclude=True)
     """Whether a new generation was published (False when nothing changed)."""
     files: int = Field(default=0, exclude=True)

@@ -111,6 +111,10 @@ class ResultJson(Record):
     """The document's URL, else its file relative to the ingested folder."""
     source_path: str
     """The file it was read from, absolute (``FILE:LINE`` for a JSONL line)."""
+    pages: list[int]
+    """The PDF pages (1-based) the passage comes from; [] for every other format."""
+    ocr: bool
+    """Whether OCR read it from a scanned PDF page."""
     text: str
     score: float
     bm25: RankJson | None
@@ -180,6 +184,8 @@ def _result_json(r: SearchResult) -> ResultJson:
         heading_path=list(p.heading_path),
         source=p.shown_source,
         source_path=p.source,
+        pages=list(p.pages),
+        ocr=p.ocr,
         text=p.text,
         score=round(r.score, 6),
         bm25=_rank_json(r.bm25),

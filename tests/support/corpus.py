@@ -203,8 +203,9 @@ def all_passages(root: Path, tenant: str) -> list[Any]:
     for line in (generation / "passages.jsonl").read_text(encoding="utf-8").splitlines():
         record = json.loads(line)
         record.pop("text_hash")
-        for key in ("acl", "heading_path"):
-            record[key] = tuple(record[key])
+        for key in ("acl", "heading_path", "pages"):
+            if key in record:
+                record[key] = tuple(record[key])
         for key in ("effective_from", "superseded_on"):
             record[key] = dt.date.fromisoformat(record[key]) if record[key] else None
         out.append(Passage(**record))
