@@ -72,7 +72,7 @@ def ask(
     conversation = model.conversation(question)
     new = run.search_question()
     if not new:
-        if not (model.retry_on_empty and limits.retry_on_empty and limits.max_searches > 1):
+        if not (model.retry_on_empty and limits.retry_on_empty and limits.may_search_again):
             return run.abstain("no_visible_evidence")
         run.retrying_empty = True
     run.show(new, "" if new else RETRY_NOTE)

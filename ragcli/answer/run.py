@@ -121,7 +121,7 @@ class Run:
         # Where the conversation stands.
         self.turn_number = 0
         self.shown = Shown()
-        self.search_open = limits.max_searches > 1
+        self.search_open = limits.may_search_again
         """Whether the model may still search (closed by a search that found nothing new)."""
         self.grade_open = limits.plan
         """Whether ``grade_evidence`` is still offered (once per run, with ``--plan``)."""

@@ -1,7 +1,7 @@
 """How answers are made: the model, its limits, the verifier. One description, whoever asks.
 
 ``AnswerSetup`` is what the options say (``ragcli ask``, ``ragcli eval --ask``
-and ``ragcli mcp`` take the same ones, ``cli.options``): model names and
+and ``ragcli mcp`` take the same ones, declared once in ``cli.answer_options``): model names and
 numbers, nothing opened. ``backends.open_answerer`` turns it into an
 ``Answerer``: the backend and the verifier, ready for every question of a
 session. ``Limits`` are the budgets of one run of the loop.
@@ -34,6 +34,11 @@ class Limits:
     """Offer the LLM ``search_parts`` (decomposition, on the first turn) and ``grade_evidence`` (once; a ``missing``
     verdict drives one gap-filling search). Every search still counts against ``max_searches``."""
 
+    @property
+    def may_search_again(self) -> bool:
+        """Whether the budget leaves the model a search after the question's own."""
+        return self.max_searches > 1
+
 
 @dataclass(frozen=True)
 class AnswerSetup:
@@ -49,6 +54,8 @@ class AnswerSetup:
 
     @property
     def verifies(self) -> bool:
+        """Whether a second model call judges the claims: ``--verify``, or a verifier named (the one place it is
+        decided; ``backends.verifier_for`` opens what it says)."""
         return self.verify or self.verify_model is not None
 
 
