@@ -53,12 +53,12 @@ def _setup_of(*args: str) -> AnswerSetup:
     import typer
     from typer.testing import CliRunner
 
-    from ragcli.cli.answer_options import answer_options
+    from ragcli.cli.answer_options import ANSWER_DEFAULTS, answer_options
 
     received: list[AnswerSetup] = []
 
     @answer_options
-    def command(question: str, answer: AnswerSetup = AnswerSetup()) -> None:
+    def command(question: str, answer: AnswerSetup = ANSWER_DEFAULTS) -> None:
         received.append(answer)
 
     app = typer.Typer()

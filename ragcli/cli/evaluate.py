@@ -310,7 +310,7 @@ def _finish(data: EvalJson | CompareJson, passed: bool, files: ReportFiles, as_j
     """Write the report files, print the report (JSON or tables), exit 0 when every gate passed, else 1.
 
     A comparison's ``--output`` is the comparison; its ``--junit``, ``--summary`` and ``--report`` describe run B
-    (the candidate, the run its gates judge)."""
+    (the candidate, the run its gates judge) with the comparison's ``--max-drop`` gates."""
     from ..eval.wire import EvalJson
 
     write_reports(
