@@ -76,7 +76,9 @@ def test_every_option_reaches_the_setup() -> None:
     )
     assert setup == AnswerSetup(
         model="anthropic:claude-haiku-4-5",
-        limits=Limits(max_searches=5, max_turns=4, max_tokens=50_000, timeout_s=30.0, retry_on_empty=False, plan=True),
+        limits=Limits(max_searches=5, max_turns=4, max_tokens=50_000, timeout_s=30.0),
+        plan=True,
+        retry_on_empty=False,
         verify=True,
         verify_model="openai:gpt-4.1-nano",
     )

@@ -33,7 +33,7 @@ def open_answerer(setup: AnswerSetup, *, embedder: Embedder | None = None) -> An
 
     backend = resolve_model(setup.model, embedder=embedder)
     verifier = verifier_for(backend, setup)
-    return Answerer(backend, setup.limits, verifier)
+    return Answerer(backend, setup.limits, verifier, plan=setup.plan, retry_on_empty=setup.retry_on_empty)
 
 
 def resolve_model(spec: str | None = None, *, embedder: Embedder | None = None) -> AnswerModel:

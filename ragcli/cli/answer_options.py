@@ -83,35 +83,30 @@ RetryOnEmptyOpt = Annotated[
     ),
 ]
 
-LIMITS = Limits()
-"""The answer options' defaults (``--max-searches`` ... ``--plan``): the library's own."""
+ANSWER_DEFAULTS = AnswerSetup()
+"""The answer options' defaults: the library's own. Also the ``answer`` parameter's default in a command's own
+signature (Typer never sees it: the options replace it)."""
+LIMITS = ANSWER_DEFAULTS.limits
 
 
 def answer_setup(
-    model: ModelOpt = None,
+    model: ModelOpt = ANSWER_DEFAULTS.model,
     max_searches: MaxSearchesOpt = LIMITS.max_searches,
     max_turns: MaxTurnsOpt = LIMITS.max_turns,
     max_tokens: MaxTokensOpt = LIMITS.max_tokens,
     timeout: TimeoutOpt = LIMITS.timeout_s,
-    retry_on_empty: RetryOnEmptyOpt = LIMITS.retry_on_empty,
-    plan: PlanOpt = LIMITS.plan,
-    verify: VerifyOpt = False,
-    verify_model: VerifyModelOpt = None,
+    retry_on_empty: RetryOnEmptyOpt = ANSWER_DEFAULTS.retry_on_empty,
+    plan: PlanOpt = ANSWER_DEFAULTS.plan,
+    verify: VerifyOpt = ANSWER_DEFAULTS.verify,
+    verify_model: VerifyModelOpt = ANSWER_DEFAULTS.verify_model,
 ) -> AnswerSetup:
     """The answer options as the one ``AnswerSetup`` (nothing opened yet); the parameters are the options."""
-    limits = Limits(
-        max_searches=max_searches,
-        max_turns=max_turns,
-        max_tokens=max_tokens,
-        timeout_s=timeout,
-        retry_on_empty=retry_on_empty,
-        plan=plan,
+    limits = Limits(max_searches=max_searches, max_turns=max_turns, max_tokens=max_tokens, timeout_s=timeout)
+    return AnswerSetup(
+        model=model, limits=limits, plan=plan, retry_on_empty=retry_on_empty, verify=verify, verify_model=verify_model
     )
-    return AnswerSetup(model=model, limits=limits, verify=verify, verify_model=verify_model)
 
 
-ANSWER_DEFAULTS = AnswerSetup()
-"""The ``answer`` parameter's default in a command's own signature (Typer never sees it: the options replace it)."""
 ANSWER_PARAMETER = "answer"
 """The parameter of a command (typed ``AnswerSetup``) that ``answer_options`` replaces with the options."""
 _OPTIONS = tuple(inspect.signature(answer_setup).parameters)

@@ -62,7 +62,7 @@ def ask(
     scope = resolve_scope(as_file, as_of)
     retriever = Retriever(index)
     answerer = open_answerer(answer, embedder=retriever.embedder)
-    outcome = run_ask(question, scope, retriever, answerer.model, limits=answerer.limits, verifier=answerer.verifier)
+    outcome = run_ask(question, scope, retriever, answerer)
     if trace is not None:
         append_trace(trace, outcome.trace)
     if as_json:
