@@ -44,7 +44,10 @@ from .protocol import (
 from .run import Run
 from .setup import Answerer
 
-PROMPT_VERSION = "2026-12-10.1"
+PROMPT_VERSION = "2026-12-02.2"
+"""What the model is told (the system prompt, the tools, code's notes, the evidence format), as a date and a
+count that day; every trace records it. 2026-12-02: queries keep the question (written "2026-12-10.1" then, a
+date after the commit) and sources shown relative to the ingested folder, never an absolute path."""
 
 
 def ask(question: str, scope: Scope, retriever: Retriever, answerer: Answerer | AnswerModel) -> Outcome:
