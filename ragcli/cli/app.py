@@ -100,8 +100,11 @@ def command(name: str | None = None) -> Any:
     meant importing their modules and reading every signature (~30 ms of a cold ``ragcli ask``).
     None: every command, for ``ragcli --help``, shell completion and an unknown command's suggestion.
     """
+    from .coercion import plain_coercion
+
     cmd = typer.main.get_command(typer_app(COMMANDS if name is None else (name,)))
     _tidy_help(cmd, plain=not sys.stdout.isatty())
+    plain_coercion(cmd)  # values converted without a pydantic validator per option (errors stay Typer's)
     return cmd
 
 
