@@ -130,6 +130,9 @@ def _tidy_help(cmd: Any, *, plain: bool) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; every RagcliError or usage error becomes one ``error:`` line and exit 2."""
     args = list(sys.argv[1:] if argv is None else argv)  # for hints only: click reads sys.argv itself when None
+    from .plugins import skip_an_empty_plugin_search
+
+    skip_an_empty_plugin_search()
     try:
         # Without standalone mode the parser returns an Exit's code instead of exiting.
         result = command(args[0] if args and args[0] in COMMANDS else None).main(
