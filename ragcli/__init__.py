@@ -24,9 +24,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .lazy import lazy_exports
+from .lazy import export_names, lazy_exports
 
-if TYPE_CHECKING:  # "X as X": an explicit re-export, so type checkers see the lazy names
+if TYPE_CHECKING:  # the exports, once: "X as X" for type checkers, read by ``lazy`` for the runtime
     from .answer import Abstained as Abstained
     from .answer import Answered as Answered
     from .answer import Answerer as Answerer
@@ -68,51 +68,10 @@ if TYPE_CHECKING:  # "X as X": an explicit re-export, so type checkers see the l
 
     __version__: str
 
-_EXPORTS = {
-    "Abstained": "answer",
-    "AnswerModel": "answer",
-    "AnswerSetup": "answer",
-    "Answered": "answer",
-    "Answerer": "answer",
-    "Audit": "index",
-    "BackendError": "errors",
-    "Case": "eval",
-    "Embedder": "embedder",
-    "EvalReport": "eval",
-    "Gates": "eval",
-    "IndexCorruptError": "errors",
-    "IndexLockedError": "errors",
-    "IngestJob": "ingestion",
-    "IngestReport": "ingestion",
-    "InputError": "errors",
-    "Limits": "answer",
-    "ModelError": "errors",
-    "Outcome": "answer",
-    "Passage": "passage",
-    "Principal": "principal",
-    "PrincipalError": "errors",
-    "RagcliError": "errors",
-    "Retriever": "search",
-    "Scope": "principal",
-    "SearchConfig": "search",
-    "SearchResponse": "search",
-    "SearchResult": "search",
-    "TenantIndex": "index",
-    "View": "index",
-    "ask": "answer",
-    "evaluate": "eval",
-    "ingest": "ingestion",
-    "load_cases": "eval",
-    "load_principal": "principal",
-    "open_answerer": "backends",
-    "parse_principal": "principal",
-    "resolve_model": "backends",
-}
-
-__all__ = sorted(_EXPORTS)
+__all__ = export_names(__file__)
 
 
-_export = lazy_exports(__name__, _EXPORTS)
+_export = lazy_exports(__name__, __file__)
 
 
 def __getattr__(name: str) -> Any:

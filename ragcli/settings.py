@@ -1,9 +1,10 @@
 """The environment, read in one place.
 
 Every variable ragcli honours is read here and nowhere else; callers resolve
-a setting once at their entry point (the CLI through Typer's ``envvar=``, a
-library user when a function is called without the value) and pass the
-result down as a typed value.
+a setting once at their entry point (the CLI when an option is left out:
+``--index`` and ``--model`` default to None and the command asks this module,
+so no option reads the environment itself; a library user when a function is
+called without the value) and pass the result down as a typed value.
 
     RAGCLI_INDEX              index directory (else the nearest .ragcli, else the per-user data directory)
     RAGCLI_MODEL              default answering model: local | anthropic[:NAME] | openai:MODEL[@URL]

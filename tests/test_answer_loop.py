@@ -31,7 +31,7 @@ from support.scripted_model import (
 )
 
 from ragcli import Scope
-from ragcli.answer import ABSTAIN_MESSAGE, Abstained, Answered, Limits, Outcome, ask
+from ragcli.answer import ABSTAIN_MESSAGE, Abstained, Answered, Answerer, Limits, Outcome, ask
 from ragcli.answer.notes import (
     GAP_EMPTY_NOTE,
     GAP_NOTE,
@@ -80,9 +80,12 @@ def run(
     who: str = "bob",
     *,
     limits: Limits | None = None,
+    plan: bool = False,
+    retry_on_empty: bool = True,
     verifier: ScriptedVerifier | None = None,
 ) -> Outcome:
-    return ask(question, Scope.of(user(who), DAY), retriever, model, limits=limits, verifier=verifier)
+    answerer = Answerer(model, limits or Limits(), verifier, plan=plan, retry_on_empty=retry_on_empty)
+    return ask(question, Scope.of(user(who), DAY), retriever, answerer)
 
 
 def reason(outcome: Outcome) -> str | None:
@@ -124,13 +127,15 @@ def test_the_question_is_searched_first_and_shown_on_the_first_turn(retriever, i
 
 
 @pytest.mark.parametrize(
-    "model_retries, limits",
-    [(False, Limits()), (True, Limits(retry_on_empty=False)), (True, Limits(max_searches=1))],
+    "model_retries, retry_on_empty, limits",
+    [(False, True, Limits()), (True, False, Limits()), (True, True, Limits(max_searches=1))],
     ids=["model-never-retries", "no-retry-on-empty", "max-searches-1"],
 )
-def test_an_empty_first_search_without_a_retry_abstains_without_a_model_call(retriever, model_retries, limits) -> None:
+def test_an_empty_first_search_without_a_retry_abstains_without_a_model_call(
+    retriever, model_retries, retry_on_empty, limits
+) -> None:
     model = scripted(search("Ulaanbaatar"), retry_on_empty=model_retries)
-    outcome = run(retriever, model, OFF_TOPIC, limits=limits)
+    outcome = run(retriever, model, OFF_TOPIC, limits=limits, retry_on_empty=retry_on_empty)
     assert (reason(outcome), outcome.searches, model.calls, outcome.evidence_ids) == ("no_visible_evidence", 1, 0, ())
     assert outcome.trace.decisions == []
 
@@ -142,7 +147,7 @@ def test_an_empty_first_search_without_a_retry_abstains_without_a_model_call(ret
 )
 def test_an_empty_first_search_gives_one_turn_to_search_again(retriever, then, searches) -> None:
     model = scripted(then)
-    outcome = run(retriever, model, OFF_TOPIC, limits=Limits(plan=True))
+    outcome = run(retriever, model, OFF_TOPIC, plan=True)
     assert (reason(outcome), outcome.searches, model.calls) == ("no_visible_evidence", searches, 1)
     (turn,) = model.turns
     assert turn.note == RETRY_NOTE and turn.evidence == () and turn.new_evidence == ()
@@ -157,7 +162,7 @@ def test_a_rewrite_that_finds_nothing_either_is_no_visible_evidence(retriever) -
 
 def test_a_rewrite_that_finds_something_goes_on_as_usual(retriever, ids) -> None:
     model = scripted(search(CDN), claims(("Our CDN vendor is Fastway.", ids["fastway"], CDN_QUOTE)))
-    outcome = run(retriever, model, OFF_TOPIC, limits=Limits(plan=True))
+    outcome = run(retriever, model, OFF_TOPIC, plan=True)
     assert isinstance(outcome, Answered) and outcome.searches == 2
     second = model.turns[1]
     assert ids["fastway"] in [p.id for p in second.new_evidence] and second.note == ""
@@ -229,7 +234,7 @@ def test_a_plan_tool_without_plan_is_invalid(retriever, step) -> None:
 @pytest.mark.parametrize("max_searches, offered", [(2, False), (3, True)])
 def test_search_parts_needs_two_searches_left_and_the_first_turn(retriever, max_searches, offered) -> None:
     model = scripted(search("SCIM provisioning plan"), parts("CDN vendor", "SCIM plan"))
-    outcome = run(retriever, model, limits=Limits(plan=True, max_searches=max_searches))
+    outcome = run(retriever, model, limits=Limits(max_searches=max_searches), plan=True)
     first, second = model.turns
     assert ("search_parts" in first.tools) is offered and "grade_evidence" in first.tools
     assert "search_parts" not in second.tools
@@ -243,7 +248,7 @@ def test_parts_are_searched_each_on_its_own_within_the_budget(retriever, ids) ->
     model = scripted(
         parts("CDN vendor contract", "SCIM provisioning plan", "SSO identity providers", "Okta setup"), abstain()
     )
-    outcome = run(retriever, model, limits=Limits(plan=True))
+    outcome = run(retriever, model, plan=True)
     assert (reason(outcome), outcome.searches) == ("model_abstained", 3)
     assert [s.query for s in outcome.trace.searches][1:] == ["CDN vendor contract", "SCIM provisioning plan"]
     second = model.turns[1]
@@ -268,7 +273,7 @@ def test_parts_that_find_nothing_new_fall_back_to_the_question_search(retriever,
         search("SCIM provisioning plan"),
         claims(("SCIM needs Enterprise.", ids["scim"], SCIM_QUOTE)),
     )
-    outcome = run(retriever, model, limits=Limits(plan=True, max_searches=5))
+    outcome = run(retriever, model, limits=Limits(max_searches=5), plan=True)
     assert isinstance(outcome, Answered) and outcome.searches == 4, outcome.checks
     second = model.turns[1]
     assert second.tools == {"search", "submit_answer", "grade_evidence"} and second.new_evidence == ()
@@ -283,7 +288,7 @@ def test_parts_that_find_nothing_new_fall_back_to_the_question_search(retriever,
 def test_a_malformed_decomposition_falls_back_once(retriever, ids) -> None:
     malformed = invalid("search_parts: field 'queries' too_short", tool="search_parts")
     model = scripted(malformed, claims(("Our CDN vendor is Fastway.", ids["fastway"], CDN_QUOTE)))
-    outcome = run(retriever, model, limits=Limits(plan=True))
+    outcome = run(retriever, model, plan=True)
     assert isinstance(outcome, Answered) and outcome.searches == 1 and model.calls == 2
     second = model.turns[1]
     assert (second.note, second.note_only) == (PARTS_FALLBACK_NOTE, True)
@@ -292,11 +297,11 @@ def test_a_malformed_decomposition_falls_back_once(retriever, ids) -> None:
     assert (first.valid, first.repair, first.tool) == (False, "parts_fallback", "search_parts")
     # Once: a second malformed call (search_parts is no longer offered) ends the run as any invalid decision does.
     model = scripted(malformed, malformed)
-    outcome = run(retriever, model, limits=Limits(plan=True))
+    outcome = run(retriever, model, plan=True)
     assert (reason(outcome), model.calls) == ("invalid_decision", 2)
     # Any other malformed call still ends the run at once.
     model = scripted(invalid("search: field 'query' is missing", tool="search"))
-    assert reason(run(retriever, model, limits=Limits(plan=True))) == "invalid_decision"
+    assert reason(run(retriever, model, plan=True)) == "invalid_decision"
 
 
 # --------------------------------------------------------------------------- queries keep the question
@@ -364,10 +369,10 @@ def test_identifiers_numbers_quotes_and_negations_must_be_kept(retriever, questi
 def test_the_parts_of_a_decomposition_keep_the_terms_together(retriever) -> None:
     question = "What does ERR_4021 mean, and what did v2.3.1 change?"
     model = scripted(parts("ERR_4021 meaning", "v2.3.1 changes"), abstain())
-    outcome = run(retriever, model, question, who="bob", limits=Limits(plan=True))
+    outcome = run(retriever, model, question, who="bob", plan=True)
     assert outcome.searches == 3 and outcome.trace.decisions[0].repair is None
     model = scripted(parts("error code meaning", "v2.3.1 changes"), abstain())
-    outcome = run(retriever, model, question, who="bob", limits=Limits(plan=True))
+    outcome = run(retriever, model, question, who="bob", plan=True)
     assert outcome.searches == 1 and outcome.trace.decisions[0].lost == ["ERR_4021"]
     assert model.turns[1].note == drift_note(["ERR_4021"])
     assert "search_parts" in model.turns[1].tools  # refused, not acted on: decomposing is still the first decision
@@ -376,7 +381,7 @@ def test_the_parts_of_a_decomposition_keep_the_terms_together(retriever) -> None
 def test_a_gap_query_that_loses_a_term_is_refused_and_the_grade_stays_open(retriever) -> None:
     question = "Can a monthly plan be refunded within 7 days?"
     model = scripted(grade("missing", "refund to card timing"), grade("missing", "refund within 7 days"), abstain())
-    outcome = run(retriever, model, question, limits=Limits(plan=True))
+    outcome = run(retriever, model, question, plan=True)
     assert outcome.searches == 2 and [d.repair for d in outcome.trace.decisions] == ["query_drift", None, None]
     assert "grade_evidence" in model.turns[1].tools and model.turns[1].note == drift_note(["7 days"])
     assert model.turns[2].note in (GAP_NOTE, GAP_EMPTY_NOTE) and "grade_evidence" not in model.turns[2].tools
@@ -401,14 +406,14 @@ def test_a_refused_query_costs_a_turn(retriever) -> None:
 
 def test_irrelevant_ends_the_run(retriever) -> None:
     model = scripted(grade("irrelevant"))
-    outcome = run(retriever, model, limits=Limits(plan=True))
+    outcome = run(retriever, model, plan=True)
     assert (reason(outcome), model.calls, outcome.trace.decisions[0].verdict) == ("model_abstained", 1, "irrelevant")
 
 
 @pytest.mark.parametrize("verdict", ["sufficient", "conflicting"])
 def test_a_grade_that_runs_no_search_gets_its_note_alone(retriever, ids, verdict) -> None:
     model = scripted(grade(verdict), claims(("Our CDN vendor is Fastway.", ids["fastway"], CDN_QUOTE)))
-    outcome = run(retriever, model, limits=Limits(plan=True))
+    outcome = run(retriever, model, plan=True)
     assert isinstance(outcome, Answered) and outcome.searches == 1
     second = model.turns[1]
     assert (second.note, second.note_only, second.new_evidence, second.omitted) == (GRADE_NOTES[verdict], True, (), 0)
@@ -417,7 +422,7 @@ def test_a_grade_that_runs_no_search_gets_its_note_alone(retriever, ids, verdict
 
 def test_missing_with_a_gap_drives_one_gap_filling_search(retriever, ids) -> None:
     model = scripted(grade("missing", "SCIM provisioning plan"), claims(("SCIM.", ids["scim"], SCIM_QUOTE)))
-    outcome = run(retriever, model, "Who is our CDN vendor?", limits=Limits(plan=True))
+    outcome = run(retriever, model, "Who is our CDN vendor?", plan=True)
     assert isinstance(outcome, Answered), outcome.checks
     assert [s.query for s in outcome.trace.searches] == ["Who is our CDN vendor?", "SCIM provisioning plan"]
     second = model.turns[1]
@@ -427,24 +432,24 @@ def test_missing_with_a_gap_drives_one_gap_filling_search(retriever, ids) -> Non
 
 @pytest.mark.parametrize(
     "gap, limits",
-    [(None, Limits(plan=True)), ("SCIM provisioning plan", Limits(plan=True, max_searches=1))],
+    [(None, Limits()), ("SCIM provisioning plan", Limits(max_searches=1))],
     ids=["no-gap", "no-search-left"],
 )
 def test_missing_without_a_gap_or_a_search_left_gets_the_missing_note(retriever, gap, limits) -> None:
     model = scripted(grade("missing", gap), abstain())
-    outcome = run(retriever, model, limits=limits)
+    outcome = run(retriever, model, limits=limits, plan=True)
     assert outcome.searches == 1 and model.turns[1].note == GRADE_NOTES["missing"] and model.turns[1].note_only
 
 
 def test_a_gap_search_that_finds_nothing_closes_searching(retriever) -> None:
     model = scripted(grade("missing", "Ulaanbaatar capital city"), abstain())
-    outcome = run(retriever, model, limits=Limits(plan=True))
+    outcome = run(retriever, model, plan=True)
     assert outcome.searches == 2 and model.turns[1].note == GAP_EMPTY_NOTE
     assert model.turns[1].tools == {"submit_answer"}
 
 
 def test_grading_twice_is_invalid(retriever) -> None:
-    outcome = run(retriever, scripted(grade("sufficient"), grade("sufficient")), limits=Limits(plan=True))
+    outcome = run(retriever, scripted(grade("sufficient"), grade("sufficient")), plan=True)
     assert reason(outcome) == "invalid_decision"
 
 
@@ -626,7 +631,7 @@ def test_citing_every_side_is_answered_with_the_conflict(retriever, ids) -> None
 
 def test_citing_one_side_gets_one_turn_to_cite_every_side(retriever, ids) -> None:
     model = scripted(one_side(ids), both_sides(ids))
-    outcome = run(retriever, model, URGENT, limits=Limits(plan=True))
+    outcome = run(retriever, model, URGENT, plan=True)
     assert isinstance(outcome, Answered) and model.calls == 2
     told = model.turns[1]
     assert told.tools == {"submit_answer"}  # no searching or grading on the conflict turn
@@ -779,3 +784,32 @@ def test_a_question_with_a_lone_surrogate_is_asked_with_a_replacement(retriever)
     model = scripted(abstain())
     run(retriever, model, "Who is our CDN vendor \ud800?")
     assert model.questions == ["Who is our CDN vendor ??"] and model.turns[0].question == model.questions[0]
+
+
+def test_only_the_run_changes_its_own_state() -> None:
+    """The loop and the handlers read ``Run``'s fields and change them through its methods: neither assigns one."""
+    import ast
+    import inspect
+
+    from ragcli.answer import handlers, loop
+
+    for module in (handlers, loop):
+        tree = ast.parse(inspect.getsource(module))
+        targets = [
+            t
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign)
+            for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        ]
+        assigned = [
+            ast.unparse(t) for t in targets if isinstance(t, ast.Attribute) and ast.unparse(t).startswith("run.")
+        ]
+        assert assigned == [], (module.__name__, assigned)
+
+
+def test_limits_are_budgets_only() -> None:
+    """Switches (``plan``, ``retry_on_empty``) belong to the answerer; ``Limits`` counts."""
+    import dataclasses
+
+    fields = {f.name: f.type for f in dataclasses.fields(Limits)}
+    assert fields == {"max_searches": "int", "max_turns": "int", "max_tokens": "int", "timeout_s": "float"}

@@ -48,37 +48,64 @@ def test_ask_eval_and_mcp_take_the_same_answer_options_with_the_library_defaults
     assert (limits.max_searches, limits.max_turns, limits.max_tokens, limits.timeout_s) == (3, 6, 200_000, 120.0)
 
 
-def test_every_option_reaches_the_setup() -> None:
-    from ragcli.cli.options import answer_options_given, answer_setup
+def _setup_of(*args: str) -> AnswerSetup:
+    """The ``AnswerSetup`` a command declared with ``answer_options`` receives for ``args`` (parsed by real Typer)."""
+    import typer
+    from typer.testing import CliRunner
 
-    setup = answer_setup(
-        "anthropic:claude-haiku-4-5",
-        max_searches=5,
-        max_turns=4,
-        max_tokens=50_000,
-        timeout=30.0,
-        retry_on_empty=False,
-        plan=True,
-        verify=True,
-        verify_model="openai:gpt-4.1-nano",
+    from ragcli.cli.answer_options import ANSWER_DEFAULTS, answer_options
+
+    received: list[AnswerSetup] = []
+
+    @answer_options
+    def command(question: str, answer: AnswerSetup = ANSWER_DEFAULTS) -> None:
+        received.append(answer)
+
+    app = typer.Typer()
+    app.command()(command)
+    result = CliRunner().invoke(app, ["q", *args])
+    assert result.exit_code == 0, result.output
+    return received[0]
+
+
+def test_every_option_reaches_the_setup() -> None:
+    setup = _setup_of(
+        *("--model", "anthropic:claude-haiku-4-5", "--max-searches", "5", "--max-turns", "4"),
+        *("--max-tokens", "50000", "--timeout", "30", "--no-retry-on-empty", "--plan", "--verify"),
+        *("--verify-model", "openai:gpt-4.1-nano"),
     )
     assert setup == AnswerSetup(
         model="anthropic:claude-haiku-4-5",
-        limits=Limits(max_searches=5, max_turns=4, max_tokens=50_000, timeout_s=30.0, retry_on_empty=False, plan=True),
+        limits=Limits(max_searches=5, max_turns=4, max_tokens=50_000, timeout_s=30.0),
+        plan=True,
+        retry_on_empty=False,
         verify=True,
         verify_model="openai:gpt-4.1-nano",
     )
-    assert answer_options_given(setup) == [
-        "--max-searches",
-        "--max-turns",
-        "--max-tokens",
-        "--timeout",
-        "--no-retry-on-empty",
-        "--plan",
-        "--verify",
-        "--verify-model",
-    ]
-    assert answer_options_given(AnswerSetup(model="local")) == []
+    assert _setup_of() == AnswerSetup()
+
+
+@pytest.mark.parametrize(
+    "flags, named",
+    [
+        (
+            ["--verify-model", "x", "--max-searches", "3", "--max-turns", "6", "--max-tokens", "1000"]
+            + ["--timeout", "9", "--no-retry-on-empty", "--plan", "--verify"],
+            "--max-searches, --max-turns, --max-tokens, --timeout, --no-retry-on-empty, --plan, --verify, "
+            "--verify-model change",
+        ),
+        (["--retry-on-empty"], "--retry-on-empty changes"),
+    ],
+)
+def test_eval_names_every_answer_option_given_even_at_its_default(capsys, sample_root, flags, named) -> None:
+    """Given is what the command line gave (click's parameter source), not a value that differs from the default."""
+    proc = invoke(capsys, "eval", QUESTIONS, *flags, "--index", sample_root)
+    assert_one_error_line(proc, named, "add --ask")
+
+
+def test_eval_takes_a_model_without_ask(capsys, sample_root) -> None:
+    proc = invoke(capsys, "eval", QUESTIONS, "--model", "local", "--index", sample_root, "--json")
+    assert proc.returncode == 0, proc.stderr
 
 
 def test_opening_a_setup_resolves_the_model_and_the_verifier(embedder) -> None:

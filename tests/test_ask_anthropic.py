@@ -39,7 +39,7 @@ from support.paths import DAY, USERS
 from support.prompts import grouped_by_document, sent_passage_ids
 
 from ragcli import Scope
-from ragcli.answer import Limits, Outcome, ask
+from ragcli.answer import Answerer, Limits, Outcome, ask
 from ragcli.errors import BackendError
 
 CDN_QUESTION = "Who is our CDN vendor and when does the contract renew?"
@@ -55,7 +55,7 @@ def run(
     as_of: dt.date = DAY,
     **model_kw: Any,
 ) -> Outcome:
-    return ask(question, Scope.of(user(who), as_of), retriever, api.model(**model_kw), limits=limits)
+    return ask(question, Scope.of(user(who), as_of), retriever, Answerer(api.model(**model_kw), limits or Limits()))
 
 
 # --------------------------------------------------------------------------- what the SDK sent

@@ -265,12 +265,12 @@ def test_real_abstentions_for_different_reasons_look_the_same(retriever, local_m
     sees the same sentence and the same JSON shape; only the reason code (and the request id,
     usage, search count) differ.
     """
-    from ragcli.answer import Limits
+    from ragcli.answer import Answerer, Limits
 
     outcomes = [
         ask(OFF_TOPIC, scope("bob", DAY), retriever, local_model),
         ask(PAY_BAND_QUESTION, scope("bob", DAY), retriever, local_model),
-        ask(ANSWERABLE[0][0], scope("alice", DAY), retriever, local_model, limits=Limits(max_turns=0)),
+        ask(ANSWERABLE[0][0], scope("alice", DAY), retriever, Answerer(local_model, Limits(max_turns=0))),
     ]
     assert all(isinstance(o, Abstained) for o in outcomes), [
         (o.disposition, getattr(o, "reason", None)) for o in outcomes

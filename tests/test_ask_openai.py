@@ -87,7 +87,9 @@ def run(
     model: OpenAIModel | None = None,
     **model_kw: Any,
 ) -> Outcome:
-    return ask(question, Scope.of(user(who), DAY), retriever, model or api.model(**model_kw), limits=limits)
+    return ask(
+        question, Scope.of(user(who), DAY), retriever, Answerer(model or api.model(**model_kw), limits or Limits())
+    )
 
 
 # --------------------------------------------------------------------------- happy path and what the SDK sent

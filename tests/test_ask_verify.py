@@ -29,7 +29,7 @@ MOCKS: dict[str, Any] = {"anthropic": am, "openai": om}
 
 
 def _ask(retriever, answerer, verifier, question: str = QUESTION, who: str = "bob"):
-    return ask(question, Scope.of(user(who), DAY), retriever, answerer, verifier=verifier)
+    return ask(question, Scope.of(user(who), DAY), retriever, Answerer(answerer, verifier=verifier))
 
 
 def _verify_body(backend: str, api) -> dict:

@@ -26,7 +26,7 @@ from support.sample_facts import CDN, CDN_QUOTE, OFF_TOPIC, SCIM_QUOTE, SLA_QUOT
 from support.schemas import assert_no_scope_fields, property_names
 
 from ragcli import Scope
-from ragcli.answer import Abstained, Answered, Limits, Outcome, ask
+from ragcli.answer import Abstained, Answered, Answerer, Limits, Outcome, ask
 
 
 @pytest.fixture(params=list(BACKENDS.values()), ids=str)
@@ -34,8 +34,10 @@ def backend(request: pytest.FixtureRequest) -> Backend:
     return request.param
 
 
-def run(api: Any, question: str = CDN, who: str = "bob", *, retriever: Any, limits: Limits | None = None) -> Outcome:
-    return ask(question, Scope.of(user(who), DAY), retriever, api.model(), limits=limits)
+def run(
+    api: Any, question: str = CDN, who: str = "bob", *, retriever: Any, limits: Limits | None = None, plan: bool = False
+) -> Outcome:
+    return ask(question, Scope.of(user(who), DAY), retriever, Answerer(api.model(), limits or Limits(), plan=plan))
 
 
 def reason(outcome: Outcome) -> str | None:
@@ -117,7 +119,7 @@ def test_a_decomposed_question_is_searched_part_by_part(retriever, backend, acme
         backend.answer(("Fastway.", fastway, CDN_QUOTE), ("SCIM needs Enterprise.", scim, SCIM_QUOTE)),
     )
     question = "Who is our CDN vendor and when does the contract renew? Which plan do we need?"
-    outcome = run(api, question, retriever=retriever, limits=Limits(plan=True))
+    outcome = run(api, question, retriever=retriever, plan=True)
     assert isinstance(outcome, Answered), (reason(outcome), outcome.checks)
     assert backend.tool_names(api.bodies[0]) == ["search", "search_parts", "grade_evidence", "submit_answer"]
     assert [s.query for s in outcome.trace.searches][1:] == ["CDN vendor contract", "SCIM provisioning plan"]
@@ -131,7 +133,7 @@ def test_a_grade_is_answered_by_its_note_alone(retriever, backend, acme_pid) -> 
         backend.call("grade_evidence", {"verdict": "sufficient"}),
         backend.answer(("Our CDN vendor is Fastway.", fastway, CDN_QUOTE)),
     )
-    outcome = run(api, "Who is our CDN vendor?", retriever=retriever, limits=Limits(plan=True))
+    outcome = run(api, "Who is our CDN vendor?", retriever=retriever, plan=True)
     assert isinstance(outcome, Answered) and outcome.trace.decisions[0].verdict == "sufficient"
     assert backend.result_text(api.bodies[1]) == "Graded sufficient. Now call submit_answer."
 
@@ -142,7 +144,7 @@ def test_a_grade_is_answered_by_its_note_alone(retriever, backend, acme_pid) -> 
 @pytest.mark.parametrize("plan", [False, True], ids=["default", "plan"])
 def test_no_tool_can_name_a_tenant_group_user_filter_or_date(retriever, backend, plan) -> None:
     api = backend.api(backend.abstain())
-    run(api, retriever=retriever, limits=Limits(plan=plan))
+    run(api, retriever=retriever, plan=plan)
     names = set(property_names(backend.schemas(api.bodies[0])))
     # dropped + reason: what a query leaves out of the question on purpose (answer.drift), never a scope.
     expected = {"query", "dropped", "claims", "statement", "passage_id", "quote", "abstain", "reason"}
@@ -214,7 +216,7 @@ def test_a_malformed_decomposition_falls_back_to_the_question_search(retriever, 
         backend.call("search_parts", {"queries": ["CDN vendor contract"]}),  # one part: too few
         backend.answer(("Our CDN vendor is Fastway.", fastway, CDN_QUOTE)),
     )
-    outcome = run(api, retriever=retriever, limits=Limits(plan=True))
+    outcome = run(api, retriever=retriever, plan=True)
     assert isinstance(outcome, Answered) and outcome.searches == 1, (reason(outcome), outcome.checks)
     assert "not offered again" in backend.result_text(api.bodies[1]) and backend.answers_last_call(api.bodies[1])
     assert backend.tool_names(api.bodies[1]) == ["search", "grade_evidence", "submit_answer"]

@@ -15,13 +15,13 @@ from typing import Any
 import pytest
 from support import anthropic_mock as am
 from support.cli import cli_many, json_of
-from support.corpus import all_passages, user
+from support.corpus import all_passages, corpus_conflicts, user
 from support.paths import DAY, QUESTIONS, USERS
 from support.sample_facts import SLA_QUOTE, STATUS_QUOTE, URGENT
 
 from ragcli import Passage, Scope
 from ragcli.answer import Answered, Answerer, ask
-from ragcli.answer.conflicts import corpus_conflicts, facts, find_conflicts
+from ragcli.answer.conflicts import facts, find_conflicts
 from ragcli.answer.protocol import Claim, ClaimsDecision, Turn
 
 

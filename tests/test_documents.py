@@ -7,11 +7,11 @@ import json
 import re
 
 import pytest
-from support.corpus import make_pdf, markdown, write
+from support.corpus import make_pdf, markdown, read_source, write
 
 from ragcli.errors import DocumentRejected
 from ragcli.ingestion.chunking import chunk_document
-from ragcli.ingestion.folder import discover, open_folder, read_source
+from ragcli.ingestion.folder import discover, open_folder
 from ragcli.ingestion.html import html_to_markdown
 from ragcli.ingestion.loaders import Document, load_file, load_jsonl
 from ragcli.ingestion.sources import SourceFile

@@ -66,11 +66,13 @@ def test_junit_xml_is_valid_against_the_ant_and_jenkins_schemas(ci_run) -> None:
     report = json.loads((out / "r.json").read_text(encoding="utf-8"))
     cases = questions.findall("testcase")
     assert [c.get("name").split(":")[0] for c in cases] == ["q01", "q02", "q03", "q04"]  # one per question
-    assert questions.get("tests") == "4" and questions.get("failures") == "1"
-    [failed] = [c for c in cases if c.find("failure") is not None]
-    assert failed.get("name").startswith("q02") and failed.find("failure").get("type") == "answer"
-    assert "purple" in failed.find("failure").get("message")
-    # The gates are test cases too: the answer gate failed, recall and permissions passed.
+    # A question is never a failure (the gates judge the run); its miss is listed where the CI page shows it.
+    assert questions.get("tests") == "4" and questions.get("failures") == "0"
+    assert all(c.find("failure") is None for c in cases)
+    [missed] = questions.find("system-out").text.splitlines()
+    assert missed.startswith("line 2 q02: answer: expected purple")
+    assert _property(questions, "missed") == "1"
+    # The gates are the test cases that fail: the answer gate failed, recall and permissions passed.
     by_name = {c.get("name"): c for c in gates.findall("testcase")}
     assert set(by_name) == {"min_recall@10 >= 0.5", "min_answer >= 1", "max_violations <= 0"}
     assert by_name["min_answer >= 1"].find("failure").get("type") == "gate"
@@ -78,6 +80,45 @@ def test_junit_xml_is_valid_against_the_ant_and_jenkins_schemas(ci_run) -> None:
     assert gates.get("failures") == "1" == str(sum(not g["passed"] for g in report["gates"].values()))
     # The hostile question is text: escaped markup, its ESC written out (XML 1.0 cannot even hold it).
     assert cases[3].get("name") == "q04: " + HOSTILE.replace("\x1b", "\\x1b").replace("\x07", "\\x07")
+
+
+def _property(suite, name: str) -> str | None:  # type: ignore[no-untyped-def]
+    found = [p.get("value") for p in suite.find("properties") if p.get("name") == name]
+    return found[0] if found else None
+
+
+def _junit_failures(path: Path) -> list[str]:
+    """The name of every test case of a JUnit file that failed."""
+    from lxml import etree
+
+    document = etree.parse(str(path))
+    for name in ("ant-junit.xsd", "jenkins-junit-10.xsd"):
+        schema = etree.XMLSchema(etree.parse(str(SCHEMAS / name)))
+        assert schema.validate(document), (name, schema.error_log)
+    total = sum(int(suite.get("failures")) for suite in document.getroot().findall("testsuite"))
+    failed = [c.get("name") for c in document.getroot().iter("testcase") if c.find("failure") is not None]
+    assert total == len(failed)
+    return failed
+
+
+def test_junit_verdict_is_the_exit_code_when_questions_miss_but_every_gate_passes(sample_index, tmp_path) -> None:
+    """A passed run is green on a CI page: a question that missed its relevant document is listed, not failed;
+    the same run with a gate it misses is red there, by that gate alone."""
+    from lxml import etree
+
+    questions = tmp_path / "q.jsonl"
+    missing = _case("q09", "What does ERR_4021 mean?", "alice", relevant=["no-such-document"])
+    questions.write_text(json.dumps(CASES[0]) + "\n" + json.dumps(missing) + "\n", encoding="utf-8")
+    args = ("eval", questions, "--users", USERS, "--index", sample_index.root, "--junit", tmp_path / "j.xml")
+    passed = cli(*args, "--min-recall", "0.4")
+    assert passed.returncode == 0, passed.stderr
+    assert _junit_failures(tmp_path / "j.xml") == []
+    questions_suite = etree.parse(str(tmp_path / "j.xml")).getroot().find("testsuite")
+    assert "line 2 q09: missed_relevant" in questions_suite.find("system-out").text
+    assert _property(questions_suite, "missed") == "1"
+    failed = cli(*args, "--min-recall", "0.9")
+    assert failed.returncode == 1, failed.stderr
+    assert _junit_failures(tmp_path / "j.xml") == ["min_recall@10 >= 0.9"]
 
 
 @pytest.mark.slow

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
@@ -242,8 +243,12 @@ def test_bm25_against_hybrid_flips_cases_and_a_drop_gate_blocks_it(capsys, tmp_p
     ]
     assert data["gates"]["max_drop_answer"]["passed"] is False and data["passed"] is False
     assert (data["a"]["setup"]["mode"], data["b"]["setup"]["mode"]) == ("hybrid", "bm25")
-    table = invoke(capsys, *args, "--max-drop", "answer=0")
+    junit = tmp_path / "b.xml"
+    table = invoke(capsys, *args, "--max-drop", "answer=0", "--junit", junit)
     assert table.returncode == 1
+    # The JUnit file judges what the exit code judges: the drop gate is one of its failed gates.
+    failed = [c for c in ET.parse(junit).getroot().iter("testcase") if c.find("failure") is not None]
+    assert [c.get("name") for c in failed] == ["max_drop_answer <= 0"]
     flipped = table.stdout[table.stdout.index("# flipped") :]
     assert flipped.startswith("# flipped: 2 right -> wrong, 0 wrong -> right") and "q19" in flipped
     assert "max_drop_answer" in table.stdout and "FAIL" in table.stdout

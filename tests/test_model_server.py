@@ -24,7 +24,7 @@ from support.corpus import scope
 from support.openai_mock import abstain_call, completion, tool_call, usage
 from support.paths import DAY, REPO, USERS
 
-from ragcli.answer import AnswerSetup, Limits, ask
+from ragcli.answer import Answerer, AnswerSetup, Limits, ask
 from ragcli.backends.openai import OpenAIModel
 from ragcli.errors import BackendError
 
@@ -141,7 +141,7 @@ def test_a_trickling_server_cannot_outlast_the_answers_deadline(retriever, mode:
     """One byte every 0.25 s: each read is quick, the SDK never times out; the deadline still ends the run."""
     with serving(lambda body: (*_json_reply(abstain_call())[:2], mode)) as server:
         started = time.monotonic()
-        outcome = ask(QUESTION, scope("alice", DAY), retriever, _model(server), limits=Limits(timeout_s=2))
+        outcome = ask(QUESTION, scope("alice", DAY), retriever, Answerer(_model(server), Limits(timeout_s=2)))
         elapsed = time.monotonic() - started
     assert (outcome.disposition, outcome.reason) == ("abstained", "budget_exhausted")
     assert elapsed < 2 + 2.5, elapsed  # the search, then at most the budget; no retry once it is spent
@@ -153,7 +153,7 @@ def test_retry_waits_never_pass_the_deadline(retriever) -> None:
     busy = json.dumps({"error": {"message": "slow down", "type": "rate_limit", "param": None, "code": None}}).encode()
     with serving(lambda body: (_head("429 Too Many Requests", len(busy), "retry-after: 60\r\n"), busy, "whole")) as s:
         started = time.monotonic()
-        outcome = ask(QUESTION, scope("alice", DAY), retriever, _model(s), limits=Limits(timeout_s=2))
+        outcome = ask(QUESTION, scope("alice", DAY), retriever, Answerer(_model(s), Limits(timeout_s=2)))
         elapsed = time.monotonic() - started
     assert outcome.reason == "budget_exhausted" and elapsed < 4, elapsed
     assert len(s.bodies) == 1  # the wait it asked for does not fit: no second request

@@ -71,3 +71,61 @@ def test_one_place_words_an_error_line() -> None:
     """``errors.error_line`` words every ``error:`` line (the CLI's stderr, MCP tool errors); nothing else does."""
     written = {str(p.relative_to(REPO)): lines for p in sorted(PACKAGE.rglob("*.py")) if (lines := _error_literals(p))}
     assert written == {"ragcli/errors.py": written.get("ragcli/errors.py", [])} and written["ragcli/errors.py"]
+
+
+def _type_checked_exports(init: Path) -> dict[str, str]:
+    """What a type checker reads as the package's re-exports: ``from .m import X as X`` under ``if TYPE_CHECKING:``."""
+    exports = {}
+    for node in ast.parse(init.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+            for statement in node.body:
+                if isinstance(statement, ast.ImportFrom) and statement.level == 1:
+                    for alias in statement.names:
+                        if alias.asname == alias.name:
+                            exports[alias.name] = "." + (statement.module or "")
+    return exports
+
+
+LAZY_FACES = [p for p in PACKAGES if "lazy_exports(__name__, __file__)" in (p / "__init__.py").read_text("utf-8")]
+
+
+def test_the_lazy_faces_are_found() -> None:
+    """Every package face that loads lazily is found (so the test below checks them): these, and any new one."""
+    assert {".".join(p.relative_to(REPO).parts) for p in LAZY_FACES} >= {
+        "ragcli",
+        "ragcli.answer",
+        "ragcli.index",
+        "ragcli.mcp",
+        "ragcli.search",
+    }
+
+
+@pytest.mark.parametrize("package", LAZY_FACES, ids=lambda p: ".".join(p.relative_to(REPO).parts))
+def test_every_lazy_export_is_the_one_the_type_checker_sees_and_resolves(package: Path) -> None:
+    """A face declares each export once (its TYPE_CHECKING re-export): the runtime reads the same table, every
+    name of ``__all__`` imports, and is the object of the module the re-export names."""
+    import importlib
+
+    from ragcli.lazy import _table
+
+    init = package / "__init__.py"
+    declared = _type_checked_exports(init)
+    assert declared and _table(str(init)) == declared
+    name = ".".join(package.relative_to(REPO).parts)
+    face = importlib.import_module(name)
+    assert face.__all__ == sorted(declared)
+    for export, module in declared.items():
+        assert getattr(face, export) is getattr(importlib.import_module(module, name), export), export
+    with pytest.raises(AttributeError, match="no attribute 'not_an_export'"):
+        face.not_an_export  # noqa: B018
+
+
+def test_no_face_keeps_a_second_table() -> None:
+    """A face calls ``lazy_exports(__name__, __file__)``: the exports are its re-exports, not a dict beside them."""
+    others = [
+        str(p.relative_to(REPO))
+        for p in PACKAGES
+        if "lazy_exports(" in (text := (p / "__init__.py").read_text("utf-8"))
+        and "lazy_exports(__name__, __file__)" not in text
+    ]
+    assert others == []

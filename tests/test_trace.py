@@ -281,7 +281,7 @@ def test_no_trace_holds_model_written_or_passage_text(planted) -> None:
     """Invalid, refused, abstained, answered and budget-ended runs: the trace holds neither sentinel."""
     from support.openai_mock import ScriptedAPI
 
-    from ragcli.answer import Limits
+    from ragcli.answer import Answerer, Limits
     from ragcli.principal import Principal, Scope
 
     who = Scope.of(Principal(user="kim", tenant="acme", groups=()), DAY)
@@ -289,9 +289,9 @@ def test_no_trace_holds_model_written_or_passage_text(planted) -> None:
     reasons = {}
     for name, script in _replies(vault_id).items():
         api = ScriptedAPI(*script)
-        limits = Limits(max_searches=1) if name == "budget-ended" else None
+        limits = Limits(max_searches=1) if name == "budget-ended" else Limits()
         outcome = ask(
-            "When does the vault combination open the archive room?", who, planted, api.model(), limits=limits
+            "When does the vault combination open the archive room?", who, planted, Answerer(api.model(), limits)
         )
         raw = outcome.trace.model_dump_json()
         assert SECRET in json.dumps(api.bodies) or name in ("budget-ended", "answered") or SECRET in str(script)

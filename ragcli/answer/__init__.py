@@ -20,9 +20,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..lazy import lazy_exports
+from ..lazy import export_names, lazy_exports
 
-if TYPE_CHECKING:  # "X as X": an explicit re-export, so type checkers see the lazy names
+# Loaded on first use: the CLI reads the answer options' defaults (``setup``) to build its --help, and must not
+# pay for the loop (the retriever: numpy, Tantivy) or pydantic (``outcome``) to do so.
+if TYPE_CHECKING:  # the exports, once: "X as X" for type checkers, read by ``lazy`` for the runtime
     from .loop import ask as ask
     from .outcome import ABSTAIN_MESSAGE as ABSTAIN_MESSAGE
     from .outcome import REASON_CODES as REASON_CODES
@@ -35,23 +37,7 @@ if TYPE_CHECKING:  # "X as X": an explicit re-export, so type checkers see the l
     from .setup import AnswerSetup as AnswerSetup
     from .setup import Limits as Limits
 
-# Loaded on first use: the CLI reads the answer options' defaults (``setup``) to build its --help, and must not
-# pay for the loop (the retriever: numpy, Tantivy) or pydantic (``outcome``) to do so.
-_EXPORTS = {
-    "ABSTAIN_MESSAGE": "outcome",
-    "REASON_CODES": "outcome",
-    "Abstained": "outcome",
-    "AnswerModel": "protocol",
-    "AnswerSetup": "setup",
-    "Answered": "outcome",
-    "Answerer": "setup",
-    "Limits": "setup",
-    "Outcome": "outcome",
-    "ReasonCode": "outcome",
-    "ask": "loop",
-}
-
-__all__ = sorted(_EXPORTS)
+__all__ = export_names(__file__)
 
 
-__getattr__ = lazy_exports(__name__, _EXPORTS)
+__getattr__ = lazy_exports(__name__, __file__)

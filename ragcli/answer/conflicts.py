@@ -359,9 +359,3 @@ def unresolved(conflicts: Sequence[Conflict], cited: Iterable[str]) -> list[Conf
     """The conflicts whose sides the answer does not all cite."""
     cited = set(cited)
     return [c for c in conflicts if not all(s.passage_id in cited for s in c.sides)]
-
-
-def corpus_conflicts(passages: Sequence[Passage]) -> list[tuple[Fact, Fact]]:
-    """Every conflicting pair among ``passages`` (for checking the rule on a corpus; quadratic)."""
-    all_facts = [f for p in passages for f in facts(p)]
-    return [(a, b) for i, a in enumerate(all_facts) for b in all_facts[i + 1 :] if disagree(a, b)]

@@ -2,7 +2,8 @@
 
 Each takes the run (``answer.run``) and the decision and returns the outcome
 that ends the run, or None: the run goes on, and ``run.shown`` holds what the
-next turn shows the model. Searches run as the run's scope through
+next turn shows the model. A handler reads the run's state and changes it
+only through the run's methods. Searches run as the run's scope through
 ``Run.model_search``; the notes they earn are worded in ``answer.notes``.
 
     search     one more search; one that finds nothing new closes searching
@@ -24,7 +25,7 @@ import time
 
 from .citations import all_passed, check_claims
 from .conflicts import find_conflicts, unresolved
-from .notes import GAP_EMPTY_NOTE, GAP_NOTE, GRADE_NOTES, NOTHING_NEW_NOTE, conflict_note, parts_note
+from .notes import GAP_EMPTY_NOTE, GAP_NOTE, GRADE_NOTES, NOTHING_NEW_NOTE, parts_note
 from .outcome import CitedClaim, Outcome
 from .protocol import (
     AbstainDecision,
@@ -60,12 +61,9 @@ def on_search(run: Run, decision: SearchDecision) -> Outcome | None:
     if isinstance(found, Refused):
         return run.refuse_query(found)
     (new,) = found
-    if not new:
-        run.search_open = False
-        if run.retrying_empty:
-            return run.abstain("no_visible_evidence")  # the one rewrite found nothing either
-    run.retrying_empty = False
-    run.show(new, "" if new else NOTHING_NEW_NOTE)
+    if not new and run.retrying_empty:
+        return run.abstain("no_visible_evidence")  # the one rewrite found nothing either
+    run.searched(new, "" if new else NOTHING_NEW_NOTE)
     return None
 
 
@@ -87,20 +85,15 @@ def on_parts(run: Run, decision: SearchPartsDecision) -> Outcome | None:
 
 def on_grade(run: Run, decision: GradeDecision) -> Outcome | None:
     if decision.verdict == "irrelevant":
-        run.grade_open = False
         return run.abstain("model_abstained")
     if decision.verdict == "missing" and decision.gap and run.search_open and run.searches_left() > 0:
         found = run.model_search(decision.gap, dropped=decision.dropped)  # the one gap-filling search
         if isinstance(found, Refused):
             return run.refuse_query(found)  # not acted on: the grade stays open
-        run.grade_open = False
         (new,) = found
-        if not new:
-            run.search_open = False
-        run.show(new, GAP_NOTE if new else GAP_EMPTY_NOTE)
+        run.graded(GAP_NOTE if new else GAP_EMPTY_NOTE, gap=new)
     else:
-        run.grade_open = False
-        run.show([], GRADE_NOTES[decision.verdict], note_only=True)
+        run.graded(GRADE_NOTES[decision.verdict])
     return None
 
 
@@ -112,25 +105,23 @@ def on_claims(run: Run, decision: ClaimsDecision) -> Outcome | None:
     """Claims end the run: answered when every check passes and every side of a conflict is cited (verified too,
     with a verifier); else an abstention, or the one turn to cite the other sides of a conflict."""
     t = time.perf_counter()
-    run.checks = check_claims(decision.claims, run.evidence)
-    cited = [c.passage_id for c in decision.claims]
-    run.trace.add_checks(run.checks, cited, (time.perf_counter() - t) * 1000, run.evidence)
-    if not all_passed(run.checks):
+    checks = check_claims(decision.claims, run.evidence)
+    run.record_checks(checks, [c.passage_id for c in decision.claims], (time.perf_counter() - t) * 1000)
+    if not all_passed(checks):
         return run.abstain("citation_check_failed")
     # Current sources that disagree on what the claims state: the answer cites every side, or it abstains.
     conflicts = find_conflicts(decision.claims, run.evidence)
     one_sided = unresolved(conflicts, (c.passage_id for c in decision.claims))
     if one_sided:
-        if run.asked_about or run.turn_number >= run.limits.max_turns:
+        if run.asked_about or not run.may_take_turn():
             run.trace.add_conflicts(one_sided, "unresolved")
             return run.abstain("conflicting_evidence")
-        run.trace.add_conflicts(one_sided, "asked_to_cite_all_sides")
-        run.asked_about = tuple(one_sided)
-        run.show([], conflict_note(one_sided))
+        run.ask_to_cite_all_sides(one_sided)
         return None
     claims = decision.claims
-    if run.verifier is not None:
-        claims = _verified(run, run.verifier, claims)
+    verifier = run.answerer.verifier
+    if verifier is not None:
+        claims = _verified(run, verifier, claims)
         if not claims:
             return run.abstain("citation_check_failed")
         kept = find_conflicts(claims, run.evidence)
@@ -146,16 +137,10 @@ def on_claims(run: Run, decision: ClaimsDecision) -> Outcome | None:
 
 def _verified(run: Run, verifier: Verifier, claims: tuple[Claim, ...]) -> tuple[Claim, ...]:
     """The claims the verifier judged supported (none when it failed), its verdicts in the trace."""
-    run.submitted_answer = " ".join(c.statement.strip() for c in claims)
     t = time.perf_counter()
     passages = {c.passage_id: run.evidence[c.passage_id] for c in claims}
     reply = verifier.verify(run.question, claims, passages, deadline=run.deadline)
-    run.trace.add_model_time((time.perf_counter() - t) * 1000)
-    run.usage.add(reply.usage)
-    run.trace.add_verification(
-        verifier.name, [c.passage_id for c in claims], reply.supported, reply.error, reply.request_id
-    )
+    run.record_verification(claims, reply, (time.perf_counter() - t) * 1000)
     if reply.supported is None:
         return ()
-    run.verified = reply.supported
     return tuple(c for c, ok in zip(claims, reply.supported, strict=True) if ok)

@@ -15,7 +15,7 @@ conflict rule (``answer.conflicts``): when another current, visible document
 states a different value for what a claim relies on, the answer must cite
 every side (and shows a conflict note); a model that cited one side gets one
 turn to cite them all, else the run abstains with ``conflicting_evidence``.
-``Limits.plan`` offers decomposition (``search_parts``) and grading
+``Answerer.plan`` offers decomposition (``search_parts``) and grading
 (``grade_evidence``); a malformed ``search_parts`` call, like parts that find
 nothing new, falls back once to the question's own search instead of ending
 the run. A query the model writes that loses what the question asks about
@@ -30,7 +30,6 @@ import time
 from ..principal import Scope
 from ..search import Retriever
 from .handlers import handle
-from .notes import RETRY_NOTE
 from .outcome import Outcome, ReasonCode
 from .protocol import (
     AnswerModel,
@@ -41,44 +40,38 @@ from .protocol import (
     OutOfTime,
     SearchDecision,
     ToolName,
-    Verifier,
 )
 from .run import Run
-from .setup import Limits
+from .setup import Answerer
 
-PROMPT_VERSION = "2026-12-10.1"
+PROMPT_VERSION = "2026-12-02.2"
+"""What the model is told (the system prompt, the tools, code's notes, the evidence format), as a date and a
+count that day; every trace records it. 2026-12-02: queries keep the question (written "2026-12-10.1" then, a
+date after the commit) and sources shown relative to the ingested folder, never an absolute path."""
 
 
-def ask(
-    question: str,
-    scope: Scope,
-    retriever: Retriever,
-    model: AnswerModel,
-    *,
-    limits: Limits | None = None,
-    verifier: Verifier | None = None,
-) -> Outcome:
+def ask(question: str, scope: Scope, retriever: Retriever, answerer: Answerer | AnswerModel) -> Outcome:
     """Answer ``question`` from what ``scope`` may see, or abstain with a reason.
 
-    With ``verifier`` (``--verify``), claims that passed every check and the conflict rule go to a second
+    ``answerer``: the backend with its limits, switches and verifier (``backends.open_answerer``), taken whole;
+    a bare backend answers with the defaults (``Answerer(model)``).
+
+    With a verifier (``--verify``), claims that passed every check and the conflict rule go to a second
     model: a claim it judges unsupported is dropped; when none is left, or a dropped claim was one side of a
     conflict, or the verifier fails (timeout, API error, no verdict per claim), the run abstains
     (``citation_check_failed``; ``conflicting_evidence`` for a dropped side).
     """
-    limits = limits or Limits()
+    if not isinstance(answerer, Answerer):
+        answerer = Answerer(answerer)
     # Lone surrogates (undecodable argv bytes, a JSON "\ud800" escape) cannot be encoded for a model: "?" instead.
     question = question.encode("utf-8", "replace").decode("utf-8")
-    run = Run(question, scope, retriever, model, limits, verifier, PROMPT_VERSION)
-    conversation = model.conversation(question)
-    new = run.search_question()
-    if not new:
-        if not (model.retry_on_empty and limits.retry_on_empty and limits.max_searches > 1):
-            return run.abstain("no_visible_evidence")
-        run.retrying_empty = True
-    run.show(new, "" if new else RETRY_NOTE)
-    while run.turn_number < limits.max_turns:
-        run.turn_number += 1
-        tools = run.offered()
+    run = Run(question, scope, retriever, answerer, PROMPT_VERSION)
+    conversation = answerer.model.conversation(question)
+    ended = run.start()
+    if ended is not None:
+        return ended
+    while run.may_take_turn():
+        tools = run.next_turn()
         try:
             reply = _decide(run, conversation, tools)
         except OutOfTime:  # the model's server took the run's whole wall-clock budget
@@ -106,7 +99,7 @@ def _decide(run: Run, conversation: Conversation, tools: frozenset[ToolName]) ->
         reply = conversation.decide(turn)  # every request and retry ends by turn.deadline, or OutOfTime
     finally:
         run.trace.add_model_time((time.perf_counter() - t) * 1000)
-    run.usage.add(reply.usage)
+    run.spent(reply.usage)
     run.trace.add_decision(
         run.turn_number,
         reply.decision,

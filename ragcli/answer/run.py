@@ -4,11 +4,14 @@ It holds what the run found (evidence, how each passage was found, what the
 last search cut), what it spent (searches, tokens, time), what the next turn
 shows the model (new passages, a note from code, a conflict to resolve) and
 which tools are still open. Every search goes through it, as the run's scope:
-the question's own (``search_question``) and the model's (``model_search``,
+the question's own (``start``) and the model's (``model_search``,
 the one place a query the model wrote enters the loop, checked there against
 what the question asks about: ``answer.drift``). A decision code refuses to
 act on as given (a query that lost a kept term, a decomposition that could not
-be used) goes through ``refuse_query`` or ``fall_back``. It ends the run with
+be used) goes through ``refuse_query`` or ``fall_back``. The loop and the
+handlers (``answer.handlers``) read its state and change it only through its
+methods (``searched``, ``graded``, ``ask_to_cite_all_sides``, ``record_checks``,
+``record_verification``, ``spent``, ``next_turn``). It ends the run with
 ``answer`` or ``abstain``, which close the trace.
 """
 
@@ -25,10 +28,10 @@ from ..passage import Passage
 from ..principal import Scope
 from ..search import Retriever, SearchConfig, SearchResponse, SearchResult
 from .citations import CheckResult
-from .notes import PARTS_FALLBACK_NOTE, drift_note
+from .notes import PARTS_FALLBACK_NOTE, RETRY_NOTE, conflict_note, drift_note
 from .outcome import Abstained, Answered, CitedClaim, ReasonCode
-from .protocol import AnswerModel, Conflict, Found, ToolName, Turn, Usage, Verifier
-from .setup import Limits
+from .protocol import Claim, Conflict, Found, ToolName, Turn, Usage, VerifierReply
+from .setup import Answerer
 
 if TYPE_CHECKING:
     import numpy as np
@@ -83,29 +86,23 @@ one that loses a term ends the run ``invalid_decision``, as any invalid decision
 
 
 class Run:
-    """One ask: its scope, model, limits, evidence, budgets, what the next turn shows, and its trace."""
+    """One ask: its scope, answerer, evidence, budgets, what the next turn shows, and its trace.
+
+    Its state changes only through its own methods (the loop and the handlers call them, and read the state)."""
 
     def __init__(
-        self,
-        question: str,
-        scope: Scope,
-        retriever: Retriever,
-        model: AnswerModel,
-        limits: Limits,
-        verifier: Verifier | None,
-        prompt_version: str,
+        self, question: str, scope: Scope, retriever: Retriever, answerer: Answerer, prompt_version: str
     ) -> None:
         self.question = question
         self.scope = scope
         self.retriever = retriever
-        self.model = model
-        self.limits = limits
-        self.verifier = verifier
+        self.answerer = answerer
+        """The backend, its limits, switches and verifier (read, never changed)."""
         self.started = time.monotonic()
-        self.deadline = self.started + limits.timeout_s
+        self.deadline = self.started + answerer.limits.timeout_s
         """When the run's wall-clock budget ends (``time.monotonic()``)."""
         self.request_id = uuid.uuid4().hex
-        self.trace = Trace.start(self.request_id, scope, model.name, prompt_version)
+        self.trace = Trace.start(self.request_id, scope, answerer.model.name, prompt_version)
         # What was found and spent.
         self.evidence: dict[str, Passage] = {}
         self.found: dict[str, Found] = {}
@@ -121,9 +118,9 @@ class Run:
         # Where the conversation stands.
         self.turn_number = 0
         self.shown = Shown()
-        self.search_open = limits.max_searches > 1
+        self.search_open = answerer.limits.may_search_again
         """Whether the model may still search (closed by a search that found nothing new)."""
-        self.grade_open = limits.plan
+        self.grade_open = answerer.plan
         """Whether ``grade_evidence`` is still offered (once per run, with ``--plan``)."""
         self.retrying_empty = False
         """The first search found nothing: this turn is the model's one chance to search with other words."""
@@ -146,9 +143,16 @@ class Run:
 
     # -- searching, always as the run's scope ---------------------------------------
 
-    def search_question(self) -> list[Passage]:
-        """The first search: the question itself."""
-        return self._search(self.question, "question")
+    def start(self) -> Abstained | None:
+        """The first search, the question itself, and what the first turn shows; or the abstention when it found
+        nothing visible and the model may not search with other words (``Answerer.may_retry_empty``)."""
+        new = self._search(self.question, "question")
+        if not new:
+            if not self.answerer.may_retry_empty:
+                return self.abstain("no_visible_evidence")
+            self.retrying_empty = True
+        self.show(new, "" if new else RETRY_NOTE)
+        return None
 
     def model_search(self, *queries: str, dropped: Sequence[str] = ()) -> list[list[Passage]] | Refused:
         """The searches of one decision of the model (``search``, the parts of ``search_parts``, a grade's gap):
@@ -215,7 +219,7 @@ class Run:
                 self.found[r.passage.id] = found_by(r, len(response.results))
         if new:
             self.unit_vectors.update(self.retriever.unit_vectors(self.scope, response))
-        if self.model.expands_neighbours:
+        if self.answerer.model.expands_neighbours:
             for p in self.retriever.pointed_at(self.scope, response, self.evidence):
                 self.evidence[p.id] = p
                 new.append(p)
@@ -227,8 +231,60 @@ class Run:
         """What the next turn shows the model: the step's new passages and code's note about it."""
         self.shown = Shown(list(new or ()), note, note_only)
 
+    def searched(self, new: list[Passage], note: str) -> None:
+        """A search of the model's ran: one that found nothing new closes searching; the rewrite turn is over."""
+        if not new:
+            self.search_open = False
+        self.retrying_empty = False
+        self.show(new, note)
+
+    def graded(self, note: str, gap: list[Passage] | None = None) -> None:
+        """The model's one grade was acted on: grading closes. ``gap``: what its gap-filling search found (nothing
+        new closes searching); None when it drove no search (the note is then the turn's whole result)."""
+        self.grade_open = False
+        if gap is not None and not gap:
+            self.search_open = False
+        self.show(gap or [], note, note_only=gap is None)
+
+    def ask_to_cite_all_sides(self, conflicts: Sequence[Conflict]) -> None:
+        """The one conflict turn: the model must cite every side of ``conflicts`` (``submit_answer`` alone), or
+        abstain."""
+        self.trace.add_conflicts(list(conflicts), "asked_to_cite_all_sides")
+        self.asked_about = tuple(conflicts)
+        self.show([], conflict_note(list(conflicts)))
+
+    def record_checks(self, checks: list[CheckResult], cited: list[str], ms: float) -> None:
+        """The citation checks of the claims submitted (the outcome carries them), in the trace too."""
+        self.checks = checks
+        self.trace.add_checks(checks, cited, ms, self.evidence)
+
+    def record_verification(self, claims: Sequence[Claim], reply: VerifierReply, ms: float) -> None:
+        """The verifier's judgement of ``claims`` (the answer as submitted, and its verdicts when it gave them)."""
+        verifier = self.answerer.verifier
+        assert verifier is not None
+        self.submitted_answer = " ".join(c.statement.strip() for c in claims)
+        self.trace.add_model_time(ms)
+        self.spent(reply.usage)
+        self.trace.add_verification(
+            verifier.name, [c.passage_id for c in claims], reply.supported, reply.error, reply.request_id
+        )
+        self.verified = reply.supported
+
+    def spent(self, usage: Usage) -> None:
+        """Tokens a model call reported (the token budget counts them)."""
+        self.usage.add(usage)
+
+    def may_take_turn(self) -> bool:
+        """Whether ``max_turns`` leaves another model call."""
+        return self.turn_number < self.answerer.limits.max_turns
+
+    def next_turn(self) -> frozenset[ToolName]:
+        """The next model call begins: its number, and the tools it is offered."""
+        self.turn_number += 1
+        return self.offered()
+
     def searches_left(self) -> int:
-        return self.limits.max_searches - self.searches
+        return self.answerer.limits.max_searches - self.searches
 
     def offered(self) -> frozenset[ToolName]:
         """The tools of this turn: ``search`` while the budget lasts and searches find something new,
@@ -239,7 +295,7 @@ class Run:
             tools.add("search")
             # The first decision code acts on (a refused query does not count), and never after a fallback.
             first = self.turn_number - self.refused == 1 and not self.retrying_empty and not self.fell_back
-            if self.limits.plan and first and self.searches_left() >= _min_parts():
+            if self.answerer.plan and first and self.searches_left() >= _min_parts():
                 tools.add("search_parts")
         if self.grade_open and not self.retrying_empty and not self.asked_about:
             tools.add("grade_evidence")
@@ -264,7 +320,7 @@ class Run:
 
     def out_of_budget(self) -> bool:
         """The wall-clock or token budget is spent (checked after each model call)."""
-        return time.monotonic() > self.deadline or self.usage.total > self.limits.max_tokens
+        return time.monotonic() > self.deadline or self.usage.total > self.answerer.limits.max_tokens
 
     # -- the end ----------------------------------------------------------------------
 
@@ -282,7 +338,7 @@ class Run:
     def _record(self) -> dict[str, Any]:
         return dict(
             searches=self.searches,
-            model=self.model.name,
+            model=self.answerer.model.name,
             request_id=self.request_id,
             usage=self.usage,
             evidence_ids=tuple(self.evidence),

@@ -32,8 +32,8 @@ def open_answerer(setup: AnswerSetup, *, embedder: Embedder | None = None) -> An
     from ..answer.setup import Answerer
 
     backend = resolve_model(setup.model, embedder=embedder)
-    verifier = verifier_for(backend, verify=setup.verify, verify_model=setup.verify_model, model=setup.model)
-    return Answerer(backend, setup.limits, verifier)
+    verifier = verifier_for(backend, setup)
+    return Answerer(backend, setup.limits, verifier, plan=setup.plan, retry_on_empty=setup.retry_on_empty)
 
 
 def resolve_model(spec: str | None = None, *, embedder: Embedder | None = None) -> AnswerModel:
@@ -60,18 +60,16 @@ def resolve_model(spec: str | None = None, *, embedder: Embedder | None = None) 
     raise InputError(f"unknown model {spec!r}: use local, anthropic[:MODEL] or openai:MODEL[@URL]")
 
 
-def verifier_for(
-    answering: AnswerModel, *, verify: bool, verify_model: str | None, model: str | None
-) -> Verifier | None:
-    """The second pass ``--verify`` / ``--verify-model`` ask for, or None:
+def verifier_for(answering: AnswerModel, setup: AnswerSetup) -> Verifier | None:
+    """The second pass ``setup`` asks for (``AnswerSetup.verifies``), or None:
     the answering model itself when it can verify and no other was named."""
-    if not (verify or verify_model):
+    if not setup.verifies:
         return None
     from ..answer.protocol import Verifier
 
-    if verify_model is None and isinstance(answering, Verifier):
+    if setup.verify_model is None and isinstance(answering, Verifier):
         return answering
-    return resolve_verifier(verify_model or model)
+    return resolve_verifier(setup.verify_model or setup.model)
 
 
 def resolve_verifier(spec: str | None = None) -> Verifier:

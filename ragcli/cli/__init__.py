@@ -2,6 +2,9 @@
 
 app       the Typer app (each run builds only the command it runs), exit codes, errors as one ``error:`` line
 options   options every command shares; the CLI's scope resolution
+answer_options  the answer options of ask, eval and mcp, declared once (the ``AnswerSetup`` they build)
+plugins   pydantic's search for plugins skipped in an environment found to have none
+coercion  option values converted as Typer converts them, without a pydantic validator per option
 console   where output goes (results on stdout, the rest on stderr), untrusted text made inert, the JSON printer
 results   search results in every ``--format``, snippets, ``--explain``
 eval_tables  ``ragcli eval``'s tables for people: one run (with its breakdowns), or a comparison

@@ -10,6 +10,7 @@ Exit codes, for scripts:
 from __future__ import annotations
 
 import functools
+import importlib
 import sys
 from collections.abc import Iterable
 from typing import Annotated, Any, Protocol, runtime_checkable
@@ -22,8 +23,18 @@ from .console import error
 EXIT_OK, EXIT_NO, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
 INTERRUPTED = "interrupted; the published index is unchanged"
 
-COMMANDS = ("ingest", "status", "search", "ask", "eval", "watch", "trace", "mcp")
-"""The commands, in the order ``ragcli --help`` lists them."""
+COMMANDS: dict[str, tuple[str, str]] = {
+    "ingest": ("ingest", "ingest"),
+    "status": ("status", "status"),
+    "search": ("search", "search"),
+    "ask": ("ask", "ask"),
+    "eval": ("evaluate", "eval_command"),
+    "watch": ("watch", "watch"),
+    "trace": ("trace", "app"),
+    "mcp": ("mcp", "mcp"),
+}
+"""Each command: the module of ``ragcli.cli`` that holds it and its function (or, for a group, its Typer app),
+in the order ``ragcli --help`` lists them. A command module also holds its ``EPILOG``."""
 
 
 def _print_version(value: bool) -> None:
@@ -44,40 +55,15 @@ def _root(
 
 def _add(app: typer.Typer, name: str) -> None:
     """Register command ``name``, importing its module only now (see ``command``)."""
-    if name == "ingest":
-        from . import ingest
-
-        app.command(epilog=ingest.EPILOG)(ingest.ingest)
-    elif name == "status":
-        from . import status
-
-        app.command(epilog=status.EPILOG)(status.status)
-    elif name == "search":
-        from . import search
-
-        app.command(epilog=search.EPILOG)(search.search)
-    elif name == "ask":
-        from . import ask
-
-        app.command(epilog=ask.EPILOG)(ask.ask)
-    elif name == "eval":
-        from . import evaluate
-
-        app.command("eval", epilog=evaluate.EPILOG)(evaluate.eval_command)
-    elif name == "watch":
-        from . import watch
-
-        app.command(epilog=watch.EPILOG)(watch.watch)
-    elif name == "trace":
-        from . import trace
-
-        app.add_typer(trace.app, name="trace")
-    elif name == "mcp":
-        from . import mcp
-
-        app.command(epilog=mcp.EPILOG)(mcp.mcp)
-    else:
+    if name not in COMMANDS:
         raise ValueError(f"no such command: {name!r}")
+    module_name, attribute = COMMANDS[name]
+    module = importlib.import_module(f".{module_name}", __package__)
+    target = getattr(module, attribute)
+    if isinstance(target, typer.Typer):
+        app.add_typer(target, name=name)
+    else:
+        app.command(name, epilog=module.EPILOG)(target)
 
 
 def typer_app(commands: Iterable[str] = COMMANDS) -> typer.Typer:
@@ -114,8 +100,11 @@ def command(name: str | None = None) -> Any:
     meant importing their modules and reading every signature (~30 ms of a cold ``ragcli ask``).
     None: every command, for ``ragcli --help``, shell completion and an unknown command's suggestion.
     """
+    from .coercion import plain_coercion
+
     cmd = typer.main.get_command(typer_app(COMMANDS if name is None else (name,)))
     _tidy_help(cmd, plain=not sys.stdout.isatty())
+    plain_coercion(cmd)  # values converted without a pydantic validator per option (errors stay Typer's)
     return cmd
 
 
@@ -141,6 +130,9 @@ def _tidy_help(cmd: Any, *, plain: bool) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; every RagcliError or usage error becomes one ``error:`` line and exit 2."""
     args = list(sys.argv[1:] if argv is None else argv)  # for hints only: click reads sys.argv itself when None
+    from .plugins import skip_an_empty_plugin_search
+
+    skip_an_empty_plugin_search()
     try:
         # Without standalone mode the parser returns an Exit's code instead of exiting.
         result = command(args[0] if args and args[0] in COMMANDS else None).main(

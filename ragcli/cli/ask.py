@@ -7,25 +7,16 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from ..answer.setup import AnswerSetup
 from ..text import readable, readable_quote
+from .answer_options import ANSWER_DEFAULTS, answer_options
 from .console import emit_json, footer, line
 from .options import (
     DEFAULT_INDEX,
-    LIMITS,
     AsOfOpt,
     AsOpt,
     IndexOpt,
     JsonOpt,
-    MaxSearchesOpt,
-    MaxTokensOpt,
-    MaxTurnsOpt,
-    ModelOpt,
-    PlanOpt,
-    RetryOnEmptyOpt,
-    TimeoutOpt,
-    VerifyModelOpt,
-    VerifyOpt,
-    answer_setup,
 )
 
 if TYPE_CHECKING:
@@ -34,21 +25,14 @@ if TYPE_CHECKING:
 EPILOG = "Example: ragcli ask 'how long do we have to refund an annual plan?' --as user.json --trace ask.jsonl"
 
 
+@answer_options
 def ask(
     question: Annotated[
         str, typer.Argument(metavar="QUESTION", help="The question, in plain words.", show_default=False)
     ],
     as_file: AsOpt,
     as_of: AsOfOpt = None,
-    model: ModelOpt = None,
-    max_searches: MaxSearchesOpt = LIMITS.max_searches,
-    max_turns: MaxTurnsOpt = LIMITS.max_turns,
-    max_tokens: MaxTokensOpt = LIMITS.max_tokens,
-    timeout: TimeoutOpt = LIMITS.timeout_s,
-    retry_on_empty: RetryOnEmptyOpt = LIMITS.retry_on_empty,
-    plan: PlanOpt = LIMITS.plan,
-    verify: VerifyOpt = False,
-    verify_model: VerifyModelOpt = None,
+    answer: AnswerSetup = ANSWER_DEFAULTS,
     trace: Annotated[
         Path | None,
         typer.Option(
@@ -75,21 +59,10 @@ def ask(
     from .options import resolve_scope
 
     _check_question(question)
-    setup = answer_setup(
-        model,
-        max_searches=max_searches,
-        max_turns=max_turns,
-        max_tokens=max_tokens,
-        timeout=timeout,
-        retry_on_empty=retry_on_empty,
-        plan=plan,
-        verify=verify,
-        verify_model=verify_model,
-    )
     scope = resolve_scope(as_file, as_of)
     retriever = Retriever(index)
-    answerer = open_answerer(setup, embedder=retriever.embedder)
-    outcome = run_ask(question, scope, retriever, answerer.model, limits=answerer.limits, verifier=answerer.verifier)
+    answerer = open_answerer(answer, embedder=retriever.embedder)
+    outcome = run_ask(question, scope, retriever, answerer)
     if trace is not None:
         append_trace(trace, outcome.trace)
     if as_json:

@@ -44,6 +44,8 @@ def write_reports(
     from .console import json_text
 
     as_json = json_data if json_data is not None else data
+    if json_data is not None:  # a comparison's --max-drop gates judge it too: the CI formats show every gate
+        data = data.model_copy(update={"gates": {**data.gates, **json_data.gates}})
     makers: list[tuple[Path | None, str, Callable[[], str]]] = [
         (json_file, "w", lambda: json_text(as_json.model_dump_json(indent=2)) + "\n"),
         (junit_file, "w", lambda: junit_xml(data, name=name)),

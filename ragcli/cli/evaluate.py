@@ -10,27 +10,17 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
+from ..answer.setup import AnswerSetup
 from ..errors import InputError
-from ..search.config import MODES, PER_DOC
+from ..search.config import MODES, PER_DOC, SearchConfig
+from .answer_options import ANSWER_DEFAULTS, answer_flags_given, answer_options
 from .console import emit_json, err_console
 from .eval_reports import ReportFiles, write_reports
 from .eval_tables import compare_sections, print_sections, sections
 from .options import (
     DEFAULT_INDEX,
-    LIMITS,
     IndexOpt,
     JsonOpt,
-    MaxSearchesOpt,
-    MaxTokensOpt,
-    MaxTurnsOpt,
-    ModelOpt,
-    PlanOpt,
-    RetryOnEmptyOpt,
-    TimeoutOpt,
-    VerifyModelOpt,
-    VerifyOpt,
-    answer_options_given,
-    answer_setup,
 )
 
 if TYPE_CHECKING:
@@ -47,7 +37,9 @@ EPILOG = (
 RateOpt = dict(metavar="X", min=0.0, max=1.0, show_default=False)
 
 
+@answer_options
 def eval_command(
+    ctx: typer.Context,
     questions: Annotated[
         Path,
         typer.Argument(
@@ -79,15 +71,7 @@ def eval_command(
             show_default=False,
         ),
     ] = False,
-    model: ModelOpt = None,
-    max_searches: MaxSearchesOpt = LIMITS.max_searches,
-    max_turns: MaxTurnsOpt = LIMITS.max_turns,
-    max_tokens: MaxTokensOpt = LIMITS.max_tokens,
-    timeout: TimeoutOpt = LIMITS.timeout_s,
-    retry_on_empty: RetryOnEmptyOpt = LIMITS.retry_on_empty,
-    plan: PlanOpt = LIMITS.plan,
-    verify: VerifyOpt = False,
-    verify_model: VerifyModelOpt = None,
+    answer: AnswerSetup = ANSWER_DEFAULTS,
     min_recall: Annotated[
         float | None, typer.Option("--min-recall", help="Gate: mean recall@k at least this (0 to 1).", **RateOpt)
     ] = None,
@@ -258,22 +242,12 @@ def eval_command(
         max_violations=max_violations,
     )
     gates.check_asked(with_ask)
-    setup = answer_setup(
-        model,
-        max_searches=max_searches,
-        max_turns=max_turns,
-        max_tokens=max_tokens,
-        timeout=timeout,
-        retry_on_empty=retry_on_empty,
-        plan=plan,
-        verify=verify,
-        verify_model=verify_model,
-    )
-    given = answer_options_given(setup)
+    given = answer_flags_given(ctx)
     if not with_ask and given:
         raise InputError(f"{', '.join(given)} {'changes' if len(given) == 1 else 'change'} the answers: add --ask")
-    answers = setup if with_ask else None
-    base = EvalSetup(index=index_root(index), k=k, mode=parse_mode(mode), per_doc=per_doc, answer=answers)
+    answers = answer if with_ask else None
+    search = SearchConfig(k=k, mode=parse_mode(mode), per_doc=per_doc)
+    base = EvalSetup(index=index_root(index), search=search, answer=answers)
     files = ReportFiles(questions.name, output_file, junit_file, summary_file, report_file)
     drops = parse_max_drops(max_drop or [], asked=with_ask)
     if compare_files is not None and baseline is not None:
@@ -336,7 +310,7 @@ def _finish(data: EvalJson | CompareJson, passed: bool, files: ReportFiles, as_j
     """Write the report files, print the report (JSON or tables), exit 0 when every gate passed, else 1.
 
     A comparison's ``--output`` is the comparison; its ``--junit``, ``--summary`` and ``--report`` describe run B
-    (the candidate, the run its gates judge)."""
+    (the candidate, the run its gates judge) with the comparison's ``--max-drop`` gates."""
     from ..eval.wire import EvalJson
 
     write_reports(

@@ -7,21 +7,12 @@ from typing import Annotated
 
 import typer
 
+from ..answer.setup import AnswerSetup
+from .answer_options import ANSWER_DEFAULTS, answer_options
 from .options import (
     DEFAULT_INDEX,
-    LIMITS,
     AsOpt,
     IndexOpt,
-    MaxSearchesOpt,
-    MaxTokensOpt,
-    MaxTurnsOpt,
-    ModelOpt,
-    PlanOpt,
-    RetryOnEmptyOpt,
-    TimeoutOpt,
-    VerifyModelOpt,
-    VerifyOpt,
-    answer_setup,
 )
 
 EPILOG = "Example: claude mcp add ragcli -- ragcli mcp --as /path/to/user.json --index /path/to/.ragcli"
@@ -37,18 +28,11 @@ SessionAsOfOpt = Annotated[
 ]
 
 
+@answer_options
 def mcp(
     as_file: AsOpt,
     as_of: SessionAsOfOpt = None,
-    model: ModelOpt = None,
-    max_searches: MaxSearchesOpt = LIMITS.max_searches,
-    max_turns: MaxTurnsOpt = LIMITS.max_turns,
-    max_tokens: MaxTokensOpt = LIMITS.max_tokens,
-    timeout: TimeoutOpt = LIMITS.timeout_s,
-    retry_on_empty: RetryOnEmptyOpt = LIMITS.retry_on_empty,
-    plan: PlanOpt = LIMITS.plan,
-    verify: VerifyOpt = False,
-    verify_model: VerifyModelOpt = None,
+    answer: AnswerSetup = ANSWER_DEFAULTS,
     trace: Annotated[
         Path | None,
         typer.Option(
@@ -71,22 +55,11 @@ def mcp(
     from ..mcp.service import Service, configure_logging
     from .options import resolve_scope
 
-    setup = answer_setup(
-        model,
-        max_searches=max_searches,
-        max_turns=max_turns,
-        max_tokens=max_tokens,
-        timeout=timeout,
-        retry_on_empty=retry_on_empty,
-        plan=plan,
-        verify=verify,
-        verify_model=verify_model,
-    )
     scope = resolve_scope(as_file, as_of)
     configure_logging()
     # The index and the models are opened before the SDK loads, so a bad index or model fails at once (exit 2).
     service = Service.open(
-        scope.principal, index, as_of=scope.as_of if as_of is not None else None, setup=setup, trace=trace
+        scope.principal, index, as_of=scope.as_of if as_of is not None else None, setup=answer, trace=trace
     )
     from ..mcp.server import serve  # the SDK takes a second or two to import; only this command needs it
 

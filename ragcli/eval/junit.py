@@ -1,8 +1,13 @@
 """``eval --junit FILE``: the report as JUnit XML, which GitHub Actions, GitLab and Jenkins render.
 
-Two test suites: ``questions`` (one test case per question; a case that failed
-a check has one ``<failure>`` naming every check it failed) and ``gates`` (one
-test case per gate, failed when the gate was missed). The document is valid
+Its verdict is the exit code's: the gates are what pass or fail a run, so
+they are the only test cases that can fail. Two test suites: ``gates`` (one
+test case per gate, a ``<failure>`` when the gate was missed) and ``questions``
+(one test case per question, never failed: a question that missed a check, a
+wrong answer say, is what the gates measure, and one miss must not turn a
+passed run red on a CI page). A question's misses are listed in its suite's
+``<system-out>`` (``line 3 q02: answer: expected ...``) and counted in its
+``missed`` property, where the CI page shows them. The document is valid
 against both common schemas: the Apache Ant JUnit XSD (strict: every suite has
 ``properties``, ``system-out`` and ``system-err``, a test case at most one
 failure) and Jenkins' ``junit-10.xsd`` (tests/data holds both).
@@ -26,23 +31,26 @@ def junit_xml(data: EvalJson, *, name: str, timestamp: dt.datetime | None = None
     """The report as a JUnit XML document; ``name`` names the question file (``questions.jsonl``)."""
     stamp = (timestamp or dt.datetime.now()).replace(microsecond=0, tzinfo=None).isoformat()
     root = ET.Element("testsuites")
-    suite = _suite(root, 0, name, stamp, data)
     failures = _by_case(data.failures)
+    suite = _suite(root, 0, name, stamp, data, missed=len(failures))
     for case in data.cases:
-        _case(suite, case, failures.get((case.id, case.line), []), name)
-    _counts(suite, len(data.cases), sum(1 for c in data.cases if (c.id, c.line) in failures), _seconds(data.cases))
+        _case(suite, case, name)
+    _counts(suite, len(data.cases), 0, _seconds(data.cases))
     gates = _suite(root, 1, f"{name}: gates", stamp, data)
     for gate, result in data.gates.items():
         _gate(gates, gate, result, name)
     _counts(gates, len(data.gates), sum(1 for g in data.gates.values() if not g.passed), 0.0)
+    ET.SubElement(suite, "system-out").text = _text(_misses(data.cases, failures))
+    ET.SubElement(gates, "system-out")
     for element in (suite, gates):
-        ET.SubElement(element, "system-out")
         ET.SubElement(element, "system-err")
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 
 
-def _suite(root: ET.Element, number: int, title: str, stamp: str, data: EvalJson) -> ET.Element:
+def _suite(
+    root: ET.Element, number: int, title: str, stamp: str, data: EvalJson, missed: int | None = None
+) -> ET.Element:
     suite = ET.SubElement(
         root,
         "testsuite",
@@ -55,6 +63,8 @@ def _suite(root: ET.Element, number: int, title: str, stamp: str, data: EvalJson
     properties = ET.SubElement(suite, "properties")
     values = {"k": data.k, "cases": data.case_count, "model": data.model or "none (retrieval only)"}
     values.update({name: "-" if value is None else value for name, value in data.retrieval.items()})
+    if missed is not None:
+        values["missed"] = missed  # questions that missed a check (listed in the suite's system-out)
     for key, value in values.items():
         ET.SubElement(properties, "property", name=key, value=_text(str(value)))
     return suite
@@ -68,15 +78,15 @@ def _counts(suite: ET.Element, tests: int, failures: int, seconds: float) -> Non
     suite.set("time", f"{seconds:.3f}")
 
 
-def _case(suite: ET.Element, case: CaseJson, failures: list[Failure], name: str) -> None:
+def _case(suite: ET.Element, case: CaseJson, name: str) -> None:
     title = f"{case.id}: {case.question}" if case.question else case.id
-    element = ET.SubElement(
-        suite, "testcase", name=_text(title[:200]), classname=f"{PACKAGE}.{_token(name)}", time=_time(case)
-    )
-    if failures:
-        message = "; ".join(_said(f) for f in failures)
-        failure = ET.SubElement(element, "failure", message=_text(message), type=failures[0].kind)
-        failure.text = _text("\n".join(f"line {f.line}: {_said(f)}" for f in failures))
+    ET.SubElement(suite, "testcase", name=_text(title[:200]), classname=f"{PACKAGE}.{_token(name)}", time=_time(case))
+
+
+def _misses(cases: list[CaseJson], failures: dict[tuple[str, int], list[Failure]]) -> str:
+    """Each question's missed checks, one line each, in the order of the question file ("" when none missed)."""
+    lines = [f"line {f.line} {f.id}: {_said(f)}" for case in cases for f in failures.get((case.id, case.line), [])]
+    return "".join(line + "\n" for line in lines)
 
 
 def _gate(suite: ET.Element, gate: str, result: GateResult, name: str) -> None:

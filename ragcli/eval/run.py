@@ -92,9 +92,8 @@ def _run_case(
         timings_ms=dict(response.timings_ms),
     )
     if answerer is not None:
-        model, verifier = answerer.model, answerer.verifier
         t = time.perf_counter()
-        outcome = ask(case.question, case.scope, retriever, model, limits=answerer.limits, verifier=verifier)
+        outcome = ask(case.question, case.scope, retriever, answerer)
         result.ask_ms = (time.perf_counter() - t) * 1000
         result.disposition = outcome.disposition
         result.reason = None if isinstance(outcome, Answered) else outcome.reason
@@ -102,13 +101,13 @@ def _run_case(
         result.claims_submitted = bool(outcome.checks)
         result.citations_passed = all(c.passed for c in outcome.checks) if outcome.checks else None
         result.tokens = outcome.usage.total
-        result.cost_usd = model.cost_usd(outcome.usage)
+        result.cost_usd = answerer.model.cost_usd(outcome.usage)
         answered = outcome if isinstance(outcome, Answered) else None
         result.answer_text = answered.answer if answered is not None else None
         result.conflict = (
             bool(outcome.conflicts) if isinstance(outcome, Answered) else outcome.reason == "conflicting_evidence"
         )
-        if verifier is not None:
+        if answerer.verifier is not None:
             result.verified = outcome.trace.verification is not None
             result.verifier_rejected = sum(1 for ok in outcome.verified or () if not ok)
             result.verifier_failed = (

@@ -26,31 +26,41 @@ from typing import Annotated, Any
 
 from pydantic import ConfigDict, Field, StringConstraints, ValidationError
 
-from ..answer.setup import AnswerSetup
+from ..answer.setup import AnswerSetup, Limits
 from ..embedder import Embedder
 from ..errors import InputError, plain_validation_message
 from ..record import Record
-from ..search.config import PER_DOC, TOP_K, Mode
+from ..search.config import Mode, SearchConfig
 from .cases import Case
 from .gates import Gates
 from .report import EvalReport
 
-ANSWER_KEYS = ("model", "max_searches", "plan", "verify")
-
 
 class RunConfig(Record):
-    """One configuration file of ``--compare``, validated where it enters."""
+    """One configuration file of ``--compare``, validated where it enters. Each key is named as the field it sets
+    (of ``EvalSetup``, its ``SearchConfig``, its ``AnswerSetup`` or that setup's ``Limits``), in the order a
+    report's ``setup`` shows them."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    model: Annotated[str, StringConstraints(min_length=1, max_length=500)] | None = None
-    mode: Mode | None = None
+    index: Annotated[str, StringConstraints(min_length=1)] | None = None
     k: int | None = Field(default=None, ge=1, le=1000)
+    mode: Mode | None = None
     per_doc: int | None = Field(default=None, ge=0, le=1000)
+    model: Annotated[str, StringConstraints(min_length=1, max_length=500)] | None = None
     max_searches: int | None = Field(default=None, ge=1, le=10)
     plan: bool | None = None
     verify: bool | None = None
-    index: Annotated[str, StringConstraints(min_length=1)] | None = None
+
+
+def _fields(cls: type) -> frozenset[str]:
+    return frozenset(f.name for f in dataclasses.fields(cls))
+
+
+SEARCH_KEYS = tuple(key for key in RunConfig.model_fields if key in _fields(SearchConfig))
+"""The keys that change how a run searches (``SearchConfig`` fields)."""
+ANSWER_KEYS = tuple(key for key in RunConfig.model_fields if key in _fields(AnswerSetup) | _fields(Limits))
+"""The keys that change the answers (``AnswerSetup`` and ``Limits`` fields): they need ``--ask``."""
 
 
 @dataclass(frozen=True)
@@ -58,27 +68,31 @@ class EvalSetup:
     """How one eval run is made: the index, the search, and the answers (None: retrieval only, no ``--ask``)."""
 
     index: Path
-    k: int = TOP_K
-    """Passages per search (the answer loop's too) and the cut-off of recall@k, precision@k and nDCG@k."""
-    mode: Mode = "hybrid"
-    per_doc: int = PER_DOC
-    """At most this many passages of one document in each search's results (0 = no limit; ``--per-doc``)."""
+    search: SearchConfig = dataclasses.field(default_factory=SearchConfig)
+    """How each case searches; its ``k`` (passages per search, the answer loop's too) is also the cut-off of
+    recall@k, precision@k and nDCG@k."""
     answer: AnswerSetup | None = None
     name: str = "options"
     """What reports call it: the configuration file, or the command line's options."""
 
     def describe(self) -> dict[str, Any]:
-        """The setup as a report shows it (``setup`` in ``--json``)."""
-        out: dict[str, Any] = {"name": self.name, "index": str(self.index), "k": self.k, "mode": self.mode}
-        out["per_doc"] = self.per_doc
-        if self.answer is not None:
-            out |= {
-                "model": self.answer.model or "default",
-                "max_searches": self.answer.limits.max_searches,
-                "plan": self.answer.limits.plan,
-                "verify": self.answer.verifies,
-            }
-        return out
+        """The setup as a report shows it (``setup`` in ``--json``): the name, then every configurable key this run
+        uses (the answer keys with ``--ask`` only), as the file would set it."""
+        keys = [key for key in RunConfig.model_fields if key not in ANSWER_KEYS or self.answer is not None]
+        return {"name": self.name} | {key: self._shown(key) for key in keys}
+
+    def _shown(self, key: str) -> Any:
+        if key == "index":
+            return str(self.index)
+        if key in SEARCH_KEYS:
+            return getattr(self.search, key)
+        assert self.answer is not None
+        if key == "model":
+            return self.answer.model or "default"
+        if key == "verify":
+            return self.answer.verifies  # --verify-model verifies too
+        held = self.answer.limits if key in _fields(Limits) else self.answer
+        return getattr(held, key)
 
 
 def load_config(path: Path) -> RunConfig:
@@ -101,31 +115,25 @@ def load_config(path: Path) -> RunConfig:
 
 def configured(base: EvalSetup, path: Path) -> EvalSetup:
     """``base`` (the command line's options) with what the file at ``path`` sets."""
-    config = load_config(path)
-    answer_keys = [key for key in ANSWER_KEYS if getattr(config, key) is not None]
+    given = load_config(path).model_dump(exclude_none=True)
+    answer_keys = [key for key in ANSWER_KEYS if key in given]
     if answer_keys and base.answer is None:
         raise InputError(f"{path} sets {', '.join(answer_keys)}, which change the answers: add --ask")
     answer = base.answer
     if answer is not None:
-        limits = answer.limits
-        if config.max_searches is not None:
-            limits = dataclasses.replace(limits, max_searches=config.max_searches)
-        if config.plan is not None:
-            limits = dataclasses.replace(limits, plan=config.plan)
-        answer = dataclasses.replace(
-            answer,
-            model=config.model if config.model is not None else answer.model,
-            limits=limits,
-            verify=config.verify if config.verify is not None else answer.verify,
-        )
+        limits = dataclasses.replace(answer.limits, **_set(given, Limits))
+        answer = dataclasses.replace(answer, **_set(given, AnswerSetup), limits=limits)
     return EvalSetup(
-        index=(path.parent / config.index) if config.index is not None else base.index,
-        k=config.k if config.k is not None else base.k,
-        mode=config.mode if config.mode is not None else base.mode,
-        per_doc=config.per_doc if config.per_doc is not None else base.per_doc,
+        index=path.parent / given["index"] if "index" in given else base.index,
+        search=dataclasses.replace(base.search, **_set(given, SearchConfig)),
         answer=answer,
         name=str(path),
     )
+
+
+def _set(given: dict[str, Any], cls: type) -> dict[str, Any]:
+    """What ``given`` sets of ``cls``'s fields."""
+    return {key: value for key, value in given.items() if key in _fields(cls)}
 
 
 def run_setup(
@@ -138,13 +146,12 @@ def run_setup(
 ) -> EvalReport:
     """Every case run as ``setup`` says (its own retriever and answerer; the embedder shared when given)."""
     from ..backends import open_answerer
-    from ..search import Retriever, SearchConfig
+    from ..search import Retriever
     from .run import evaluate
 
-    config = SearchConfig(k=setup.k, mode=setup.mode, per_doc=setup.per_doc)
-    retriever = Retriever(setup.index, embedder=embedder, config=config)
+    retriever = Retriever(setup.index, embedder=embedder, config=setup.search)
     try:
         answerer = open_answerer(setup.answer, embedder=retriever.embedder) if setup.answer is not None else None
-        return evaluate(cases, retriever, k=setup.k, answerer=answerer, gates=gates, progress=progress)
+        return evaluate(cases, retriever, k=setup.search.k, answerer=answerer, gates=gates, progress=progress)
     finally:
         retriever.close()

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..lazy import lazy_exports
+from ..lazy import export_names, lazy_exports
 
-if TYPE_CHECKING:  # "X as X": an explicit re-export, so type checkers see the lazy names
+# Loaded on first use: a search needs the reader and the view, not the audit or the writer.
+if TYPE_CHECKING:  # the exports, once: "X as X" for type checkers, read by ``lazy`` for the runtime
     from .audit import Audit as Audit
     from .audit import StatusReport as StatusReport
     from .audit import audit_index as audit_index
@@ -34,22 +35,7 @@ if TYPE_CHECKING:  # "X as X": an explicit re-export, so type checkers see the l
     from .writer import Pruned as Pruned
     from .writer import prune_generations as prune_generations
 
-# Loaded on first use: a search needs the reader and the view, not the audit or the writer.
-_EXPORTS = {
-    "Audit": "audit",
-    "StatusReport": "audit",
-    "audit_index": "audit",
-    "audit_tenant": "audit",
-    "list_tenants": "audit",
-    "prune_index": "audit",
-    "TenantIndex": "reader",
-    "Hit": "view",
-    "View": "view",
-    "Pruned": "writer",
-    "prune_generations": "writer",
-}
-
-__all__ = sorted(_EXPORTS)
+__all__ = export_names(__file__)
 
 
-__getattr__ = lazy_exports(__name__, _EXPORTS)
+__getattr__ = lazy_exports(__name__, __file__)

@@ -26,7 +26,6 @@ from pathlib import Path
 
 from ..errors import DocumentRejected, InputError
 from .sources import (
-    DEFAULT_MAX_FILE_BYTES,
     MAX_SIDECAR_BYTES,
     NO_SUFFIX,
     SIDECAR_SUFFIX,
@@ -304,13 +303,3 @@ def discover_all(root: Path) -> Discovery:
     """Every file under ``root`` (a folder or one file): ingestable, refused on sight, or skipped by type."""
     with open_folder(root) as folder:
         return folder.discover()
-
-
-def read_source(src: SourceFile, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> SourceData:
-    """One file's bytes (and its sidecar's), read through its folder's descriptor (for a single file or a test)."""
-    relative_parts = src.relative.split("/")
-    base = src.path
-    for _ in relative_parts:
-        base = base.parent
-    with open_folder(base) as folder:
-        return folder.read(src, max_bytes)

@@ -14,16 +14,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..lazy import lazy_exports
+from ..lazy import export_names, lazy_exports
 
-if TYPE_CHECKING:  # "X as X": an explicit re-export, so type checkers see the lazy names
+if TYPE_CHECKING:  # the exports, once: "X as X" for type checkers, read by ``lazy`` for the runtime
     from .server import build_server as build_server
     from .server import serve as serve
     from .service import Service as Service
 
-_EXPORTS = {"Service": "service", "build_server": "server", "serve": "server"}
-
-__all__ = sorted(_EXPORTS)
+__all__ = export_names(__file__)
 
 
-__getattr__ = lazy_exports(__name__, _EXPORTS)
+__getattr__ = lazy_exports(__name__, __file__)

@@ -172,10 +172,7 @@ class Service:
         from ..answer import Answered
         from ..answer import ask as run_ask
 
-        a = self.answerer
-        outcome: Outcome = run_ask(
-            args.question, self.scope(), self.retriever, a.model, limits=a.limits, verifier=a.verifier
-        )
+        outcome: Outcome = run_ask(args.question, self.scope(), self.retriever, self.answerer)
         generation = outcome.trace.generation
         if generation:
             self._note_generation(generation)

@@ -13,24 +13,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..lazy import lazy_exports
+from ..lazy import export_names, lazy_exports
 
-if TYPE_CHECKING:  # "X as X": an explicit re-export, so type checkers see the lazy names
+# Loaded on first use: ``ragcli --help`` reads the defaults in ``config`` and must not pay for
+# pydantic (``response``) or numpy and Tantivy (``retriever``).
+if TYPE_CHECKING:  # the exports, once: "X as X" for type checkers, read by ``lazy`` for the runtime
     from .config import SearchConfig as SearchConfig
     from .response import SearchResponse as SearchResponse
     from .response import SearchResult as SearchResult
     from .retriever import Retriever as Retriever
 
-# Loaded on first use: ``ragcli --help`` reads the defaults in ``config`` and must not pay for
-# pydantic (``response``) or numpy and Tantivy (``retriever``).
-_EXPORTS = {
-    "SearchConfig": "config",
-    "SearchResponse": "response",
-    "SearchResult": "response",
-    "Retriever": "retriever",
-}
-
-__all__ = sorted(_EXPORTS)
+__all__ = export_names(__file__)
 
 
-__getattr__ = lazy_exports(__name__, _EXPORTS)
+__getattr__ = lazy_exports(__name__, __file__)

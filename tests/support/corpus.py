@@ -249,9 +249,29 @@ def strings_in(value: Any) -> Iterator[str]:
 
 def load_source(src, *, default_acl, salt: str = "", max_bytes: int | None = None):  # type: ignore[no-untyped-def]
     """``load_file`` on a file read as an ingest reads it (through its folder's descriptor, ``read_source``)."""
-    from ragcli.ingestion.folder import read_source
     from ragcli.ingestion.loaders import load_file
     from ragcli.ingestion.sources import DEFAULT_MAX_FILE_BYTES
 
     limit = max_bytes if max_bytes is not None else DEFAULT_MAX_FILE_BYTES
     return load_file(src, read_source(src, limit), default_acl=default_acl, salt=salt, max_bytes=limit)
+
+
+def read_source(src, max_bytes: int | None = None):  # type: ignore[no-untyped-def]
+    """One file's bytes (and its sidecar's), read through its folder's descriptor, as an ingest reads it."""
+    from ragcli.ingestion.folder import open_folder
+    from ragcli.ingestion.sources import DEFAULT_MAX_FILE_BYTES
+
+    base = src.path
+    for _ in src.relative.split("/"):
+        base = base.parent
+    with open_folder(base) as folder:
+        return folder.read(src, max_bytes if max_bytes is not None else DEFAULT_MAX_FILE_BYTES)
+
+
+def corpus_conflicts(passages):  # type: ignore[no-untyped-def]
+    """Every conflicting pair of facts among ``passages``, by the rule the loop applies (quadratic: for a test's
+    small corpus)."""
+    from ragcli.answer.conflicts import disagree, facts
+
+    all_facts = [f for p in passages for f in facts(p)]
+    return [(a, b) for i, a in enumerate(all_facts) for b in all_facts[i + 1 :] if disagree(a, b)]
