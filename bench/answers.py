@@ -40,14 +40,23 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import REPO_ROOT, Output, base_parser, ensure_index
-from fitting import Example, fit_rule, fit_selector, pick_threshold
+from fitting import Example, Row, fit_rule, fit_selector, pick_threshold
+
+if TYPE_CHECKING:
+    from ragcli.answer.protocol import Found
+    from ragcli.backends.local.answerability import Rule
+    from ragcli.backends.local.answerer import Candidates
+    from ragcli.backends.local.selector import Weights
+    from ragcli.eval.cases import Case
+    from ragcli.passage import Passage
 
 DEV = ("uv-docs", "material", "docsy", "prettier", "myst", "rustup", "lazygit")
 QUESTIONS = REPO_ROOT / "bench" / "questions"
@@ -65,10 +74,10 @@ def corpus_folder(name: str, data: Path) -> Path:
 class Collected:
     """One case with the evidence its first search found and every candidate window's features."""
 
-    case: Any
-    evidence: tuple[Any, ...]
-    found: dict[str, Any]
-    candidates: Any
+    case: Case
+    evidence: tuple[Passage, ...]
+    found: dict[str, Found]
+    candidates: Candidates
 
 
 def squad_cases(data: Path, n: int, seed: int) -> list[Any]:
@@ -135,7 +144,7 @@ class MemoEmbedder:
 
         self.embedder = embedder
         self.cache = cache
-        self.vectors: dict[str, Any] = pickle.loads(cache.read_bytes()) if cache and cache.exists() else {}
+        self.vectors: dict[object, Any] = pickle.loads(cache.read_bytes()) if cache and cache.exists() else {}
 
     def embed(self, texts: list[str]) -> Any:
         import numpy as np
@@ -214,10 +223,10 @@ def pooled(rows: list[dict[str, Any]]) -> dict[str, Any]:
 # --------------------------------------------------------------------------- fitting a fold
 
 
-def fit_fold(train: dict[str, list[Example]], max_abstain: float) -> tuple[Any, Any]:
+def fit_fold(train: dict[str, list[Example]], max_abstain: float) -> tuple[Weights, Rule]:
     """Selector and rule fitted on ``train`` (corpus -> examples); the rule's features cross-fitted by corpus."""
     selector = fit_selector([e for rows in train.values() for e in rows])
-    rule_rows = []
+    rule_rows: list[Row] = []
     for corpus, rows in train.items():
         inner = (
             fit_selector([e for other, more in train.items() if other != corpus for e in more])
@@ -233,11 +242,11 @@ def fit_fold(train: dict[str, list[Example]], max_abstain: float) -> tuple[Any, 
 # --------------------------------------------------------------------------- writing fitted.py
 
 
-def write_fitted(selector: Any, rule: Any, command: str) -> None:
+def write_fitted(selector: Weights, rule: Rule, command: str) -> None:
     from ragcli.backends.local.answerability import FEATURES as RULE_FEATURES
     from ragcli.backends.local.selector import FEATURES
 
-    def mapping(values: Any, names: tuple[str, ...]) -> str:
+    def mapping(values: Mapping[str, float], names: tuple[str, ...]) -> str:
         return "{\n" + "".join(f'        "{n}": {values[n]:.6f},\n' for n in names) + "    }"
 
     FITTED.write_text(

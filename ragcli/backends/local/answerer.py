@@ -31,7 +31,7 @@ from ...text import query_terms
 from . import answerability, fitted
 from .evidence import Unit, units
 from .question import Question, mentions
-from .selector import Weights, Window, features, term_weights, windows
+from .selector import Weights, Window, WindowFeatures, features, term_weights, windows
 
 if TYPE_CHECKING:
     import numpy as np
@@ -47,10 +47,10 @@ A fixed rule, not fitted: a second place to look is worth showing unless the fir
 
 @dataclass(frozen=True)
 class Scored:
-    """One candidate window, its features (``selector.FEATURES`` order) and its score."""
+    """One candidate window, its features and its score."""
 
     window: Window
-    values: tuple[float, ...]
+    values: WindowFeatures
     score: float
 
 
@@ -71,7 +71,7 @@ class Candidates:
     """Distinctive things the question names that no evidence passage mentions."""
     unmatched: tuple[str, ...]
     """Rare words of the question that no evidence passage holds in any form (a softer sign, see ``answerability``)."""
-    windows: list[tuple[Window, tuple[float, ...]]]
+    windows: list[tuple[Window, WindowFeatures]]
     """Every window of the best passages, in evidence and reading order, with its features."""
 
 
@@ -165,8 +165,7 @@ class LocalModel:
             similar = hit.cosine if hit is not None and hit.cosine is not None else 0.0
             heading = frozenset(query_terms(passage.heading_label))
             for window in windows(found_units):
-                values = features(asked, window, cosines, rank, heading, weights, similar)
-                options.append((window, tuple(values)))
+                options.append((window, features(asked, window, cosines, rank, heading, weights, similar)))
         return Candidates(asked, missing, unmatched, options)
 
     def _cosines(self, question: str, per_passage: list[list[Unit]], vectors: Vectors) -> dict[Unit, float]:
