@@ -110,14 +110,18 @@ def squad_cases(data: Path, n: int, seed: int) -> list[Any]:
 def collect(cases: list[Any], retriever: Any, model: Any) -> list[Collected]:
     """The first search of every case as the answer loop runs it, and the answerer's candidate windows."""
     from ragcli.answer.run import evidence_config, found_by
+    from ragcli.backends.local.answerer import Vectors
+    from ragcli.backends.local.vectors import stored_units
 
     config = evidence_config(retriever.config)
     out = []
     for case in cases:
         response = retriever.search(case.scope, case.question, config=config)
         evidence = tuple(r.passage for r in response.results)
-        found = {r.passage.id: found_by(r, len(response.results)) for r in response.results}
-        out.append(Collected(case, evidence, found, model.candidates(case.question, evidence, found)))
+        found = {r.passage.id: found_by(r, len(response.results), response.generation) for r in response.results}
+        # The vectors the answer loop's local model reads (its own lookup): the same features as ``evaluate`` sees.
+        vectors = Vectors(stored_units(retriever, evidence, found), retriever.query_vector(case.question))
+        out.append(Collected(case, evidence, found, model.candidates(case.question, evidence, found, vectors)))
     return out
 
 
@@ -320,7 +324,7 @@ def main() -> None:
 
     retriever = Retriever(args.index)
     memo = MemoEmbedder(retriever.embedder, args.cache)
-    probe = LocalModel(embedder=memo)  # type: ignore[arg-type]
+    probe = LocalModel(embedder=memo, vectors=retriever)  # type: ignore[arg-type]
     started = time.perf_counter()
     cases = {name: load_cases(QUESTIONS / f"{name}.jsonl") for name in dev}
     collected = {name: collect(cases[name], retriever, probe) for name in dev}
@@ -331,12 +335,12 @@ def main() -> None:
     rows: dict[str, dict[str, Any]] = {}
     for left in dev:
         selector, rule = fit_fold({n: e for n, e in train.items() if n != left}, args.max_abstain)
-        model = LocalModel(embedder=memo, selector=selector, rule=rule)  # type: ignore[arg-type]
+        model = LocalModel(embedder=memo, vectors=retriever, selector=selector, rule=rule)  # type: ignore[arg-type]
         rows[left] = evaluate(cases[left], retriever, model) | {"threshold": rule.threshold}
         out.note(f"[dim]{left}: answer {rows[left]['answer_accuracy']:.3f}[/dim]")
 
     selector, rule = fit_fold(train, args.max_abstain)
-    shipped = LocalModel(embedder=memo, selector=selector, rule=rule)  # type: ignore[arg-type]
+    shipped = LocalModel(embedder=memo, vectors=retriever, selector=selector, rule=rule)  # type: ignore[arg-type]
     extra: dict[str, dict[str, Any]] = {}
     if args.squad:
         extra[f"squad2-dev ({args.squad}, seed {args.seed})"] = evaluate(

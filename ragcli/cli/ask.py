@@ -88,7 +88,7 @@ def ask(
     )
     scope = resolve_scope(as_file, as_of)
     retriever = Retriever(index)
-    answerer = open_answerer(setup, embedder=retriever.embedder)
+    answerer = open_answerer(setup, embedder=retriever.embedder, vectors=retriever)
     outcome = run_ask(question, scope, retriever, answerer.model, limits=answerer.limits, verifier=answerer.verifier)
     if trace is not None:
         append_trace(trace, outcome.trace)

@@ -144,7 +144,11 @@ def run_setup(
     config = SearchConfig(k=setup.k, mode=setup.mode, per_doc=setup.per_doc)
     retriever = Retriever(setup.index, embedder=embedder, config=config)
     try:
-        answerer = open_answerer(setup.answer, embedder=retriever.embedder) if setup.answer is not None else None
+        answerer = (
+            open_answerer(setup.answer, embedder=retriever.embedder, vectors=retriever)
+            if setup.answer is not None
+            else None
+        )
         return evaluate(cases, retriever, k=setup.k, answerer=answerer, gates=gates, progress=progress)
     finally:
         retriever.close()

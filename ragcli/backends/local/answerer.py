@@ -32,6 +32,7 @@ from . import answerability, fitted
 from .evidence import Unit, units
 from .question import Question, mentions
 from .selector import Weights, Window, WindowFeatures, features, term_weights, windows
+from .vectors import Source, question_vector, stored_units
 
 if TYPE_CHECKING:
     import numpy as np
@@ -95,6 +96,9 @@ class Assessment:
 @dataclass
 class LocalModel:
     embedder: Embedder | None = None
+    vectors: Source | None = None
+    """Where the index's stored unit vectors and the question's search vector are read (the ``Retriever`` it
+    answers from; ``vectors``); without one, every unit is embedded here, the same way."""
     selector: Weights = fitted.SELECTOR
     rule: answerability.Rule = fitted.ANSWERABILITY
     second_margin: float = SECOND_MARGIN
@@ -223,7 +227,8 @@ class _LocalConversation:
         self.question = question
 
     def decide(self, turn: Turn) -> ModelReply:
-        vectors = Vectors(turn.unit_vectors, turn.question_vector)
+        source = self.model.vectors
+        vectors = Vectors(stored_units(source, turn.evidence, turn.found), question_vector(source, self.question))
         assessment = self.model.assess(self.question, turn.evidence, turn.found, vectors)
         if not assessment.claims or assessment.missing or assessment.answerable < self.model.rule.threshold:
             return ModelReply(
