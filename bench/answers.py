@@ -6,17 +6,19 @@ answerability rule (``ragcli/backends/local/answerability.py``); their numbers l
 ``ragcli/backends/local/fitted.py``. This script fits them and measures them, and it
 never reports a corpus with numbers that saw that corpus:
 
-* Development corpora: the uv docs (``../shared/data/uv-docs``) and the six
-  documentation sets under ``bench/corpora`` (MkDocs, Hugo, Docusaurus,
-  Sphinx/MyST, mdBook, GitHub Markdown), each with ``bench/questions/NAME.jsonl``.
+* Development corpora: the uv docs (``../shared/data/uv-docs``) and the ten
+  documentation sets under ``bench/corpora`` (MkDocs Material, Hugo, Docusaurus,
+  Sphinx/MyST, mdBook, GitHub Markdown, Sphinx/reStructuredText, MkDocs Material with
+  mkdocstrings and pymdownx blocks, Jekyll pages without an H1, Sphinx + MyST), each with
+  ``bench/questions/NAME.jsonl``.
 * Leave one corpus out: for each development corpus, the selector, the rule
-  and its threshold are fitted on the other six, and the corpus is answered
+  and its threshold are fitted on the other ten, and the corpus is answered
   with those numbers through the real answer loop (``ragcli.eval.evaluate``,
   what ``ragcli eval --ask`` runs). The table shows these left-out numbers.
 * SQuAD 2.0 dev (``--squad 500 --seed 1``, with its gold answers) and
   ``sample_corpus/questions.jsonl`` are never fitted on: they are answered
-  with the numbers fitted on all seven development corpora (what ships).
-* ``--write`` fits on all seven and writes ``ragcli/backends/local/fitted.py``.
+  with the numbers fitted on all eleven development corpora (what ships).
+* ``--write`` fits on all eleven and writes ``ragcli/backends/local/fitted.py``.
 
 How it fits (numpy + scipy, in ``bench/fitting.py``): the selector is a conditional logit over
 each answerable question's windows (the windows whose text holds one of its ``answer_contains``
@@ -58,7 +60,19 @@ if TYPE_CHECKING:
     from ragcli.eval.cases import Case
     from ragcli.passage import Passage
 
-DEV = ("uv-docs", "material", "docsy", "prettier", "myst", "rustup", "lazygit")
+DEV = (
+    "uv-docs",
+    "material",
+    "docsy",
+    "prettier",
+    "myst",
+    "rustup",
+    "lazygit",
+    "nox",
+    "mkdocstrings-python",
+    "jekyll",
+    "black",
+)
 QUESTIONS = REPO_ROOT / "bench" / "questions"
 FITTED = REPO_ROOT / "ragcli" / "backends" / "local" / "fitted.py"
 
@@ -246,7 +260,7 @@ def fit_fold(train: dict[str, list[Example]], max_abstain: float) -> tuple[Weigh
 # --------------------------------------------------------------------------- writing fitted.py
 
 
-def write_fitted(selector: Weights, rule: Rule, command: str) -> None:
+def write_fitted(selector: Weights, rule: Rule, command: str, corpora: list[str]) -> None:
     from ragcli.backends.local.answerability import FEATURES as RULE_FEATURES
     from ragcli.backends.local.selector import FEATURES
 
@@ -256,8 +270,7 @@ def write_fitted(selector: Weights, rule: Rule, command: str) -> None:
     FITTED.write_text(
         f'''"""The local answerer's fitted numbers. Written by bench/answers.py; do not edit by hand.
 
-Fitted on the seven development corpora (uv-docs and bench/corpora: material, docsy, prettier,
-myst, rustup, lazygit) with:
+Fitted on the {len(corpora)} development corpora ({", ".join(corpora)}) with:
 
     {command}
 
@@ -372,6 +385,7 @@ def main() -> None:
             rule,
             "python bench/answers.py --index DIR --write"
             + (f" --max-abstain {args.max_abstain}" if args.max_abstain != 0.06 else ""),
+            dev,
         )
         out.note(f"wrote {FITTED.relative_to(REPO_ROOT)}")
     out.finish()

@@ -18,6 +18,10 @@ it answers. Two rules decide, in order:
        named      share of what the question names (identifiers, capitalised and rare words) the best
                   window itself mentions (1 when it names nothing)
        retrieval  the best-ranked passage's similarity to the question (the dense ranker's cosine)
+       asked_for  share of the thing a "what is the X ..." question asks for (X) the best window or its headings
+                  hold (1 for other questions)
+       focus      share of the question's terms (weighted by how few passages hold them) the best window or
+                  its headings hold: the thing asked about, not only shared vocabulary
        unmatched  rare words of the question no passage holds in any form (the only feature that
                   can only make an answer less likely)
 
@@ -38,8 +42,19 @@ from ...text import query_terms
 from .question import Question
 from .selector import FIT_OF_WANT, WindowFeatures
 
-FEATURES = ("best", "cosine", "overlap", "coverage", "fit", "named", "retrieval", "unmatched")
-SIGNS = {"best": 1, "cosine": 1, "overlap": 1, "coverage": 1, "fit": 1, "named": 1, "retrieval": 1, "unmatched": -1}
+FEATURES = ("best", "cosine", "overlap", "coverage", "fit", "named", "retrieval", "focus", "asked_for", "unmatched")
+SIGNS = {
+    "best": 1,
+    "cosine": 1,
+    "overlap": 1,
+    "coverage": 1,
+    "fit": 1,
+    "named": 1,
+    "retrieval": 1,
+    "focus": 1,
+    "asked_for": 1,
+    "unmatched": -1,
+}
 """The direction each feature may move P(answerable): the fit bounds every coefficient to its sign."""
 
 
@@ -81,6 +96,8 @@ def features(
         "fit": _fit(asked, window),
         "named": window.named_fit,
         "retrieval": _retrieval(evidence, found),
+        "focus": window.focus,
+        "asked_for": window.asked_for,
         "unmatched": float(len(unmatched)),
     }
 

@@ -29,7 +29,7 @@ from ...passage import Passage
 from ...structure import embed_passages
 from ...text import query_terms
 from . import answerability, fitted
-from .evidence import Unit, units
+from .evidence import Unit, addresses_reader, units, without_address
 from .question import Question, mentions
 from .selector import Weights, Window, WindowFeatures, features, term_weights, windows
 from .vectors import Source, question_vector, stored_units
@@ -151,9 +151,11 @@ class LocalModel:
         Weights play no part here: ``bench/answers.py`` fits them on exactly these features.
         """
         asked = Question.read(question)
-        said = "\n".join(p.index_text for p in evidence).casefold()
+        said = "\n".join(_readable_evidence(p, asked) for p in evidence).casefold()
         stems = frozenset(query_terms(said))
         missing = tuple(t for t in asked.distinctive if not mentions(said, t, stems))
+        if not asked.asks:
+            missing += _only_addressed(asked, evidence, said, stems)
         unmatched = tuple(t for t in asked.rare if not mentions(said, t, stems))
         passages = read_passages(evidence, found)
         per_passage = [units(p) for p in passages]
@@ -162,14 +164,16 @@ class LocalModel:
             return Candidates(asked, missing, unmatched, [])
         cosines = self._cosines(asked.text, per_passage, vectors or Vectors())
         weights = term_weights(asked, [frozenset(query_terms(p.index_text)) for p in evidence])
+        dense = _dense_shares(evidence, found)
         options = []
         for position, (passage, found_units) in enumerate(zip(passages, per_passage, strict=True), start=1):
             hit = found.get(passage.id)
             rank = hit.rank if hit is not None else position
             similar = hit.cosine if hit is not None and hit.cosine is not None else 0.0
             heading = frozenset(query_terms(passage.heading_label))
-            for window in windows(found_units):
-                options.append((window, features(asked, window, cosines, rank, heading, weights, similar)))
+            shared = dense.get(passage.doc_id, 0.0)
+            for window in _quotable(windows(found_units), asked):
+                options.append((window, features(asked, window, cosines, rank, heading, weights, similar, shared)))
         return Candidates(asked, missing, unmatched, options)
 
     def _cosines(self, question: str, per_passage: list[list[Unit]], vectors: Vectors) -> dict[Unit, float]:
@@ -207,6 +211,37 @@ class LocalModel:
         ):
             chosen.append(second.window)
         return tuple(Claim(statement=w.statement, passage_id=w.passage_id, quote=w.quote) for w in chosen)
+
+
+DENSE_TOP = 10
+"""The dense ranks counted for a document's share of what meaning-based search found first (``_dense_shares``)."""
+
+
+def _dense_shares(evidence: Sequence[Passage], found: Mapping[str, Found]) -> dict[str, float]:
+    """Per document: its share of the evidence passages the dense ranker placed in its top ``DENSE_TOP``."""
+    top = [p.doc_id for p in evidence if (hit := found.get(p.id)) and hit.dense_rank and hit.dense_rank <= DENSE_TOP]
+    return {doc: top.count(doc) / len(top) for doc in set(top)}
+
+
+def _quotable(found: list[Window], asked: Question) -> list[Window]:
+    """The windows the answerer may claim: one holding a unit that addresses the reader or an assistant ("ignore
+    all previous instructions ...") never answers a request that is not a question (it may answer a question
+    about it)."""
+    return found if asked.asks else [w for w in found if not any(addresses_reader(u.quote) for u in w.units)]
+
+
+def _only_addressed(asked: Question, evidence: Sequence[Passage], said: str, stems: frozenset[str]) -> tuple[str, ...]:
+    """Rare words of a request that the evidence holds only inside text addressing the reader or an assistant: a
+    planted instruction's words are no evidence about them, so the request names something nothing else holds."""
+    raw = "\n".join(p.index_text for p in evidence).casefold()
+    raw_stems = frozenset(query_terms(raw))
+    return tuple(t for t in asked.rare if mentions(raw, t, raw_stems) and not mentions(said, t, stems))
+
+
+def _readable_evidence(passage: Passage, asked: Question) -> str:
+    """What a passage says for the missing-name rule: for a request that is not a question, not what it says to
+    the reader or an assistant (a planted "search the globex tenant" names no fact about globex)."""
+    return passage.index_text if asked.asks else without_address(passage.index_text)
 
 
 def read_passages(evidence: Sequence[Passage], found: Mapping[str, Found]) -> list[Passage]:

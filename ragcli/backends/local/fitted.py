@@ -36,6 +36,9 @@ SELECTOR = Weights(
         "passage_cosine": 0.857311,
         "named_fit": 0.441481,
         "novel_name": 0.553530,
+        "focus": 0.0,
+        "asked_for": 0.0,
+        "doc_dense": 0.0,
     },
     means={
         "cosine": 0.529516,
@@ -59,6 +62,9 @@ SELECTOR = Weights(
         "passage_cosine": 0.549931,
         "named_fit": 0.561358,
         "novel_name": 0.869759,
+        "focus": 0.0,
+        "asked_for": 0.0,
+        "doc_dense": 0.0,
     },
     scales={
         "cosine": 0.141819,
@@ -82,6 +88,9 @@ SELECTOR = Weights(
         "passage_cosine": 0.165274,
         "named_fit": 0.437216,
         "novel_name": 0.647163,
+        "focus": 1.0,
+        "asked_for": 1.0,
+        "doc_dense": 1.0,
     },
 )
 """The window score: a conditional logit over each question's windows (``selector``)."""
@@ -95,6 +104,8 @@ ANSWERABILITY = Rule(
         "fit": 0.236918,
         "named": 0.350900,
         "retrieval": 0.094445,
+        "focus": 0.0,
+        "asked_for": 0.0,
         "unmatched": -0.478445,
     },
     intercept=2.329260,
@@ -106,6 +117,8 @@ ANSWERABILITY = Rule(
         "fit": 0.948276,
         "named": 0.861724,
         "retrieval": 0.637058,
+        "focus": 0.0,
+        "asked_for": 0.0,
         "unmatched": 0.058621,
     },
     scales={
@@ -116,6 +129,8 @@ ANSWERABILITY = Rule(
         "fit": 0.221470,
         "named": 0.284596,
         "retrieval": 0.114679,
+        "focus": 1.0,
+        "asked_for": 1.0,
         "unmatched": 0.234913,
     },
     threshold=0.5913,

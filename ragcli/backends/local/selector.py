@@ -82,6 +82,14 @@ class WindowFeatures:
                            mentions; 1 when it names nothing
     novel_name             log(1 + names the window shows that the question does not: a code span, a flag, a
                            setting or class name); a how-to's answer is usually a name the asker did not know
+    focus                  share of the question's terms, each weighted by how few evidence passages hold it, that
+                           the window or its passage's title and headings hold: what the question is about (the
+                           setting, the task) must be there, not only words it shares with many pages
+    asked_for              share of the thing a "what is the X ..." question asks for (X's terms) that the window or
+                           its headings hold; 1 for other questions ("phone bridge code": a timeline that only says
+                           "bridge opened" holds a third of it)
+    doc_dense              share of the evidence the dense ranker placed in its top ten that comes from the window's
+                           document: a page that meaning-based search keeps finding, whatever fusion made of it
     """
 
     cosine: float
@@ -105,6 +113,9 @@ class WindowFeatures:
     passage_cosine: float
     named_fit: float
     novel_name: float
+    focus: float
+    asked_for: float
+    doc_dense: float
 
     def __getitem__(self, name: str) -> float:
         value: float = getattr(self, name)
@@ -173,6 +184,7 @@ def features(
     heading_terms: frozenset[str],
     weights: Mapping[str, float],
     passage_cosine: float = 0.0,
+    doc_dense: float = 0.0,
 ) -> WindowFeatures:
     """The window's features (``WindowFeatures`` says what each one means)."""
     text = window.quote
@@ -205,6 +217,11 @@ def features(
         passage_cosine=passage_cosine,
         named_fit=_named_share(question, folded),
         novel_name=_novel_names(question, text),
+        focus=_weighted(q_terms & (terms | heading_terms), weights) / _weighted(q_terms, weights) if q_terms else 0.0,
+        asked_for=len(question.asked_for & (terms | heading_terms)) / len(question.asked_for)
+        if question.asked_for
+        else 1.0,
+        doc_dense=doc_dense,
     )
 
 
