@@ -41,6 +41,7 @@ Run:
 from __future__ import annotations
 
 import sys
+import textwrap
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -262,7 +263,7 @@ def fit_fold(train: dict[str, list[Example]], max_abstain: float) -> tuple[Weigh
 
 def write_fitted(selector: Weights, rule: Rule, command: str, corpora: list[str]) -> None:
     from ragcli.backends.local.answerability import FEATURES as RULE_FEATURES
-    from ragcli.backends.local.selector import FEATURES
+    from ragcli.backends.local.selector import SELECTED as FEATURES
 
     def mapping(values: Mapping[str, float], names: tuple[str, ...]) -> str:
         return "{\n" + "".join(f'        "{n}": {values[n]:.6f},\n' for n in names) + "    }"
@@ -270,9 +271,11 @@ def write_fitted(selector: Weights, rule: Rule, command: str, corpora: list[str]
     FITTED.write_text(
         f'''"""The local answerer's fitted numbers. Written by bench/answers.py; do not edit by hand.
 
-Fitted on the {len(corpora)} development corpora ({", ".join(corpora)}) with:
+Fitted on the {len(corpora)} development corpora with:
 
     {command}
+
+{textwrap.fill(", ".join(corpora), 100)}
 
 Reported only on corpora left out of the fit (see bench/answers.py and docs/defaults.md).
 """

@@ -50,10 +50,10 @@ def fit_selector(examples: Sequence[Example]) -> Weights:
     """
     from scipy.optimize import minimize
 
-    from ragcli.backends.local.selector import FEATURES
+    from ragcli.backends.local.selector import SELECTED as FEATURES
 
     groups = [
-        (np.array([v.row() for v in e.values], dtype=float), np.array(e.labels, dtype=bool))
+        (np.array([v.row(FEATURES) for v in e.values], dtype=float), np.array(e.labels, dtype=bool))
         for e in examples
         if e.answerable and any(e.labels) and len(e.labels) > 1
     ]

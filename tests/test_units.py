@@ -185,7 +185,7 @@ def test_weights_are_looked_up_by_name_not_by_position() -> None:
     shuffled = Weights(weights=dict(reversed(weights.weights.items())), means=weights.means, scales=weights.scales)
     expected = sum(i * values[n] for i, n in enumerate(FEATURES))
     assert weights.score(values) == pytest.approx(expected) == pytest.approx(shuffled.score(values))
-    assert values.row() == tuple(values[n] for n in FEATURES)
+    assert values.row(FEATURES) == tuple(values[n] for n in FEATURES)
 
 
 def test_every_fit_feature_a_want_names_is_a_feature() -> None:

@@ -164,16 +164,14 @@ class LocalModel:
             return Candidates(asked, missing, unmatched, [])
         cosines = self._cosines(asked.text, per_passage, vectors or Vectors())
         weights = term_weights(asked, [frozenset(query_terms(p.index_text)) for p in evidence])
-        dense = _dense_shares(evidence, found)
         options = []
         for position, (passage, found_units) in enumerate(zip(passages, per_passage, strict=True), start=1):
             hit = found.get(passage.id)
             rank = hit.rank if hit is not None else position
             similar = hit.cosine if hit is not None and hit.cosine is not None else 0.0
             heading = frozenset(query_terms(passage.heading_label))
-            shared = dense.get(passage.doc_id, 0.0)
             for window in _quotable(windows(found_units), asked):
-                options.append((window, features(asked, window, cosines, rank, heading, weights, similar, shared)))
+                options.append((window, features(asked, window, cosines, rank, heading, weights, similar)))
         return Candidates(asked, missing, unmatched, options)
 
     def _cosines(self, question: str, per_passage: list[list[Unit]], vectors: Vectors) -> dict[Unit, float]:
@@ -211,16 +209,6 @@ class LocalModel:
         ):
             chosen.append(second.window)
         return tuple(Claim(statement=w.statement, passage_id=w.passage_id, quote=w.quote) for w in chosen)
-
-
-DENSE_TOP = 10
-"""The dense ranks counted for a document's share of what meaning-based search found first (``_dense_shares``)."""
-
-
-def _dense_shares(evidence: Sequence[Passage], found: Mapping[str, Found]) -> dict[str, float]:
-    """Per document: its share of the evidence passages the dense ranker placed in its top ``DENSE_TOP``."""
-    top = [p.doc_id for p in evidence if (hit := found.get(p.id)) and hit.dense_rank and hit.dense_rank <= DENSE_TOP]
-    return {doc: top.count(doc) / len(top) for doc in set(top)}
 
 
 def _quotable(found: list[Window], asked: Question) -> list[Window]:

@@ -88,8 +88,6 @@ class WindowFeatures:
     asked_for              share of the thing a "what is the X ..." question asks for (X's terms) that the window or
                            its headings hold; 1 for other questions ("phone bridge code": a timeline that only says
                            "bridge opened" holds a third of it)
-    doc_dense              share of the evidence the dense ranker placed in its top ten that comes from the window's
-                           document: a page that meaning-based search keeps finding, whatever fusion made of it
     """
 
     cosine: float
@@ -115,19 +113,23 @@ class WindowFeatures:
     novel_name: float
     focus: float
     asked_for: float
-    doc_dense: float
 
     def __getitem__(self, name: str) -> float:
         value: float = getattr(self, name)
         return value
 
-    def row(self) -> tuple[float, ...]:
-        """The values in ``FEATURES`` order: for the fit's matrices only (``bench/fitting.py``)."""
-        return tuple(getattr(self, n) for n in FEATURES)
+    def row(self, names: Sequence[str]) -> tuple[float, ...]:
+        """The values of ``names``, in that order: for the fit's matrices only (``bench/fitting.py``)."""
+        return tuple(getattr(self, n) for n in names)
 
 
 FEATURES = tuple(f.name for f in fields(WindowFeatures))
-"""What the selector weighs, by name; see ``WindowFeatures`` for each one's meaning."""
+"""Every window feature, by name; see ``WindowFeatures`` for each one's meaning."""
+RULE_ONLY = ("focus", "asked_for")
+"""Features only the answerability rule reads: weighed by the selector too, each lowered the left-out share of
+questions whose claimed windows hold the answer (``bench/answers.py``; chosen on pooled left-out numbers)."""
+SELECTED = tuple(n for n in FEATURES if n not in RULE_ONLY)
+"""What the selector weighs."""
 
 
 @dataclass(frozen=True)
@@ -184,7 +186,6 @@ def features(
     heading_terms: frozenset[str],
     weights: Mapping[str, float],
     passage_cosine: float = 0.0,
-    doc_dense: float = 0.0,
 ) -> WindowFeatures:
     """The window's features (``WindowFeatures`` says what each one means)."""
     text = window.quote
@@ -221,7 +222,6 @@ def features(
         asked_for=len(question.asked_for & (terms | heading_terms)) / len(question.asked_for)
         if question.asked_for
         else 1.0,
-        doc_dense=doc_dense,
     )
 
 
@@ -276,4 +276,5 @@ class Weights:
     scales: Mapping[str, float]
 
     def score(self, values: WindowFeatures) -> float:
-        return sum(self.weights[n] * (values[n] - self.means[n]) / self.scales[n] for n in FEATURES)
+        """Each weight finds its feature by name; a feature without a weight plays no part."""
+        return sum(w * (values[n] - self.means[n]) / self.scales[n] for n, w in self.weights.items())
