@@ -46,3 +46,25 @@ def test_a_question_about_the_planted_note_may_quote_it(retriever, local_model) 
     outcome = ask(ABOUT_THE_NOTE, scope("alice", DAY), retriever, local_model)
     assert isinstance(outcome, Answered)
     assert any("ignore all previous instructions" in c.quote.casefold() for c in outcome.claims)
+
+
+CARET = """Caret requirements allow updates that do not modify the left-most non-zero digit.
+
+| Requirement | Versions allowed |
+|---|---|
+| ^0.2.3 | >=0.2.3 <0.3.0 |
+"""
+
+
+def test_a_window_runs_on_into_the_row_that_holds_the_asked_for_value(local_model) -> None:
+    from ragcli.backends.local.answerer import _completed
+    from ragcli.passage import Passage
+
+    passage = Passage("d@v#s", "d", "v", "s", "t", ("everyone",), None, None, "Versions", (), "/d.md", None, CARET)
+    options = local_model.candidates("How far can ^0.2.3 go?", [passage], {})
+    assessment = local_model.assess("How far can ^0.2.3 go?", [passage], {})
+    scored = assessment.scored
+    sentence = next(s.window for s in scored if len(s.window.units) == 1 and "left-most" in s.window.statement)
+    assert options.question.wants  # "how far": an amount
+    assert ">=0.2.3 <0.3.0" in _completed(sentence, scored).statement
+    assert _completed(_completed(sentence, scored), scored) == _completed(sentence, scored)

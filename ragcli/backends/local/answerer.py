@@ -31,7 +31,7 @@ from ...text import query_terms
 from . import answerability, fitted
 from .evidence import Unit, addresses_reader, units, without_address
 from .question import Question, mentions
-from .selector import Weights, Window, WindowFeatures, features, term_weights, windows
+from .selector import FIT_OF_WANT, Weights, Window, WindowFeatures, features, term_weights, windows
 from .vectors import Source, question_vector, stored_units
 
 if TYPE_CHECKING:
@@ -208,7 +208,28 @@ class LocalModel:
             and second.window.statement != best.window.statement  # the same words in another version of a page
         ):
             chosen.append(second.window)
+        chosen = [_completed(w, scored) for w in chosen]
         return tuple(Claim(statement=w.statement, passage_id=w.passage_id, quote=w.quote) for w in chosen)
+
+
+def _completed(window: Window, scored: list[Scored]) -> Window:
+    """``window``, run on by one unit when it holds no fact of the kind its question asks for (a value, a command,
+    a version: ``selector.FIT_OF_WANT``) and the unit after it does: "What versions does ^0.2.3 allow?" is
+    answered by the sentence that explains caret requirements together with the table row after it. A fixed
+    rule, not fitted; the features of the longer window are the selector's own."""
+    values = {s.window: s.values for s in scored}
+    if _holds_wanted(values[window]):
+        return window
+    size = len(window.units)
+    for s in scored:
+        longer = s.window
+        if len(longer.units) == size + 1 and longer.units[:size] == window.units and _holds_wanted(s.values):
+            return longer
+    return window
+
+
+def _holds_wanted(values: WindowFeatures) -> bool:
+    return any(values[f] > 0 for f in set(FIT_OF_WANT.values()))
 
 
 def _quotable(found: list[Window], asked: Question) -> list[Window]:
