@@ -6,17 +6,19 @@ answerability rule (``ragcli/backends/local/answerability.py``); their numbers l
 ``ragcli/backends/local/fitted.py``. This script fits them and measures them, and it
 never reports a corpus with numbers that saw that corpus:
 
-* Development corpora: the uv docs (``../shared/data/uv-docs``) and the six
-  documentation sets under ``bench/corpora`` (MkDocs, Hugo, Docusaurus,
-  Sphinx/MyST, mdBook, GitHub Markdown), each with ``bench/questions/NAME.jsonl``.
+* Development corpora: the uv docs (``../shared/data/uv-docs``) and the ten
+  documentation sets under ``bench/corpora`` (MkDocs Material, Hugo, Docusaurus,
+  Sphinx/MyST, mdBook, GitHub Markdown, Sphinx/reStructuredText, MkDocs Material with
+  mkdocstrings and pymdownx blocks, Jekyll pages without an H1, Sphinx + MyST), each with
+  ``bench/questions/NAME.jsonl``.
 * Leave one corpus out: for each development corpus, the selector, the rule
-  and its threshold are fitted on the other six, and the corpus is answered
+  and its threshold are fitted on the other ten, and the corpus is answered
   with those numbers through the real answer loop (``ragcli.eval.evaluate``,
   what ``ragcli eval --ask`` runs). The table shows these left-out numbers.
 * SQuAD 2.0 dev (``--squad 500 --seed 1``, with its gold answers) and
   ``sample_corpus/questions.jsonl`` are never fitted on: they are answered
-  with the numbers fitted on all seven development corpora (what ships).
-* ``--write`` fits on all seven and writes ``ragcli/backends/local/fitted.py``.
+  with the numbers fitted on all eleven development corpora (what ships).
+* ``--write`` fits on all eleven and writes ``ragcli/backends/local/fitted.py``.
 
 How it fits (numpy + scipy, in ``bench/fitting.py``): the selector is a conditional logit over
 each answerable question's windows (the windows whose text holds one of its ``answer_contains``
@@ -32,24 +34,49 @@ questions, abstention on the answerable ones, and disposition accuracy (answered
 answerable, abstained when not), all as ``ragcli eval --ask`` computes them.
 
 Run:
-    python bench/answers.py --index /tmp/answers-index            # the left-out table (~20 min on 2 cores)
-    python bench/answers.py --index /tmp/answers-index --write    # ... and refit ragcli/backends/local/fitted.py
+    python bench/answers.py --index /tmp/answers-index --squad 0            # the left-out table
+    python bench/answers.py --index /tmp/answers-index --squad 0 --write    # ... and refit fitted.py
+
+On 2 busy cores: ingesting the eleven corpora into an empty index ~30 min (once; tenants are reused),
+then ~13 min for the table (collecting 1-2 min, each of the eleven folds about a minute).
 """
 
 from __future__ import annotations
 
 import sys
+import textwrap
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import REPO_ROOT, Output, base_parser, ensure_index
-from fitting import Example, fit_rule, fit_selector, pick_threshold
+from fitting import Example, Row, fit_rule, fit_selector, pick_threshold
 
-DEV = ("uv-docs", "material", "docsy", "prettier", "myst", "rustup", "lazygit")
+if TYPE_CHECKING:
+    from ragcli.answer.protocol import Found
+    from ragcli.backends.local.answerability import Rule
+    from ragcli.backends.local.answerer import Candidates
+    from ragcli.backends.local.selector import Weights
+    from ragcli.eval.cases import Case
+    from ragcli.passage import Passage
+
+DEV = (
+    "uv-docs",
+    "material",
+    "docsy",
+    "prettier",
+    "myst",
+    "rustup",
+    "lazygit",
+    "nox",
+    "mkdocstrings-python",
+    "jekyll",
+    "black",
+)
 QUESTIONS = REPO_ROOT / "bench" / "questions"
 FITTED = REPO_ROOT / "ragcli" / "backends" / "local" / "fitted.py"
 
@@ -65,10 +92,10 @@ def corpus_folder(name: str, data: Path) -> Path:
 class Collected:
     """One case with the evidence its first search found and every candidate window's features."""
 
-    case: Any
-    evidence: tuple[Any, ...]
-    found: dict[str, Any]
-    candidates: Any
+    case: Case
+    evidence: tuple[Passage, ...]
+    found: dict[str, Found]
+    candidates: Candidates
 
 
 def squad_cases(data: Path, n: int, seed: int) -> list[Any]:
@@ -101,14 +128,18 @@ def squad_cases(data: Path, n: int, seed: int) -> list[Any]:
 def collect(cases: list[Any], retriever: Any, model: Any) -> list[Collected]:
     """The first search of every case as the answer loop runs it, and the answerer's candidate windows."""
     from ragcli.answer.run import evidence_config, found_by
+    from ragcli.backends.local.answerer import Vectors
+    from ragcli.backends.local.vectors import stored_units
 
     config = evidence_config(retriever.config)
     out = []
     for case in cases:
         response = retriever.search(case.scope, case.question, config=config)
         evidence = tuple(r.passage for r in response.results)
-        found = {r.passage.id: found_by(r, len(response.results)) for r in response.results}
-        out.append(Collected(case, evidence, found, model.candidates(case.question, evidence, found)))
+        found = {r.passage.id: found_by(r, len(response.results), response.generation) for r in response.results}
+        # The vectors the answer loop's local model reads (its own lookup): the same features as ``evaluate`` sees.
+        vectors = Vectors(stored_units(retriever, evidence, found), retriever.query_vector(case.question))
+        out.append(Collected(case, evidence, found, model.candidates(case.question, evidence, found, vectors)))
     return out
 
 
@@ -135,7 +166,7 @@ class MemoEmbedder:
 
         self.embedder = embedder
         self.cache = cache
-        self.vectors: dict[str, Any] = pickle.loads(cache.read_bytes()) if cache and cache.exists() else {}
+        self.vectors: dict[object, Any] = pickle.loads(cache.read_bytes()) if cache and cache.exists() else {}
 
     def embed(self, texts: list[str]) -> Any:
         import numpy as np
@@ -214,10 +245,10 @@ def pooled(rows: list[dict[str, Any]]) -> dict[str, Any]:
 # --------------------------------------------------------------------------- fitting a fold
 
 
-def fit_fold(train: dict[str, list[Example]], max_abstain: float) -> tuple[Any, Any]:
+def fit_fold(train: dict[str, list[Example]], max_abstain: float) -> tuple[Weights, Rule]:
     """Selector and rule fitted on ``train`` (corpus -> examples); the rule's features cross-fitted by corpus."""
     selector = fit_selector([e for rows in train.values() for e in rows])
-    rule_rows = []
+    rule_rows: list[Row] = []
     for corpus, rows in train.items():
         inner = (
             fit_selector([e for other, more in train.items() if other != corpus for e in more])
@@ -233,20 +264,21 @@ def fit_fold(train: dict[str, list[Example]], max_abstain: float) -> tuple[Any, 
 # --------------------------------------------------------------------------- writing fitted.py
 
 
-def write_fitted(selector: Any, rule: Any, command: str) -> None:
+def write_fitted(selector: Weights, rule: Rule, command: str, corpora: list[str]) -> None:
     from ragcli.backends.local.answerability import FEATURES as RULE_FEATURES
-    from ragcli.backends.local.selector import FEATURES
+    from ragcli.backends.local.selector import SELECTED as FEATURES
 
-    def mapping(values: Any, names: tuple[str, ...]) -> str:
+    def mapping(values: Mapping[str, float], names: tuple[str, ...]) -> str:
         return "{\n" + "".join(f'        "{n}": {values[n]:.6f},\n' for n in names) + "    }"
 
     FITTED.write_text(
         f'''"""The local answerer's fitted numbers. Written by bench/answers.py; do not edit by hand.
 
-Fitted on the seven development corpora (uv-docs and bench/corpora: material, docsy, prettier,
-myst, rustup, lazygit) with:
+Fitted on the {len(corpora)} development corpora with:
 
     {command}
+
+{textwrap.fill(", ".join(corpora), 100)}
 
 Reported only on corpora left out of the fit (see bench/answers.py and docs/defaults.md).
 """
@@ -311,7 +343,7 @@ def main() -> None:
 
     retriever = Retriever(args.index)
     memo = MemoEmbedder(retriever.embedder, args.cache)
-    probe = LocalModel(embedder=memo)  # type: ignore[arg-type]
+    probe = LocalModel(embedder=memo, vectors=retriever)  # type: ignore[arg-type]
     started = time.perf_counter()
     cases = {name: load_cases(QUESTIONS / f"{name}.jsonl") for name in dev}
     collected = {name: collect(cases[name], retriever, probe) for name in dev}
@@ -322,12 +354,12 @@ def main() -> None:
     rows: dict[str, dict[str, Any]] = {}
     for left in dev:
         selector, rule = fit_fold({n: e for n, e in train.items() if n != left}, args.max_abstain)
-        model = LocalModel(embedder=memo, selector=selector, rule=rule)  # type: ignore[arg-type]
+        model = LocalModel(embedder=memo, vectors=retriever, selector=selector, rule=rule)  # type: ignore[arg-type]
         rows[left] = evaluate(cases[left], retriever, model) | {"threshold": rule.threshold}
         out.note(f"[dim]{left}: answer {rows[left]['answer_accuracy']:.3f}[/dim]")
 
     selector, rule = fit_fold(train, args.max_abstain)
-    shipped = LocalModel(embedder=memo, selector=selector, rule=rule)  # type: ignore[arg-type]
+    shipped = LocalModel(embedder=memo, vectors=retriever, selector=selector, rule=rule)  # type: ignore[arg-type]
     extra: dict[str, dict[str, Any]] = {}
     if args.squad:
         extra[f"squad2-dev ({args.squad}, seed {args.seed})"] = evaluate(
@@ -359,6 +391,7 @@ def main() -> None:
             rule,
             "python bench/answers.py --index DIR --write"
             + (f" --max-abstain {args.max_abstain}" if args.max_abstain != 0.06 else ""),
+            dev,
         )
         out.note(f"wrote {FITTED.relative_to(REPO_ROOT)}")
     out.finish()

@@ -7,10 +7,17 @@ Not a script: ``answers.py`` imports it.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+from ragcli.backends.local.answerability import Rule
+from ragcli.backends.local.selector import Weights, WindowFeatures
+
+if TYPE_CHECKING:
+    from answers import Collected
 
 L2_SELECTOR = 1.0
 """Ridge penalty on the standardised selector weights (a fixed choice, not tuned)."""
@@ -22,8 +29,8 @@ L2_RULE = 0.5
 class Example:
     """One question: its candidate windows' features, which hold a gold answer, and whether it is answerable."""
 
-    collected: Any
-    values: list[tuple[float, ...]]
+    collected: Collected
+    values: list[WindowFeatures]
     labels: list[bool]
     answerable: bool
 
@@ -35,7 +42,7 @@ def _standardise(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return mean, scale
 
 
-def fit_selector(examples: list[Example]) -> Any:
+def fit_selector(examples: Sequence[Example]) -> Weights:
     """A conditional logit: over each answerable question's windows, those holding the answer should win.
 
     Maximises sum over questions of log(sum_{right windows} e^s / sum_{all windows} e^s) - L2 |w|^2,
@@ -43,10 +50,10 @@ def fit_selector(examples: list[Example]) -> Any:
     """
     from scipy.optimize import minimize
 
-    from ragcli.backends.local.selector import FEATURES, Weights
+    from ragcli.backends.local.selector import SELECTED as FEATURES
 
     groups = [
-        (np.array(e.values, dtype=float), np.array(e.labels, dtype=bool))
+        (np.array([v.row(FEATURES) for v in e.values], dtype=float), np.array(e.labels, dtype=bool))
         for e in examples
         if e.answerable and any(e.labels) and len(e.labels) > 1
     ]
@@ -72,10 +79,10 @@ def fit_selector(examples: list[Example]) -> Any:
     )
 
 
-def rule_features(example: Example, selector: Any) -> dict[str, float] | None:
+def rule_features(example: Example, selector: Weights) -> dict[str, float] | None:
     """The answerability features of ``example`` with windows scored by ``selector``; None when the
     question is decided before the rule (no window at all, or it names something no passage mentions)."""
-    from ragcli.backends import answerability
+    from ragcli.backends.local import answerability
 
     c = example.collected
     if not example.values or c.candidates.missing:
@@ -88,7 +95,11 @@ def rule_features(example: Example, selector: Any) -> dict[str, float] | None:
     )
 
 
-def _corpus_weights(rows: list[tuple[str, Example, Any]]) -> np.ndarray:
+Row = tuple[str, Example, Weights]
+"""One training question for the rule: its corpus, itself, and the selector fitted without that corpus."""
+
+
+def _corpus_weights(rows: Sequence[Row]) -> np.ndarray:
     """Each corpus weighs the same in all, whatever its number of questions."""
     per: dict[str, int] = defaultdict(int)
     for corpus, _, _ in rows:
@@ -96,11 +107,11 @@ def _corpus_weights(rows: list[tuple[str, Example, Any]]) -> np.ndarray:
     return np.array([1.0 / per[corpus] for corpus, _, _ in rows]) * len(rows) / len(per)
 
 
-def fit_rule(rows: list[tuple[str, Example, Any]]) -> Any:
+def fit_rule(rows: Sequence[Row]) -> Rule:
     """Logistic regression for P(answerable), every standardised coefficient bounded to its feature's sign."""
     from scipy.optimize import minimize
 
-    from ragcli.backends.local.answerability import FEATURES, SIGNS, Rule
+    from ragcli.backends.local.answerability import FEATURES, SIGNS
 
     feats, labels, weights = [], [], []
     for (_, example, selector), weight in zip(rows, _corpus_weights(rows), strict=True):
@@ -132,7 +143,7 @@ def fit_rule(rows: list[tuple[str, Example, Any]]) -> Any:
     )
 
 
-def pick_threshold(rule: Any, rows: list[tuple[str, Example, Any]], max_abstain: float) -> float:
+def pick_threshold(rule: Rule, rows: Sequence[Row], max_abstain: float) -> float:
     """The highest threshold under which at most ``max_abstain`` of the answerable training questions
     abstain (corpora weighted equally; questions the missing-term rule stops count as abstained)."""
     probabilities, answerable, weights = [], [], []

@@ -11,12 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 from ..passage import Passage
-
-if TYPE_CHECKING:
-    import numpy as np
 
 ToolName = Literal["search", "submit_answer", "search_parts", "grade_evidence"]
 Verdict = Literal["sufficient", "irrelevant", "conflicting", "missing"]
@@ -154,6 +151,11 @@ class Found:
     """Its rank by word matches, None when it shares no kept word with the query."""
     dense_rank: int | None = None
     """Its rank by meaning, None when the dense ranker did not keep it."""
+    row: int = -1
+    """Its row in the generation that search read (-1: unknown): where a backend that reads the index's stored
+    vectors finds its units' (the local answerer, ``backends.local.vectors``)."""
+    generation: str = ""
+    """The generation that search read (``SearchResponse.generation``): ``row`` means nothing in another one."""
 
 
 @dataclass(frozen=True)
@@ -177,10 +179,6 @@ class Turn:
     conflicts: tuple[Conflict, ...] = ()
     """Set on the one turn code gives the model after its claims relied on one side of a conflict:
     it must answer citing every side, or abstain (``conflicting_evidence``)."""
-    unit_vectors: Mapping[str, np.ndarray] = field(default_factory=dict)
-    """Per evidence passage the index stores them for: its units' vectors (``structure.embed_passages``)."""
-    question_vector: np.ndarray | None = None
-    """The question's vector, as its search embedded it (None in a bm25-only search)."""
     deadline: float | None = None
     """When the run's wall-clock budget ends (``time.monotonic()``): every request and retry of this turn must end
     by then, or the backend raises OutOfTime."""

@@ -34,8 +34,6 @@ from .protocol import Claim, Conflict, Found, ToolName, Turn, Usage, VerifierRep
 from .setup import Answerer
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from .drift import Term
 from .trace import Trace
 
@@ -69,14 +67,16 @@ def evidence_config(config: SearchConfig) -> SearchConfig:
     return replace(config, per_doc=0, ranker_tops=1)
 
 
-def found_by(result: SearchResult, of: int) -> Found:
-    """How ``result`` was found, as the model is told (``protocol.Found``)."""
+def found_by(result: SearchResult, of: int, generation: str = "") -> Found:
+    """How ``result`` was found, as the model is told (``protocol.Found``), and where (its row in ``generation``)."""
     return Found(
         result.rank,
         of,
         result.dense.score if result.dense else None,
         result.bm25.rank if result.bm25 else None,
         result.dense.rank if result.dense else None,
+        result.row,
+        generation,
     )
 
 
@@ -106,8 +106,6 @@ class Run:
         # What was found and spent.
         self.evidence: dict[str, Passage] = {}
         self.found: dict[str, Found] = {}
-        self.unit_vectors: dict[str, np.ndarray] = {}
-        """The evidence's stored unit vectors, for a model that scores units (the local answerer)."""
         self.omitted = 0
         """Passages the last search (or decomposed search) ranked but cut at k."""
         self.searches = 0
@@ -216,9 +214,7 @@ class Run:
             if r.passage.id not in self.evidence:
                 new.append(r.passage)
                 self.evidence[r.passage.id] = r.passage
-                self.found[r.passage.id] = found_by(r, len(response.results))
-        if new:
-            self.unit_vectors.update(self.retriever.unit_vectors(self.scope, response))
+                self.found[r.passage.id] = found_by(r, len(response.results), response.generation)
         if self.answerer.model.expands_neighbours:
             for p in self.retriever.pointed_at(self.scope, response, self.evidence):
                 self.evidence[p.id] = p
@@ -313,8 +309,6 @@ class Run:
             omitted=0 if self.asked_about or shown.note_only else self.omitted,
             conflicts=self.asked_about,
             note_only=shown.note_only,
-            unit_vectors=dict(self.unit_vectors),
-            question_vector=self.retriever.query_vector(self.question),
             deadline=self.deadline,
         )
 

@@ -24,19 +24,23 @@ if TYPE_CHECKING:
     from ..answer.protocol import AnswerModel, Verifier
     from ..answer.setup import Answerer, AnswerSetup
     from ..embedder import Embedder
+    from .local.vectors import Source
 
 
-def open_answerer(setup: AnswerSetup, *, embedder: Embedder | None = None) -> Answerer:
+def open_answerer(setup: AnswerSetup, *, embedder: Embedder | None = None, vectors: Source | None = None) -> Answerer:
     """The backend and the verifier ``setup`` names, opened now (a wrong model name or a missing key fails here,
-    before any question): what ``ragcli ask``, ``eval --ask`` and ``mcp`` answer with."""
+    before any question): what ``ragcli ask``, ``eval --ask`` and ``mcp`` answer with. ``vectors`` (the
+    ``Retriever`` answered from) is where the local answerer reads stored unit vectors."""
     from ..answer.setup import Answerer
 
-    backend = resolve_model(setup.model, embedder=embedder)
+    backend = resolve_model(setup.model, embedder=embedder, vectors=vectors)
     verifier = verifier_for(backend, setup)
     return Answerer(backend, setup.limits, verifier, plan=setup.plan, retry_on_empty=setup.retry_on_empty)
 
 
-def resolve_model(spec: str | None = None, *, embedder: Embedder | None = None) -> AnswerModel:
+def resolve_model(
+    spec: str | None = None, *, embedder: Embedder | None = None, vectors: Source | None = None
+) -> AnswerModel:
     """``local``, ``anthropic[:MODEL]`` or ``openai:MODEL[@URL]``
     (default: see ``settings.default_answer_model``) -> a backend.
 
@@ -48,7 +52,7 @@ def resolve_model(spec: str | None = None, *, embedder: Embedder | None = None) 
     if spec == "local":
         from .local import LocalModel
 
-        return LocalModel(embedder=embedder)
+        return LocalModel(embedder=embedder, vectors=vectors)
     if spec == "anthropic" or spec.startswith("anthropic:"):
         from .anthropic import DEFAULT_MODEL, AnthropicModel
 

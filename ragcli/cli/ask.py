@@ -61,7 +61,7 @@ def ask(
     _check_question(question)
     scope = resolve_scope(as_file, as_of)
     retriever = Retriever(index)
-    answerer = open_answerer(answer, embedder=retriever.embedder)
+    answerer = open_answerer(answer, embedder=retriever.embedder, vectors=retriever)
     outcome = run_ask(question, scope, retriever, answerer)
     if trace is not None:
         append_trace(trace, outcome.trace)

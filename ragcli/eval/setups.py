@@ -151,7 +151,11 @@ def run_setup(
 
     retriever = Retriever(setup.index, embedder=embedder, config=setup.search)
     try:
-        answerer = open_answerer(setup.answer, embedder=retriever.embedder) if setup.answer is not None else None
+        answerer = (
+            open_answerer(setup.answer, embedder=retriever.embedder, vectors=retriever)
+            if setup.answer is not None
+            else None
+        )
         return evaluate(cases, retriever, k=setup.search.k, answerer=answerer, gates=gates, progress=progress)
     finally:
         retriever.close()

@@ -108,7 +108,7 @@ class Service:
         from ..search import Retriever
 
         retriever = Retriever(index)
-        answerer = open_answerer(setup or AnswerSetup(), embedder=retriever.embedder)
+        answerer = open_answerer(setup or AnswerSetup(), embedder=retriever.embedder, vectors=retriever)
         service = cls(principal, retriever, answerer=answerer, as_of=as_of, trace=trace)
         tenant_index = retriever.index_for(principal.tenant)
         service._generation = tenant_index.generation

@@ -206,20 +206,6 @@ class Retriever:
                     added[p.id] = p
         return list(added.values())
 
-    def unit_vectors(self, scope: Scope, response: SearchResponse) -> dict[str, np.ndarray]:
-        """The stored unit vectors of ``response``'s results (passage ID -> one row per unit), for the local
-        answerer: none when another generation was published since, or the index stores none."""
-        view = self.view(scope)
-        if view.generation != response.generation:
-            return {}
-        out = {}
-        for result in response.results:
-            if result.row >= 0:
-                vectors = view.unit_vectors(result.row)
-                if vectors is not None:
-                    out[result.passage.id] = vectors
-        return out
-
     def query_vector(self, query: str) -> np.ndarray | None:
         """The vector a search of ``query`` already computed (None when none did): a model that needs it
         again does not run the embedder for it."""

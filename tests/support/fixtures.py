@@ -92,10 +92,11 @@ def retriever(sample_index: SampleIndex, embedder):  # type: ignore[no-untyped-d
 
 
 @pytest.fixture(scope="session")
-def local_model(embedder):  # type: ignore[no-untyped-def]
+def local_model(embedder, retriever):  # type: ignore[no-untyped-def]
+    """The local answerer as ``ragcli ask`` opens it: stored unit vectors read from the session index."""
     from ragcli.backends.local import LocalModel
 
-    return LocalModel(embedder=embedder)
+    return LocalModel(embedder=embedder, vectors=retriever)
 
 
 @pytest.fixture(scope="session")

@@ -6,6 +6,7 @@
     selector       which window of units holds the fact: named features, weighted
     answerability  when the best window does not answer: the abstention rule
     fitted         the numbers ``bench/answers.py`` fitted for the selector and the rule
+    vectors        its own lookup of the stored unit vectors and the question's search vector
 
 Nothing here is imported by the LLM backends, and nothing here imports them.
 """

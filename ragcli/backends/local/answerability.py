@@ -18,6 +18,10 @@ it answers. Two rules decide, in order:
        named      share of what the question names (identifiers, capitalised and rare words) the best
                   window itself mentions (1 when it names nothing)
        retrieval  the best-ranked passage's similarity to the question (the dense ranker's cosine)
+       asked_for  share of the thing a "what is the X ..." question asks for (X) the best window or its headings
+                  hold (1 for other questions)
+       focus      share of the question's terms (weighted by how few passages hold them) the best window or
+                  its headings hold: the thing asked about, not only shared vocabulary
        unmatched  rare words of the question no passage holds in any form (the only feature that
                   can only make an answer less likely)
 
@@ -36,14 +40,22 @@ from ...answer.protocol import Found
 from ...passage import Passage
 from ...text import query_terms
 from .question import Question
-from .selector import FEATURES as WINDOW_FEATURES
+from .selector import FIT_OF_WANT, WindowFeatures
 
-FEATURES = ("best", "cosine", "overlap", "coverage", "fit", "named", "retrieval", "unmatched")
-SIGNS = {"best": 1, "cosine": 1, "overlap": 1, "coverage": 1, "fit": 1, "named": 1, "retrieval": 1, "unmatched": -1}
+FEATURES = ("best", "cosine", "overlap", "coverage", "fit", "named", "retrieval", "focus", "asked_for", "unmatched")
+SIGNS = {
+    "best": 1,
+    "cosine": 1,
+    "overlap": 1,
+    "coverage": 1,
+    "fit": 1,
+    "named": 1,
+    "retrieval": 1,
+    "focus": 1,
+    "asked_for": 1,
+    "unmatched": -1,
+}
 """The direction each feature may move P(answerable): the fit bounds every coefficient to its sign."""
-
-_FITS = ("code_fit", "number_fit", "default_fit", "place_fit", "name_fit")
-_WANT_OF_FIT = {"code_fit": "code", "number_fit": "number", "default_fit": "default", "place_fit": "place"}
 
 
 @dataclass(frozen=True)
@@ -67,7 +79,7 @@ class Rule:
 
 def features(
     asked: Question,
-    window_values: Sequence[float],
+    window: WindowFeatures,
     best: float,
     passage: Passage,
     evidence: Sequence[Passage],
@@ -75,28 +87,27 @@ def features(
     unmatched: Sequence[str] = (),
 ) -> dict[str, float]:
     """The answerability features of one question, from its best window (in ``passage``) and the evidence."""
-    named = dict(zip(WINDOW_FEATURES, window_values, strict=True))
     own = set(query_terms(passage.index_text))
     return {
         "best": best,
-        "cosine": named["cosine"],
-        "overlap": named["overlap"],
+        "cosine": window.cosine,
+        "overlap": window.overlap,
         "coverage": len(asked.terms & own) / len(asked.terms) if asked.terms else 1.0,
-        "fit": _fit(asked, named),
-        "named": named["named_fit"],
+        "fit": _fit(asked, window),
+        "named": window.named_fit,
         "retrieval": _retrieval(evidence, found),
+        "focus": window.focus,
+        "asked_for": window.asked_for,
         "unmatched": float(len(unmatched)),
     }
 
 
-def _fit(asked: Question, named: Mapping[str, float]) -> float:
+def _fit(asked: Question, window: WindowFeatures) -> float:
     """1 when the best window holds a kind of thing the question asks for, or it asks for nothing in particular."""
-    wanted = [
-        f for f in _FITS if _WANT_OF_FIT.get(f, "name") in asked.wants or (f == "name_fit" and "version" in asked.wants)
-    ]
+    wanted = {FIT_OF_WANT[w] for w in asked.wants if w in FIT_OF_WANT}
     if not wanted:
         return 1.0
-    return 1.0 if any(named[f] > 0 for f in wanted) else 0.0
+    return 1.0 if any(window[f] > 0 for f in wanted) else 0.0
 
 
 def _retrieval(evidence: Sequence[Passage], found: Mapping[str, Found]) -> float:

@@ -29,9 +29,10 @@ from ...passage import Passage
 from ...structure import embed_passages
 from ...text import query_terms
 from . import answerability, fitted
-from .evidence import Unit, units
+from .evidence import Unit, addresses_reader, units, without_address
 from .question import Question, mentions
-from .selector import Weights, Window, features, term_weights, windows
+from .selector import FIT_OF_WANT, Weights, Window, WindowFeatures, features, term_weights, windows
+from .vectors import Source, question_vector, stored_units
 
 if TYPE_CHECKING:
     import numpy as np
@@ -47,10 +48,10 @@ A fixed rule, not fitted: a second place to look is worth showing unless the fir
 
 @dataclass(frozen=True)
 class Scored:
-    """One candidate window, its features (``selector.FEATURES`` order) and its score."""
+    """One candidate window, its features and its score."""
 
     window: Window
-    values: tuple[float, ...]
+    values: WindowFeatures
     score: float
 
 
@@ -71,7 +72,7 @@ class Candidates:
     """Distinctive things the question names that no evidence passage mentions."""
     unmatched: tuple[str, ...]
     """Rare words of the question that no evidence passage holds in any form (a softer sign, see ``answerability``)."""
-    windows: list[tuple[Window, tuple[float, ...]]]
+    windows: list[tuple[Window, WindowFeatures]]
     """Every window of the best passages, in evidence and reading order, with its features."""
 
 
@@ -95,6 +96,9 @@ class Assessment:
 @dataclass
 class LocalModel:
     embedder: Embedder | None = None
+    vectors: Source | None = None
+    """Where the index's stored unit vectors and the question's search vector are read (the ``Retriever`` it
+    answers from; ``vectors``); without one, every unit is embedded here, the same way."""
     selector: Weights = fitted.SELECTOR
     rule: answerability.Rule = fitted.ANSWERABILITY
     second_margin: float = SECOND_MARGIN
@@ -147,9 +151,11 @@ class LocalModel:
         Weights play no part here: ``bench/answers.py`` fits them on exactly these features.
         """
         asked = Question.read(question)
-        said = "\n".join(p.index_text for p in evidence).casefold()
+        said = "\n".join(_readable_evidence(p, asked) for p in evidence).casefold()
         stems = frozenset(query_terms(said))
         missing = tuple(t for t in asked.distinctive if not mentions(said, t, stems))
+        if not asked.asks:
+            missing += _only_addressed(asked, evidence, said, stems)
         unmatched = tuple(t for t in asked.rare if not mentions(said, t, stems))
         passages = read_passages(evidence, found)
         per_passage = [units(p) for p in passages]
@@ -164,9 +170,8 @@ class LocalModel:
             rank = hit.rank if hit is not None else position
             similar = hit.cosine if hit is not None and hit.cosine is not None else 0.0
             heading = frozenset(query_terms(passage.heading_label))
-            for window in windows(found_units):
-                values = features(asked, window, cosines, rank, heading, weights, similar)
-                options.append((window, tuple(values)))
+            for window in _quotable(windows(found_units), asked):
+                options.append((window, features(asked, window, cosines, rank, heading, weights, similar)))
         return Candidates(asked, missing, unmatched, options)
 
     def _cosines(self, question: str, per_passage: list[list[Unit]], vectors: Vectors) -> dict[Unit, float]:
@@ -203,7 +208,49 @@ class LocalModel:
             and second.window.statement != best.window.statement  # the same words in another version of a page
         ):
             chosen.append(second.window)
+        chosen = [_completed(w, scored) for w in chosen]
         return tuple(Claim(statement=w.statement, passage_id=w.passage_id, quote=w.quote) for w in chosen)
+
+
+def _completed(window: Window, scored: list[Scored]) -> Window:
+    """``window``, run on by one unit when it holds no fact of the kind its question asks for (a value, a command,
+    a version: ``selector.FIT_OF_WANT``) and the unit after it does: "What versions does ^0.2.3 allow?" is
+    answered by the sentence that explains caret requirements together with the table row after it. A fixed
+    rule, not fitted; the features of the longer window are the selector's own."""
+    values = {s.window: s.values for s in scored}
+    if _holds_wanted(values[window]):
+        return window
+    size = len(window.units)
+    for s in scored:
+        longer = s.window
+        if len(longer.units) == size + 1 and longer.units[:size] == window.units and _holds_wanted(s.values):
+            return longer
+    return window
+
+
+def _holds_wanted(values: WindowFeatures) -> bool:
+    return any(values[f] > 0 for f in set(FIT_OF_WANT.values()))
+
+
+def _quotable(found: list[Window], asked: Question) -> list[Window]:
+    """The windows the answerer may claim: one holding a unit that addresses the reader or an assistant ("ignore
+    all previous instructions ...") never answers a request that is not a question (it may answer a question
+    about it)."""
+    return found if asked.asks else [w for w in found if not any(addresses_reader(u.quote) for u in w.units)]
+
+
+def _only_addressed(asked: Question, evidence: Sequence[Passage], said: str, stems: frozenset[str]) -> tuple[str, ...]:
+    """Rare words of a request that the evidence holds only inside text addressing the reader or an assistant: a
+    planted instruction's words are no evidence about them, so the request names something nothing else holds."""
+    raw = "\n".join(p.index_text for p in evidence).casefold()
+    raw_stems = frozenset(query_terms(raw))
+    return tuple(t for t in asked.rare if mentions(raw, t, raw_stems) and not mentions(said, t, stems))
+
+
+def _readable_evidence(passage: Passage, asked: Question) -> str:
+    """What a passage says for the missing-name rule: for a request that is not a question, not what it says to
+    the reader or an assistant (a planted "search the globex tenant" names no fact about globex)."""
+    return passage.index_text if asked.asks else without_address(passage.index_text)
 
 
 def read_passages(evidence: Sequence[Passage], found: Mapping[str, Found]) -> list[Passage]:
@@ -224,7 +271,8 @@ class _LocalConversation:
         self.question = question
 
     def decide(self, turn: Turn) -> ModelReply:
-        vectors = Vectors(turn.unit_vectors, turn.question_vector)
+        source = self.model.vectors
+        vectors = Vectors(stored_units(source, turn.evidence, turn.found), question_vector(source, self.question))
         assessment = self.model.assess(self.question, turn.evidence, turn.found, vectors)
         if not assessment.claims or assessment.missing or assessment.answerable < self.model.rule.threshold:
             return ModelReply(

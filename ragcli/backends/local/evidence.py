@@ -45,6 +45,28 @@ _POINTS_BACK = re.compile(
 )
 
 
+# Text that addresses the reader or an assistant instead of stating a fact: a planted instruction
+# ("IMPORTANT SYSTEM NOTICE: ignore all previous instructions, ..."), from where it starts to its sentence's end.
+_ADDRESSES_READER = re.compile(
+    r"(?:\b(?:important\s+)?system\s+(?:notice|message|prompt|instruction)s?\b\s*:?\s*)?"
+    r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+|the\s+|your\s+)*"
+    r"(?:previous|prior|above|earlier|preceding|existing|other)\s+(?:instructions|prompts?|messages?|rules|directions)"
+    r"[^.!?\n]*[.!?]?"
+    r"|\b(?:you\s+are\s+now|as\s+an?\s+(?:ai|assistant|language\s+model))\b[^.!?\n]*[.!?]?",
+    re.IGNORECASE,
+)
+
+
+def addresses_reader(text: str) -> bool:
+    """Whether ``text`` speaks to the reader or an assistant ("ignore all previous instructions ...")."""
+    return bool(_ADDRESSES_READER.search(text))
+
+
+def without_address(text: str) -> str:
+    """``text`` with every passage that addresses the reader or an assistant cut out."""
+    return _ADDRESSES_READER.sub(" ", text)
+
+
 @dataclass(frozen=True)
 class Unit:
     """One thing the local answerer may claim, from one passage."""

@@ -78,6 +78,21 @@ _IDENT = re.compile(
 _QUOTED = re.compile(r"`([^`]+)`|\"([^\"]{2,})\"|“([^”]{2,})”")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*[A-Za-z]|[A-Za-z]")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\(\s*)$")
+_ASKS = re.compile(
+    r"\?\s*$|^\s*(?:how|what|which|where|when|why|who|whom|whose|is|are|am|was|were|can|could|do|does|did|"
+    r"should|would|will|shall|may|might|must|has|have|had)\b",
+    re.IGNORECASE,
+)
+"""A question mark at the end, or an interrogative or auxiliary first word: the text asks something."""
+_ASKED_FOR = re.compile(
+    r"^\s*(?:what|which)(?:'s|\s+is|\s+are|\s+was|\s+were)?\s+(?:the\s+|a\s+|an\s+)?"
+    r"(?P<thing>[\w-]+(?:\s+[\w-]+){0,4}?)"
+    r"(?=\s+(?:for|of|in|on|at|to|from|with|by|when|if|that|which|does|do|did|is|are|was|should|would|can|could|"
+    r"will|must|i|we|you|my|our)\b|\s*[?.!]|\s*$)",
+    re.IGNORECASE,
+)
+""""What is the phone bridge code for a SEV1 incident?": the thing asked for ("phone bridge code"), before what
+it is asked about ("a SEV1 incident")."""
 _GENERIC_CAPITALS = frozenset(
     "i ok okay faq api apis url urls http https json yaml toml html css cli gui ui id ids os "
     "mac macos linux windows unix".split()
@@ -102,6 +117,8 @@ class Question:
     """Capitalised words not opening a sentence (``Vercel``, ``Nightjar``), case-folded."""
     rare: tuple[str, ...]
     """Lower-case words the embedder's vocabulary does not hold in any form (``telemetry``, ``glibc``)."""
+    asked_for: frozenset[str] = frozenset()
+    """The stemmed terms of the thing a "what is the X ..." question asks for (X), empty for other questions."""
 
     @classmethod
     def read(cls, text: str) -> Question:
@@ -116,12 +133,24 @@ class Question:
             identifiers=identifiers,
             names=names,
             rare=rare,
+            asked_for=_asked_for(text),
         )
+
+    @property
+    def asks(self) -> bool:
+        """Whether it is a question ("How ...", "... ?"), not a request or command ("Ignore ... and show me ...")
+        nor bare keywords: text that addresses the reader only answers a question about itself."""
+        return bool(_ASKS.search(self.text))
 
     @property
     def distinctive(self) -> tuple[str, ...]:
         """What an answer's evidence must mention: the identifiers and names it asks about."""
         return (*self.identifiers, *self.names)
+
+
+def _asked_for(text: str) -> frozenset[str]:
+    match = _ASKED_FOR.match(text)
+    return frozenset(query_terms(match.group("thing"))) if match else frozenset()
 
 
 def _identifiers(text: str) -> tuple[str, ...]:

@@ -19,39 +19,25 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from itertools import pairwise
 
 from ...text import query_terms
 from .evidence import Unit
-from .question import Question, mentions
+from .question import Question, Want, mentions
 
 MAX_WINDOW = 3
 
-FEATURES = (
-    "cosine",
-    "cosine_first",
-    "overlap",
-    "weighted_overlap",
-    "bigrams",
-    "heading_overlap",
-    "novelty",
-    "rank",
-    "opens_passage",
-    "size",
-    "code_fit",
-    "number_fit",
-    "default_fit",
-    "place_fit",
-    "name_fit",
-    "identifier_fit",
-    "carries_block",
-    "instructs",
-    "passage_cosine",
-    "named_fit",
-    "novel_name",
-)
-"""What the selector weighs; see ``features`` for each one's meaning."""
+FIT_OF_WANT: Mapping[Want, str] = {
+    "code": "code_fit",
+    "number": "number_fit",
+    "default": "default_fit",
+    "place": "place_fit",
+    "name": "name_fit",
+    "version": "name_fit",
+}
+"""The one table of which ``*_fit`` feature says a window holds the kind of fact a question wants (``question.Want``);
+the answerability rule reads it too. A want missing here (``yesno``) has no feature of its own."""
 
 _NUMBER = re.compile(r"\d")
 _DATE = re.compile(r"\b\d{4}-\d{2}(?:-\d{2})?\b")
@@ -69,6 +55,81 @@ _INSTRUCTS = re.compile(
     r"\byou can (?:use|set|add|run|pass|specify|enable|disable|configure|change)\b",
     re.IGNORECASE,
 )
+
+
+@dataclass(frozen=True)
+class WindowFeatures:
+    """What the selector weighs about one window, by name (``Weights`` looks every weight up by its field's name).
+
+    cosine / cosine_first  best / first unit's cosine with the question (the embedder's, -1..1)
+    overlap                share of the question's terms the window's words hold
+    weighted_overlap       the same, each term weighted by how few evidence passages hold it (``term_weights``)
+    bigrams                share of the question's adjacent term pairs the window holds adjacent too
+    heading_overlap        share of the question's terms its passage's title and headings hold
+    novelty                log(1 + terms the window says beyond the question's own words)
+    rank                   1 / the search rank of its passage
+    opens_passage          1 when it starts at its passage's first unit
+    size                   units in the window, minus one
+    *_fit                  1 when the question asks for that kind of thing (``FIT_OF_WANT``) and the window holds
+                           one (a command or code; a number; a default with its value; a path or place; a setting,
+                           flag, other name or a version), else 0
+    identifier_fit         share of the identifiers the question names that the window holds
+    carries_block          1 when it shows a code block, table or list
+    instructs              1 when a unit tells the reader what to do or use ("To ...", "Use X to", "set ...",
+                           "can be used to", "run ...")
+    passage_cosine         its passage's similarity to the question, as the dense ranker saw it (0 when unranked)
+    named_fit              share of what the question names (identifiers, capitalised and rare words) the window
+                           mentions; 1 when it names nothing
+    novel_name             log(1 + names the window shows that the question does not: a code span, a flag, a
+                           setting or class name); a how-to's answer is usually a name the asker did not know
+    focus                  share of the question's terms, each weighted by how few evidence passages hold it, that
+                           the window or its passage's title and headings hold: what the question is about (the
+                           setting, the task) must be there, not only words it shares with many pages
+    asked_for              share of the thing a "what is the X ..." question asks for (X's terms) that the window or
+                           its headings hold; 1 for other questions ("phone bridge code": a timeline that only says
+                           "bridge opened" holds a third of it)
+    """
+
+    cosine: float
+    cosine_first: float
+    overlap: float
+    weighted_overlap: float
+    bigrams: float
+    heading_overlap: float
+    novelty: float
+    rank: float
+    opens_passage: float
+    size: float
+    code_fit: float
+    number_fit: float
+    default_fit: float
+    place_fit: float
+    name_fit: float
+    identifier_fit: float
+    carries_block: float
+    instructs: float
+    passage_cosine: float
+    named_fit: float
+    novel_name: float
+    focus: float
+    asked_for: float
+
+    def __getitem__(self, name: str) -> float:
+        value: float = getattr(self, name)
+        return value
+
+    def row(self, names: Sequence[str]) -> tuple[float, ...]:
+        """The values of ``names``, in that order: for the fit's matrices only (``bench/fitting.py``)."""
+        return tuple(getattr(self, n) for n in names)
+
+
+FEATURES = tuple(f.name for f in fields(WindowFeatures))
+"""Every window feature, by name; see ``WindowFeatures`` for each one's meaning."""
+RULE_ONLY = ("focus", "asked_for")
+"""Features only the answerability rule reads: weighed by the selector too, each lowered the left-out share of
+questions whose claimed windows hold the answer (``bench/answers.py``; chosen on pooled left-out numbers)."""
+SELECTED = tuple(n for n in FEATURES if n not in RULE_ONLY)
+"""What the selector weighs."""
 
 
 @dataclass(frozen=True)
@@ -125,69 +186,58 @@ def features(
     heading_terms: frozenset[str],
     weights: Mapping[str, float],
     passage_cosine: float = 0.0,
-) -> list[float]:
-    """The window's features, in ``FEATURES`` order.
-
-    cosine / cosine_first  best / first unit's cosine with the question (the embedder's, -1..1)
-    overlap                share of the question's terms the window's words hold
-    weighted_overlap       the same, each term weighted by how few evidence passages hold it (``term_weights``)
-    bigrams                share of the question's adjacent term pairs the window holds adjacent too
-    heading_overlap        share of the question's terms its passage's title and headings hold
-    novelty                log(1 + terms the window says beyond the question's own words)
-    rank                   1 / the search rank of its passage
-    opens_passage          1 when it starts at its passage's first unit
-    size                   units in the window, minus one
-    *_fit                  1 when the question asks for that kind of thing and the window holds one
-                           (a command or code; a number; a default with its value; a path or place;
-                           a setting, flag or other name), else 0
-    identifier_fit         share of the identifiers the question names that the window holds
-    carries_block          1 when it shows a code block, table or list
-    instructs              1 when a unit tells the reader what to do or use ("To ...", "Use X to", "set ...",
-                           "can be used to", "run ...")
-    passage_cosine         its passage's similarity to the question, as the dense ranker saw it (0 when unranked)
-    named_fit              share of what the question names (identifiers, capitalised and rare words) the window
-                           mentions; 1 when it names nothing
-    novel_name             log(1 + names the window shows that the question does not: a code span, a flag, a
-                           setting or class name); a how-to's answer is usually a name the asker did not know
-    """
+) -> WindowFeatures:
+    """The window's features (``WindowFeatures`` says what each one means)."""
     text = window.quote
     folded = text.casefold()
     sequence = query_terms(text)
     terms = set(sequence)
     q_terms = question.terms
-    has_code = any(u.carries_block and "```" in u.statement for u in window.units) or bool(_CODE.search(text))
-    has_number = bool(_NUMBER.search(_DATE.sub("", window.statement)))
-    has_name = bool(_NAME.search(text))
-    wants = question.wants
     idents = question.identifiers
     weighted = _weighted(q_terms & terms, weights) / _weighted(q_terms, weights) if q_terms else 0.0
-    fits = [
-        float("code" in wants and has_code),
-        float("number" in wants and has_number),
-        float("default" in wants and "default" in folded and (has_number or has_name)),
-        float("place" in wants and bool(_PATH.search(text))),
-        float(("name" in wants or "version" in wants) and (has_name or bool(_VERSION.search(text)))),
-    ]
-    block = float(any(u.carries_block for u in window.units))
-    return [
-        max(cosines[u] for u in window.units),
-        cosines[window.first],
-        len(q_terms & terms) / len(q_terms) if q_terms else 0.0,
-        weighted,
-        len(question.bigrams & set(pairwise(sequence))) / len(question.bigrams) if question.bigrams else 0.0,
-        len(q_terms & heading_terms) / len(q_terms) if q_terms else 0.0,
-        math.log1p(len(terms - q_terms)),
-        1.0 / rank,
-        1.0 if window.first.position == 0 else 0.0,
-        float(len(window.units) - 1),
-        *fits,
-        sum(1 for i in idents if mentions(folded, i)) / len(idents) if idents else 0.0,
-        block,
-        float(any(_INSTRUCTS.search(u.statement) for u in window.units)),
-        passage_cosine,
-        _named_share(question, folded),
-        _novel_names(question, text),
-    ]
+    fits = _fits(question, window, text, folded)
+    return WindowFeatures(
+        cosine=max(cosines[u] for u in window.units),
+        cosine_first=cosines[window.first],
+        overlap=len(q_terms & terms) / len(q_terms) if q_terms else 0.0,
+        weighted_overlap=weighted,
+        bigrams=len(question.bigrams & set(pairwise(sequence))) / len(question.bigrams) if question.bigrams else 0.0,
+        heading_overlap=len(q_terms & heading_terms) / len(q_terms) if q_terms else 0.0,
+        novelty=math.log1p(len(terms - q_terms)),
+        rank=1.0 / rank,
+        opens_passage=1.0 if window.first.position == 0 else 0.0,
+        size=float(len(window.units) - 1),
+        code_fit=fits["code_fit"],
+        number_fit=fits["number_fit"],
+        default_fit=fits["default_fit"],
+        place_fit=fits["place_fit"],
+        name_fit=fits["name_fit"],
+        identifier_fit=sum(1 for i in idents if mentions(folded, i)) / len(idents) if idents else 0.0,
+        carries_block=float(any(u.carries_block for u in window.units)),
+        instructs=float(any(_INSTRUCTS.search(u.statement) for u in window.units)),
+        passage_cosine=passage_cosine,
+        named_fit=_named_share(question, folded),
+        novel_name=_novel_names(question, text),
+        focus=_weighted(q_terms & (terms | heading_terms), weights) / _weighted(q_terms, weights) if q_terms else 0.0,
+        asked_for=len(question.asked_for & (terms | heading_terms)) / len(question.asked_for)
+        if question.asked_for
+        else 1.0,
+    )
+
+
+def _fits(question: Question, window: Window, text: str, folded: str) -> dict[str, float]:
+    """Each ``*_fit`` feature: 1 when the question wants its kind of fact (``FIT_OF_WANT``) and the window holds one."""
+    has_number = bool(_NUMBER.search(_DATE.sub("", window.statement)))
+    has_name = bool(_NAME.search(text))
+    holds = {
+        "code_fit": any(u.carries_block and "```" in u.statement for u in window.units) or bool(_CODE.search(text)),
+        "number_fit": has_number,
+        "default_fit": "default" in folded and (has_number or has_name),
+        "place_fit": bool(_PATH.search(text)),
+        "name_fit": has_name or bool(_VERSION.search(text)),
+    }
+    wanted = {FIT_OF_WANT[w] for w in question.wants if w in FIT_OF_WANT}
+    return {name: float(name in wanted and held) for name, held in holds.items()}
 
 
 def _novel_names(question: Question, text: str) -> float:
@@ -225,7 +275,6 @@ class Weights:
     means: Mapping[str, float]
     scales: Mapping[str, float]
 
-    def score(self, values: Sequence[float]) -> float:
-        return sum(
-            self.weights[n] * (v - self.means[n]) / self.scales[n] for n, v in zip(FEATURES, values, strict=True)
-        )
+    def score(self, values: WindowFeatures) -> float:
+        """Each weight finds its feature by name; a feature without a weight plays no part."""
+        return sum(w * (values[n] - self.means[n]) / self.scales[n] for n, w in self.weights.items())
