@@ -22,7 +22,7 @@ from .console import error
 EXIT_OK, EXIT_NO, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
 INTERRUPTED = "interrupted; the published index is unchanged"
 
-COMMANDS = ("ingest", "status", "search", "ask", "eval", "watch", "trace", "mcp")
+COMMANDS = ("ingest", "status", "search", "ask", "eval", "watch", "trace", "mcp", "serve")
 """The commands, in the order ``ragcli --help`` lists them."""
 
 
@@ -76,6 +76,10 @@ def _add(app: typer.Typer, name: str) -> None:
         from . import mcp
 
         app.command(epilog=mcp.EPILOG)(mcp.mcp)
+    elif name == "serve":
+        from . import serve
+
+        app.command(epilog=serve.EPILOG)(serve.serve)
     else:
         raise ValueError(f"no such command: {name!r}")
 
