@@ -12,10 +12,13 @@ other publisher's generation.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
+import signal
 import sys
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -98,12 +101,28 @@ def run(
         )
     )
     try:
-        asyncio.run(_serve(server, s.tenants, len(workers)))
+        with _stop_is_success():
+            asyncio.run(_serve(server, s.tenants, len(workers)))
     finally:
         if watcher is not None:
             watcher.set()
         pool.close()
         log.info(json.dumps({"event": "stop"}))
+
+
+@contextlib.contextmanager
+def _stop_is_success() -> Iterator[None]:
+    """SIGTERM and Ctrl-C stop the server with exit 0 once in-flight requests are done.
+
+    uvicorn handles both while serving (a graceful shutdown), then raises the signal again for the handler it
+    found installed; this one lets the server return normally instead of dying of the signal.
+    """
+    stopping = {sig: signal.signal(sig, lambda signum, frame: None) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield
+    finally:
+        for sig, handler in stopping.items():
+            signal.signal(sig, handler)
 
 
 async def _serve(server: object, tenants: tuple[str, ...], workers: int) -> None:
