@@ -90,6 +90,7 @@ def _endpoint(state: ServeState, route: str, run: Callable[[Request], Awaitable[
             response = _error(400, exc.message)
         except Overloaded as exc:
             response = _error(503, f"the server is busy ({exc.why}); retry", {"Retry-After": str(RETRY_AFTER_S)})
+            _log("overloaded", "-", started, route=route, why=exc.why)
         except RagcliError as exc:  # a damaged index: the operator's problem, said plainly, the server goes on
             response = _error(500, exc.message)
         except Exception:
@@ -128,7 +129,7 @@ def _search(state: ServeState) -> Callable[[Request], Awaitable[Response]]:
         body = parse_request(raw, SearchRequest, max_chars=s.max_query_chars, allow_as_of=s.allow_as_of)
         assert isinstance(body, SearchRequest)
         started = time.perf_counter()
-        text, facts = await state.pool.run(lambda w: search_on(w, principal, body))
+        text, facts = await state.pool.run(lambda w: _timed(search_on, w, principal, body))
         _log("search", principal.tenant, started, **facts)
         return Response(text, media_type="application/json")
 
@@ -144,12 +145,19 @@ def _ask(state: ServeState) -> Callable[[Request], Awaitable[Response]]:
         body = parse_request(raw, AskRequest, max_chars=s.max_query_chars, allow_as_of=s.allow_as_of)
         assert isinstance(body, AskRequest)
         started = time.perf_counter()
-        text, facts = await state.pool.run(lambda w: ask_on(w, principal, body))
+        text, facts = await state.pool.run(lambda w: _timed(ask_on, w, principal, body))
         state.metrics.dispositions.labels(disposition=facts["disposition"], reason=facts["reason"]).inc()
         _log("ask", principal.tenant, started, **facts)
         return Response(text, media_type="application/json")
 
     return run
+
+
+def _timed(work: Callable[..., tuple[str, dict[str, Any]]], *args: Any) -> tuple[str, dict[str, Any]]:
+    """``work(*args)`` on the worker, with the time it took there (``work_ms``; ``ms`` adds the wait for a worker)."""
+    started = time.perf_counter()
+    text, facts = work(*args)
+    return text, {**facts, "work_ms": round((time.perf_counter() - started) * 1000, 2)}
 
 
 def _log(event: str, tenant: str, started: float, **facts: Any) -> None:

@@ -46,36 +46,40 @@ class Pool:
         self._free = list(workers)
         self._available = anyio.Semaphore(len(workers))
         self._threads = anyio.CapacityLimiter(len(workers))
-        self._waiting = 0
+        self._admitted = 0
+        """Requests running or waiting. Counted before the first ``await``: a burst arriving in one event-loop
+        turn is admitted against the bound one by one (a count that changed only once a worker was taken would
+        let the whole burst in)."""
 
     @property
     def waiting(self) -> int:
-        return self._waiting
+        return max(0, self._admitted - len(self.workers))
 
     async def run(self, work: Callable[[Worker], T]) -> T:
         """``work(worker)`` on a thread with a worker of its own; ``Overloaded`` when none can be had in time."""
-        if not self._free and self._waiting >= self.queue:
+        if self._admitted >= len(self.workers) + self.queue:
             self.metrics.overloaded.labels(why="queue").inc()
             raise Overloaded("queue")
-        self._waiting += 1
-        self.metrics.queue_depth.set(self._waiting)
+        self._admitted += 1
+        self.metrics.queue_depth.set(self.waiting)
         try:
-            with anyio.fail_after(self.deadline_s):
-                await self._available.acquire()
-        except TimeoutError:
-            self.metrics.overloaded.labels(why="deadline").inc()
-            raise Overloaded("deadline") from None
+            try:
+                with anyio.fail_after(self.deadline_s):
+                    await self._available.acquire()
+            except TimeoutError:
+                self.metrics.overloaded.labels(why="deadline").inc()
+                raise Overloaded("deadline") from None
+            worker = self._free.pop()
+            self.metrics.busy.inc()
+            try:
+                return await anyio.to_thread.run_sync(_pinned, work, worker, limiter=self._threads)
+            finally:
+                self.metrics.busy.dec()
+                self._free.append(worker)
+                self._available.release()
         finally:
-            self._waiting -= 1
-            self.metrics.queue_depth.set(self._waiting)
-        worker = self._free.pop()
-        self.metrics.busy.inc()
-        try:
-            return await anyio.to_thread.run_sync(_pinned, work, worker, limiter=self._threads)
-        finally:
-            self.metrics.busy.dec()
-            self._free.append(worker)
-            self._available.release()
+            self._admitted -= 1
+            self.metrics.queue_depth.set(self.waiting)
 
     async def refresh_idle(self, tenants: tuple[str, ...]) -> None:
         """Move every idle worker to the newest generations now; busy ones move at their next request."""

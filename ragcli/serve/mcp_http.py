@@ -47,9 +47,22 @@ def _principal() -> Principal:
     return token.principal
 
 
+SERVICES_PER_WORKER = 256
+
+
 def _service(principal: Principal, worker: Worker) -> Service:
-    """``ragcli mcp``'s ``Service`` for this principal over this worker's open index and model."""
-    return Service(principal, worker.retriever, answerer=worker.answerer)
+    """``ragcli mcp``'s ``Service`` for this principal over this worker's open index and model, kept for the
+    principal's next call (its scope and document list are cached per generation); the least recent leaves."""
+    key = ("mcp", principal)
+    service = worker.memo.get(key)
+    if service is None:
+        service = worker.memo[key] = Service(principal, worker.retriever, answerer=worker.answerer)
+        if len(worker.memo) > SERVICES_PER_WORKER:
+            worker.memo.popitem(last=False)
+    else:
+        worker.memo.move_to_end(key)
+    assert isinstance(service, Service)
+    return service
 
 
 def build_mcp_server(pool: Pool, metrics: Metrics) -> Server[Any]:

@@ -41,11 +41,9 @@ class JwtVerifier:
         self.oidc = oidc
         self.tenants = frozenset(tenants)
         self.allowed = tuple(a for a in oidc.algorithms if a in ASYMMETRIC)
-        self.keys: _FileKeys | _UrlKeys = (
-            _UrlKeys(oidc)
-            if oidc.jwks.startswith(("https://", "http://"))
-            else _FileKeys(resolve_path(base, oidc.jwks))
-        )
+        self.fetches = oidc.jwks.startswith(("https://", "http://"))
+        """Whether keys come over the network (a verification may wait for a fetch)."""
+        self.keys: _FileKeys | _UrlKeys = _UrlKeys(oidc) if self.fetches else _FileKeys(resolve_path(base, oidc.jwks))
 
     def verified(self, token: str) -> tuple[Principal, int]:
         """The principal the token names and its ``exp``; ``Refused`` (with the failed check) when it is not

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..search import Retriever
 
@@ -56,6 +57,8 @@ class Worker:
     number: int
     retriever: PinnedRetriever
     answerer: Answerer
+    memo: OrderedDict[Any, Any] = dataclasses.field(default_factory=OrderedDict)
+    """What a route keeps per worker between requests (``mcp_http``: one ``Service`` per principal)."""
 
     def refresh(self, tenants: tuple[str, ...]) -> None:
         """Open each tenant's newest generation now (and let go of the old one), so the next request does not
