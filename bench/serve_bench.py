@@ -374,8 +374,9 @@ def overload(out: Output, index: Path, keys: Keys, folder: Path) -> dict[str, An
         f"3. Overload: {burst} asks at once (4x queue {queue}; {workers} workers)",
         ["outcome", "count", "p50 ms", "max ms"],
         [
-            ["503 + Retry-After", len(refused), rp["p50"], rp["p100"]],
-            ["200 answered", len(served), sp["p50"], sp["p100"]],
+            ["503 + Retry-After (client)", len(refused), rp["p50"], rp["p100"]],
+            ["503 inside the server", len(inside), *percentiles(inside, (50, 100)).values()],
+            ["200 answered (client)", len(served), sp["p50"], sp["p100"]],
         ],
         caption="client: from this client's send to its response (32 requests sent and read by one Python process "
         "on the same 2 cores); inside: from the request's body read to the 503. "
@@ -389,6 +390,7 @@ def overload(out: Output, index: Path, keys: Keys, folder: Path) -> dict[str, An
         "served": len(served),
         "other": other,
         "refused_ms": rp,
+        "refused_inside_ms": percentiles(inside, (50, 100)),
         "served_ms": sp,
     }
 
