@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,7 @@ from starlette.requests import HTTPConnection
 from ..principal import Principal
 from .config import ServeConfig, resolve_path
 from .keys import PREFIX, ApiKeys
-from .refusal import MAX_TOKEN_CHARS, Reason, Refused
+from .refusal import MAX_TOKEN_CHARS, Refused
 from .tokens import JwtVerifier
 
 log = logging.getLogger("ragcli.serve")
@@ -108,23 +109,21 @@ class CredentialBackend(AuthenticationBackend):
             return None  # counted as "missing" where a credential was needed (not on /healthz, /metrics)
         scheme, _, token = header.partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
-            return _refused(conn, "malformed")
+            conn.scope[REFUSED_KEY] = "malformed"
+            return None
         try:
             verified = await self.credentials.verified(token.strip())
         except Refused as refusal:
-            return _refused(conn, refusal.reason)
+            conn.scope[REFUSED_KEY] = refusal.reason
+            return None
         except Exception:  # a verifier bug must refuse, never let in and never be a traceback to the client
             log.exception(json.dumps({"event": "credential", "ok": False}))
-            return _refused(conn, "malformed")
+            conn.scope[REFUSED_KEY] = "malformed"
+            return None
         return AuthCredentials([]), AuthenticatedUser(verified)
 
 
-def _refused(conn: HTTPConnection, reason: Reason) -> None:
-    conn.scope[REFUSED_KEY] = reason
-    return None
-
-
-def principal_of(scope: dict[str, Any]) -> Principal | None:
+def principal_of(scope: Mapping[str, Any]) -> Principal | None:
     """The principal the request's credential proved, or None."""
     user = scope.get("user")
     if isinstance(user, AuthenticatedUser) and isinstance(user.access_token, PrincipalToken):
