@@ -379,7 +379,7 @@ def overload(out: Output, index: Path, keys: Keys, folder: Path) -> dict[str, An
             ["200 answered (client)", len(served), sp["p50"], sp["p100"]],
         ],
         caption="client: from this client's send to its response (32 requests sent and read by one Python process "
-        "on the same 2 cores); inside: from the request's body read to the 503. "
+        "on the same 2 cores); inside: from the route's start (credential verified) to the 503. "
         f"Other statuses: {other or 'none'}; every 503 had Retry-After: {retry_after}; client 503 p50 target "
         f"<= {TARGET_503_MS} ms: {'met' if refused and rp['p50'] <= TARGET_503_MS else 'NOT met'}; "
         f"server exit on SIGTERM: {code}",

@@ -405,3 +405,20 @@ def test_bad_config_is_one_error_line_and_exit_2(tmp_path: Path) -> None:
         lines = proc.stderr.strip().splitlines()
         assert proc.returncode == 2 and len(lines) == 1 and lines[0].startswith("error: "), (name, proc.stderr)
         assert "Traceback" not in proc.stderr
+
+
+def test_a_port_in_use_is_one_error_line_and_exit_2(tmp_path: Path, sample_root: Path) -> None:
+    import socket
+
+    keys = tmp_path / "keys.toml"
+    keys.write_text("", encoding="utf-8")
+    config = tmp_path / "serve.toml"
+    config.write_text(f'[server]\ntenants = ["acme"]\n[api_keys]\nfile = "{keys}"\n', encoding="utf-8")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        proc = cli("serve", "--config", config, "--index", sample_root, "--port", port, timeout=120)
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1, proc.stderr
+    assert lines[0].startswith("error: cannot listen on 127.0.0.1:") and "Traceback" not in proc.stderr

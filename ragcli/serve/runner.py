@@ -16,6 +16,7 @@ import contextlib
 import json
 import logging
 import signal
+import socket
 import sys
 import threading
 from collections.abc import Iterator
@@ -77,6 +78,7 @@ def run(
         raise InputError(f"--tenant {watch.tenant}: not one of the tenants the config serves ({', '.join(s.tenants)})")
     configure_logging()
     credentials = Credentials(config, base)
+    listener = _bind(host, port)  # a port in use is an error line now, not after the model has loaded
     root = index_root(index)
     embedder = Embedder()
     limits = Limits()
@@ -102,7 +104,7 @@ def run(
     )
     try:
         with _stop_is_success():
-            asyncio.run(_serve(server, s.tenants, len(workers)))
+            asyncio.run(_serve(server, listener, s.tenants, len(workers)))
     finally:
         if watcher is not None:
             watcher.set()
@@ -125,7 +127,23 @@ def _stop_is_success() -> Iterator[None]:
             signal.signal(sig, handler)
 
 
-async def _serve(server: object, tenants: tuple[str, ...], workers: int) -> None:
+def _bind(host: str, port: int) -> socket.socket:
+    """The listening socket; InputError (one line, exit 2) when the address cannot be had."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        sock = socket.socket(family, kind, proto)
+    except (OSError, UnicodeError) as exc:
+        raise InputError(f"--host {host!r}: not an address to listen on ({exc})") from None
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError as exc:
+        sock.close()
+        raise InputError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    return sock
+
+
+async def _serve(server: object, listener: socket.socket, tenants: tuple[str, ...], workers: int) -> None:
     """uvicorn's ``serve`` (it handles SIGTERM and SIGINT: in-flight requests finish), and the one line saying
     where it listens once it does (the actual port when 0 was asked for)."""
     import uvicorn
@@ -148,7 +166,7 @@ async def _serve(server: object, tenants: tuple[str, ...], workers: int) -> None
 
     task = asyncio.create_task(announce())
     try:
-        await server.serve()
+        await server.serve(sockets=[listener])
     finally:
         task.cancel()
 
