@@ -8,6 +8,8 @@ here (JWKS from a file), so every request pays for real verification.
 1. Warm ``/v1/search`` p50 against ``Retriever.search`` in this process: the
    same unique queries on both paths, alternating in blocks so machine noise
    hits both alike. Target: served p50 <= in-process p50 + 5 ms.
+   1b. The MCP ``search`` tool over ``/mcp`` against a stdio ``ragcli mcp`` for
+   the same user, both through the SDK's own client. Target: + 5 ms at most.
 2. Throughput: ``--clients`` (32) concurrent HTTP connections (one asyncio
    client) as the six principals against the in-process library on 2 threads
    (each its own ``Retriever``, as each server worker has), alternating halves. Every served
@@ -224,6 +226,64 @@ def warm_latency(out: Output, server: Server, index: Path, keys: Keys, n: int, b
         f"{'met' if gap <= TARGET_P50_MS else 'NOT met'}); result IDs differing: {mismatches}",
     )
     return {"in_process": lo, "served": s, "gap_ms": gap, "mismatches": mismatches}
+
+
+# --------------------------------------------------------------------------- 1b. MCP: Streamable HTTP vs stdio
+
+
+async def _mcp_both(server: Server, index: Path, token: str, queries: list[str], warm: list[str], block: int):
+    """The same search tool over ``/mcp`` (Streamable HTTP, bearer token) and over a stdio ``ragcli mcp``
+    (the same user, from the user file), both through the SDK's own client, in alternating blocks."""
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "ragcli.cli", "mcp", "--as", str(SAMPLE / "users" / "alice.json"), "--index", str(index)],
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+    )
+    times: dict[str, list[float]] = {"stdio": [], "http": []}
+    ids: dict[str, list[list[str]]] = {"stdio": [], "http": []}
+    with open(os.devnull, "w") as devnull:
+        async with (
+            stdio_client(params, errlog=devnull) as (sread, swrite),
+            ClientSession(sread, swrite) as stdio,
+            create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http_client,
+            streamable_http_client(server.url + "/mcp", http_client=http_client) as (hread, hwrite),
+            ClientSession(hread, hwrite) as http,
+        ):
+            sessions = {"stdio": stdio, "http": http}
+            for session in sessions.values():
+                await session.initialize()
+                await session.list_tools()
+                for q in warm:
+                    await session.call_tool("search", {"query": q})
+            for start in range(0, len(queries), block):
+                for name, session in sessions.items():
+                    for q in queries[start : start + block]:
+                        t = time.perf_counter()
+                        result = await session.call_tool("search", {"query": q})
+                        times[name].append((time.perf_counter() - t) * 1000)
+                        ids[name].append([r["id"] for r in (result.structured_content or {}).get("results", [])])
+    return times, sum(a != b for a, b in zip(ids["stdio"], ids["http"], strict=True))
+
+
+def mcp_latency(out: Output, server: Server, index: Path, keys: Keys, n: int, block: int) -> dict[str, Any]:
+    token = keys.token(principals()["alice"])
+    times, differing = asyncio.run(
+        _mcp_both(server, index, token, unique_queries(n, offset=2000), unique_queries(10, offset=2500), block)
+    )
+    st, ht = percentiles(times["stdio"], (50, 95)), percentiles(times["http"], (50, 95))
+    gap = ht["p50"] - st["p50"]
+    out.table(
+        f"1b. MCP search tool, {n} unique queries as alice, through the SDK's client",
+        ["path", "p50 ms", "p95 ms"],
+        [["stdio: ragcli mcp --as alice.json", st["p50"], st["p95"]], ["Streamable HTTP: /mcp", ht["p50"], ht["p95"]]],
+        caption=f"/mcp p50 - stdio p50 = {gap:.2f} ms (target <= {TARGET_P50_MS} ms: "
+        f"{'met' if gap <= TARGET_P50_MS else 'NOT met'}); result IDs differing: {differing}",
+    )
+    return {"stdio": st, "http": ht, "gap_ms": gap, "differing": differing}
 
 
 # --------------------------------------------------------------------------- 2. throughput
@@ -486,6 +546,7 @@ def main() -> None:
         server = Server(config, index, folder / "serve.log")
         try:
             out.put("latency", warm_latency(out, server, index, keys, args.queries, args.block))
+            out.put("mcp_latency", mcp_latency(out, server, index, keys, args.queries, args.block))
             out.put("throughput", throughput(out, server, index, keys, args.clients, args.searches))
         finally:
             out.put("exit_on_sigterm", server.stop())
