@@ -57,7 +57,8 @@ class ServeState:
     freshness: Freshness
     metrics: Metrics
     credentials: Credentials
-    model_loaded: bool = True
+    model_loaded: bool
+    """The embedding model answered a warm-up before the server listened (``workers.open_workers``)."""
 
 
 class Guard:

@@ -88,7 +88,9 @@ def run(
     workers = open_workers(s.workers, root, s.tenants, setup, embedder)
     pool = Pool(workers, queue=s.queue, deadline_s=s.deadline_s, metrics=metrics)
     freshness = Freshness(root, s.tenants, pool, metrics, s.poll_s)
-    state = ServeState(server=s, pool=pool, freshness=freshness, metrics=metrics, credentials=credentials)
+    state = ServeState(
+        server=s, pool=pool, freshness=freshness, metrics=metrics, credentials=credentials, model_loaded=bool(workers)
+    )
     app = build_app(state, host=host)
     server = uvicorn.Server(
         uvicorn.Config(
