@@ -68,20 +68,21 @@ def test_many_principals_at_once_see_only_their_own(sample_root: Path, tmp_path:
     }
     questions = [json.loads(line)["question"] for line in QUESTIONS.read_text(encoding="utf-8").splitlines()]
     names = sorted(credentials)
-    with JwksServer(keys) as jwks:
-        config = write_config(tmp_path / "serve.toml", jwks.url, keys_file=tmp_path / "keys.toml", queue=CLIENTS * 2)
-        with serve(config, sample_root, tmp_path / "stderr.log") as served:
+    jwks = tmp_path / "jwks.json"  # the keys from a file here (the other tests fetch them from a JWKS URL)
+    jwks.write_text(json.dumps(keys.jwks()), encoding="utf-8")
+    config = write_config(tmp_path / "serve.toml", str(jwks), keys_file=tmp_path / "keys.toml", queue=CLIENTS * 2)
+    with serve(config, sample_root, tmp_path / "stderr.log") as served:
 
-            def client(i: int) -> list[tuple[str, int, dict[str, Any] | None]]:
-                out = []
-                for j in range(REQUESTS_PER_CLIENT):
-                    name = names[(i + j) % len(names)]
-                    reply = _search(served.url, credentials[name], questions[(i * 7 + j) % len(questions)], k=10)
-                    out.append((name, reply.status_code, reply.json() if reply.status_code == 200 else None))
-                return out
+        def client(i: int) -> list[tuple[str, int, dict[str, Any] | None]]:
+            out = []
+            for j in range(REQUESTS_PER_CLIENT):
+                name = names[(i + j) % len(names)]
+                reply = _search(served.url, credentials[name], questions[(i * 7 + j) % len(questions)], k=10)
+                out.append((name, reply.status_code, reply.json() if reply.status_code == 200 else None))
+            return out
 
-            with ThreadPoolExecutor(CLIENTS) as pool:
-                replies = [r for batch in pool.map(client, range(CLIENTS)) for r in batch]
+        with ThreadPoolExecutor(CLIENTS) as pool:
+            replies = [r for batch in pool.map(client, range(CLIENTS)) for r in batch]
     assert len(replies) == CLIENTS * REQUESTS_PER_CLIENT
     errors = [(n, s) for n, s, _ in replies if s != 200]
     assert errors == []
