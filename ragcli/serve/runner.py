@@ -22,10 +22,16 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import InputError
 from ..settings import index_root
 from .config import load_config
+
+if TYPE_CHECKING:
+    from .app import ServeState
+    from .config import ServeConfig
+    from .credentials import Credentials
 
 log = logging.getLogger("ragcli.serve")
 
@@ -62,15 +68,8 @@ def run(
     """Serve until stopped. InputError (exit 2) for anything wrong found before listening."""
     import uvicorn
 
-    from ..answer import AnswerSetup
-    from ..answer.setup import Limits
-    from ..embedder import Embedder
-    from .app import ServeState, build_app
+    from .app import build_app
     from .credentials import Credentials
-    from .freshness import Freshness
-    from .limits import Pool
-    from .metrics import Metrics
-    from .workers import open_workers
 
     config, base = load_config(config_path)
     s = config.server
@@ -79,18 +78,12 @@ def run(
     configure_logging()
     credentials = Credentials(config, base)
     listener = _bind(host, port)  # a port in use is an error line now, not after the model has loaded
-    root = index_root(index)
-    embedder = Embedder()
-    limits = Limits()
-    setup = AnswerSetup(model=s.model, limits=replace(limits, timeout_s=min(limits.timeout_s, s.deadline_s)))
-    metrics = Metrics()
-    watcher = _start_watch(watch, root, embedder) if watch is not None else None
-    workers = open_workers(s.workers, root, s.tenants, setup, embedder)
-    pool = Pool(workers, queue=s.queue, deadline_s=s.deadline_s, metrics=metrics)
-    freshness = Freshness(root, s.tenants, pool, metrics, s.poll_s)
-    state = ServeState(
-        server=s, pool=pool, freshness=freshness, metrics=metrics, credentials=credentials, model_loaded=bool(workers)
-    )
+    try:
+        state, watcher = _open(config, credentials, index, watch)
+    except BaseException:
+        listener.close()
+        raise
+    pool, workers = state.pool, state.pool.workers
     app = build_app(state, host=host)
     server = uvicorn.Server(
         uvicorn.Config(
@@ -112,6 +105,40 @@ def run(
             watcher.set()
         pool.close()
         log.info(json.dumps({"event": "stop"}))
+
+
+def _open(
+    config: ServeConfig, credentials: Credentials, index: Path | None, watch: WatchSpec | None
+) -> tuple[ServeState, threading.Event | None]:
+    """The watcher (its first round done), the workers with every index open and the model warm, the poller."""
+    from ..answer import AnswerSetup
+    from ..answer.setup import Limits
+    from ..embedder import Embedder
+    from .app import ServeState
+    from .freshness import Freshness
+    from .limits import Pool
+    from .metrics import Metrics
+    from .workers import open_workers
+
+    s = config.server
+    root = index_root(index)
+    embedder = Embedder()
+    limits = Limits()
+    setup = AnswerSetup(model=s.model, limits=replace(limits, timeout_s=min(limits.timeout_s, s.deadline_s)))
+    metrics = Metrics()
+    watcher = _start_watch(watch, root, embedder) if watch is not None else None
+    try:
+        workers = open_workers(s.workers, root, s.tenants, setup, embedder)
+    except BaseException:
+        if watcher is not None:
+            watcher.set()
+        raise
+    pool = Pool(workers, queue=s.queue, deadline_s=s.deadline_s, metrics=metrics)
+    freshness = Freshness(root, s.tenants, pool, metrics, s.poll_s)
+    state = ServeState(
+        server=s, pool=pool, freshness=freshness, metrics=metrics, credentials=credentials, model_loaded=bool(workers)
+    )
+    return state, watcher
 
 
 @contextlib.contextmanager
