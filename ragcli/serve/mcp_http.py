@@ -1,0 +1,132 @@
+"""``/mcp``: the MCP server over Streamable HTTP, each request's principal from its own bearer token.
+
+The same tools, schemas and resource as ``ragcli mcp`` (``ragcli.mcp``'s
+``tool_list`` and ``Service``), on the SDK's low-level ``Server`` and its
+``StreamableHTTPSessionManager``. Unlike stdio, no user is fixed at start:
+each tool call reads the principal of the credential that came with it
+(``get_access_token()``, the SDK's request-scoped token), and the SDK binds
+each session to the credential that opened it, so one client cannot ride on
+another's session. Calls run on the worker pool like ``/v1`` requests.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import mcp_types as types
+from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.lowlevel import Server
+from mcp.shared.exceptions import MCPError
+
+from .. import __version__
+from ..errors import RagcliError, error_line
+from ..mcp.server import RESOURCE_NOT_FOUND, tool_list
+from ..mcp.service import DOCUMENTS_URI, DocumentsJson, Service, ToolReply
+from .credentials import PrincipalToken
+from .limits import Overloaded, Pool
+
+if TYPE_CHECKING:
+    from mcp.server import ServerRequestContext
+
+    from ..principal import Principal
+    from .metrics import Metrics
+    from .workers import Worker
+
+INSTRUCTIONS = (
+    "Searches and answers from the documents that the signed-in user may see. Use `search` for ranked passages and "
+    "`ask` for an answer whose citations code has checked. The user, tenant and groups come from the bearer token; "
+    "no argument changes them."
+)
+OVERLOADED = "the server is busy; try again in a moment"
+
+
+def _principal() -> Principal:
+    token = get_access_token()
+    if not isinstance(token, PrincipalToken):  # RequireAuthMiddleware lets no such request in; refuse regardless
+        raise MCPError(code=types.INVALID_REQUEST, message="authentication required")
+    return token.principal
+
+
+SERVICES_PER_WORKER = 256
+
+
+def _service(principal: Principal, worker: Worker) -> Service:
+    """``ragcli mcp``'s ``Service`` for this principal over this worker's open index and model, kept for the
+    principal's next call (its scope and document list are cached per generation); the least recent leaves."""
+    key = ("mcp", principal)
+    service = worker.memo.get(key)
+    if service is None:
+        service = worker.memo[key] = Service(principal, worker.retriever, answerer=worker.answerer)
+        if len(worker.memo) > SERVICES_PER_WORKER:
+            worker.memo.popitem(last=False)
+    else:
+        worker.memo.move_to_end(key)
+    assert isinstance(service, Service)
+    return service
+
+
+def build_mcp_server(pool: Pool, metrics: Metrics) -> Server[Any]:
+    tools = tool_list()
+    documents_resource = types.Resource(
+        uri=DOCUMENTS_URI,
+        name="documents",
+        title="Documents the signed-in user may see",
+        description='JSON: {"documents": [{"id", "title"}]}, each document with at least one passage this user may see '
+        "today.",
+        mime_type="application/json",
+    )
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+        principal = _principal()
+        try:
+            reply: ToolReply = await pool.run(lambda w: _service(principal, w).call(params.name, params.arguments))
+        except Overloaded:
+            return types.CallToolResult(content=[types.TextContent(text=error_line(OVERLOADED))], is_error=True)
+        if reply.error is not None:
+            return types.CallToolResult(content=[types.TextContent(text=error_line(reply.error))], is_error=True)
+        if reply.data is not None and params.name == "ask":
+            metrics.dispositions.labels(
+                disposition=str(reply.data.get("disposition")), reason=str(reply.data.get("reason") or "")
+            ).inc()
+        return types.CallToolResult(content=[types.TextContent(text=reply.text or "")], structured_content=reply.data)
+
+    async def list_resources(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=[documents_resource])
+
+    async def read_resource(
+        ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        if str(params.uri) != DOCUMENTS_URI:
+            raise MCPError(code=RESOURCE_NOT_FOUND, message="Resource not found", data={"uri": str(params.uri)[:200]})
+        principal = _principal()
+        try:
+            listing: DocumentsJson = await pool.run(lambda w: _service(principal, w).documents())
+        except Overloaded:
+            raise MCPError(code=types.INTERNAL_ERROR, message=OVERLOADED) from None
+        except RagcliError as exc:
+            raise MCPError(code=types.INTERNAL_ERROR, message=exc.message) from None
+        text = listing.model_dump_json()
+        return types.ReadResourceResult(
+            contents=[types.TextResourceContents(uri=DOCUMENTS_URI, mime_type="application/json", text=text)]
+        )
+
+    return Server(
+        "ragcli",
+        version=__version__,
+        title="ragcli",
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_read_resource=read_resource,
+    )
+
+
+__all__ = ["build_mcp_server"]
