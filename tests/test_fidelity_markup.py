@@ -11,12 +11,11 @@ import re
 from pathlib import Path
 
 import pytest
-from support.corpus import markdown, write
+from support.corpus import markdown, read_source, write
 from test_chunking import make_doc
 
 from ragcli.ingestion.chunking import chunk_document
 from ragcli.ingestion.dialects import unfold_dialects
-from ragcli.ingestion.folder import read_source
 from ragcli.ingestion.loaders import load_file, title_from_path
 from ragcli.ingestion.rst import rst_to_markdown
 from ragcli.ingestion.sources import SourceFile
