@@ -106,8 +106,9 @@ def prepare(folder: Path) -> Path:
 
 def run(command: Command, folder: Path) -> str:
     """What the terminal shows after ``command`` runs in ``folder`` (see the module docstring)."""
-    # No RAGCLI_INDEX: the index is found the way a reader's is, as ./.ragcli.
-    env = {"COLUMNS": str(COLUMNS)}
+    # No RAGCLI_INDEX: the index is found the way a reader's is, as ./.ragcli (and were it not, the
+    # per-user index would be one inside the folder, never the machine's).
+    env = {"COLUMNS": str(COLUMNS), "XDG_DATA_HOME": str(folder / "xdg-data")}
     if command.piped:
         proc = cli(*command.args, cwd=folder, env=env, unset=("RAGCLI_INDEX",))
     else:
