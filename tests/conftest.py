@@ -1,3 +1,3 @@
 """Loads the one shared harness (tests/support): fixtures, runners, corpora, checks."""
 
-pytest_plugins = ["support.fixtures"]
+pytest_plugins = ["support.fixtures", "support.scheduling"]

@@ -14,12 +14,14 @@ import itertools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anthropic
 import httpx2
 
 from .scripted import ScriptedReplies
+
+if TYPE_CHECKING:  # the SDK takes ~1-2 s to import: only the tests that use it pay, not every collection
+    import anthropic
 
 MODEL = "claude-sonnet-4-6"
 """The model name the scripted API answers as (the backend's default)."""
@@ -172,6 +174,8 @@ class ScriptedAPI(ScriptedReplies):
         )
 
     def client(self, *, api_key: str = "sk-ant-test", max_retries: int = 0) -> anthropic.Anthropic:
+        import anthropic
+
         return anthropic.Anthropic(
             api_key=api_key,
             http_client=httpx2.Client(transport=httpx2.MockTransport(self.handler)),

@@ -28,9 +28,14 @@ _DROP_ENV = (
 )
 
 
-def clean_env(extra: dict[str, str] | None = None, *, index: Path | None = None) -> dict[str, str]:
-    """The environment of a CLI run: no API key or model override, wide columns, ``index`` as RAGCLI_INDEX if given."""
-    env = {k: v for k, v in os.environ.items() if k not in _DROP_ENV}
+def clean_env(
+    extra: dict[str, str] | None = None, *, index: Path | None = None, unset: Sequence[str] = ()
+) -> dict[str, str]:
+    """The environment of a CLI run: no API key or model override, wide columns, ``index`` as RAGCLI_INDEX if given.
+
+    ``unset`` drops more variables (e.g. ``RAGCLI_INDEX``, for a run that finds its index the way a user's does).
+    """
+    env = {k: v for k, v in os.environ.items() if k not in _DROP_ENV and k not in unset}
     env["PYTHONWARNINGS"] = "ignore"
     env["COLUMNS"] = "200"
     if index is not None:
@@ -57,13 +62,14 @@ def cli(
     cwd: Path | None = None,
     timeout: float = 300,
     preexec_fn: Callable[[], None] | None = None,
+    unset: Sequence[str] = (),
 ) -> subprocess.CompletedProcess[str]:
     """Run ``python -m ragcli.cli ARGS`` as a real subprocess to completion."""
     return subprocess.run(
         cli_args(*args),
         capture_output=True,
         text=True,
-        env=clean_env(env, index=index),
+        env=clean_env(env, index=index, unset=unset),
         cwd=_cwd(cwd),
         timeout=timeout,
         preexec_fn=preexec_fn,
@@ -120,6 +126,7 @@ def cli_tty(
     env: dict[str, str] | None = None,
     timeout: float = 300,
     stderr_too: bool = False,
+    unset: Sequence[str] = (),
 ) -> subprocess.CompletedProcess[str]:
     """Run the CLI with stdout (and with ``stderr_too`` stderr) on a pseudo-terminal ``columns`` wide.
 
@@ -132,7 +139,7 @@ def cli_tty(
 
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
-    run_env = clean_env({"COLUMNS": str(columns), "TERM": "xterm-256color", **(env or {})}, index=index)
+    run_env = clean_env({"COLUMNS": str(columns), "TERM": "xterm-256color", **(env or {})}, index=index, unset=unset)
     stderr = slave if stderr_too else subprocess.PIPE
     proc = subprocess.Popen(cli_args(*args), stdout=slave, stderr=stderr, env=run_env, cwd=_cwd(cwd))
     os.close(slave)

@@ -1,13 +1,17 @@
 """The fixtures every test module shares (loaded by ``tests/conftest.py``).
 
-One real Embedder and one real sample-corpus index per session; every test
-(and every CLI subprocess it starts) gets a private default index directory.
+One real Embedder per worker and one real sample-corpus index per run (the
+pytest-xdist workers share it); every test (and every CLI subprocess it
+starts) gets a private default index directory.
 """
 
 from __future__ import annotations
 
+import fcntl
 import functools
+import os
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -62,19 +66,48 @@ class SampleIndex:
     reports: dict[str, Any]
 
 
+def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]) -> Path:
+    """A directory that ``build`` fills once per run, shared by every pytest-xdist worker: read-only.
+
+    Under xdist the first worker to get here builds it in the run's directory (above each worker's
+    own) while the others wait on a file lock; without xdist it is a private directory.
+    """
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        target = tmp_path_factory.mktemp(name)
+        build(target)
+        return target
+    shared = tmp_path_factory.getbasetemp().parent
+    target, done = shared / name, shared / f"{name}.done"
+    with (shared / f"{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not done.exists():  # a worker whose build failed left no mark: the next one builds again
+            shutil.rmtree(target, ignore_errors=True)
+            target.mkdir(mode=0o700)
+            build(target)
+            done.touch()
+    return target
+
+
 @pytest.fixture(scope="session")
 def sample_index(tmp_path_factory: pytest.TempPathFactory, embedder) -> SampleIndex:  # type: ignore[no-untyped-def]
-    """acme + globex from sample_corpus, ingested once. Read-only: do not ingest into it."""
+    """acme + globex from sample_corpus, ingested once per run. Read-only: do not ingest into it."""
     from ragcli import ingest
+    from ragcli.ingestion.report import IngestReport
 
-    root = tmp_path_factory.mktemp("sample-index")
-    reports = {}
-    for tenant in ("acme", "globex"):
-        report = ingest(SAMPLE / tenant, tenant, index=root, embedder=embedder)
-        assert report.documents.rejected == [], report.documents.rejected
-        assert report.published
-        reports[tenant] = report
-    return SampleIndex(root, reports)
+    def build(target: Path) -> None:
+        (target / "index").mkdir(mode=0o700)
+        for tenant in ("acme", "globex"):
+            report = ingest(SAMPLE / tenant, tenant, index=target / "index", embedder=embedder)
+            assert report.documents.rejected == [], report.documents.rejected
+            assert report.published
+            (target / f"{tenant}-report.json").write_text(report.model_dump_json(), encoding="utf-8")
+
+    target = built_once(tmp_path_factory, "sample-index", build)
+    reports = {
+        tenant: IngestReport.model_validate_json((target / f"{tenant}-report.json").read_text(encoding="utf-8"))
+        for tenant in ("acme", "globex")
+    }
+    return SampleIndex(target / "index", reports)
 
 
 @pytest.fixture(scope="session")

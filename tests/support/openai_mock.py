@@ -20,12 +20,14 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx2
-import openai
 
 from .scripted import ScriptedReplies
+
+if TYPE_CHECKING:  # the SDK takes ~1 s to import: only the tests that use it pay, not every collection
+    import openai
 
 MODEL = "gpt-4.1-mini"
 """The model name the scripted API answers as (a priced OpenAI model)."""
@@ -235,6 +237,8 @@ class ScriptedAPI(ScriptedReplies):
     def client(
         self, *, api_key: str = "sk-test-0123456789", max_retries: int = 0, base_url: str | None = None
     ) -> openai.OpenAI:
+        import openai
+
         return openai.OpenAI(
             api_key=api_key, base_url=base_url, http_client=self.http_client(), max_retries=max_retries
         )
