@@ -15,6 +15,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.cli import cli, result_ids
+from support.corpus import status_of, write_round, write_user
 
 from ragcli.index import TenantIndex
 from ragcli.index.dense import (
@@ -223,3 +225,31 @@ def test_denied_vectors_overwritten_with_nan_change_no_result(tmp_path: Path) ->
     del damaged
     with TenantIndex.open(tmp_path, TENANT) as index:
         assert index.view(_scope()).dense(query, 25) == before
+
+
+# --------------------------------------------------------------------------- ingest --quantize
+
+
+def test_ingest_quantize_writes_the_codes_later_ingests_keep_them_and_search_is_unchanged(tmp_path: Path) -> None:
+    docs, index = tmp_path / "docs", tmp_path / "index"
+    write_round(docs, 1, 6)
+    assert cli("ingest", docs, "--tenant", TENANT, "--acl", "everyone", "--index", index).returncode == 0
+    user = write_user(tmp_path / "u.json", "u", TENANT, ["everyone"])
+    query = "search", "note", "--as", user, "--index", index, "--json", "--mode", "dense"
+    exact = result_ids(cli(*query))
+    with TenantIndex.open(index, TENANT) as ix:
+        assert ix.quantized is None
+
+    assert (
+        cli("ingest", docs, "--tenant", TENANT, "--acl", "everyone", "--quantize", "--index", index).returncode == 0
+    )  # nothing changed
+    with TenantIndex.open(index, TENANT) as ix:
+        assert ix.quantized is not None and ix.quantized.codes.array.shape == ix.embeddings.shape
+    assert result_ids(cli(*query)) == exact
+    assert status_of(index, TENANT).healthy  # every checksum verified, the codes included
+
+    write_round(docs, 2, 4)  # a later ingest without the flag keeps the codes, for the new vectors too
+    assert cli("ingest", docs, "--tenant", TENANT, "--acl", "everyone", "--index", index).returncode == 0
+    with TenantIndex.open(index, TENANT) as ix:
+        assert ix.quantized is not None and ix.size == 4
+        assert np.array_equal(ix.quantized.codes.array, quantize(ix.embeddings, ix.quantized.scale))

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import numpy as np
 
-WINDOW_BYTES = 32 << 20
+WINDOW_BYTES = 128 << 20
 """The most matrix bytes one step multiplies: large enough that the loop runs a few dozen times at 1M rows,
 small enough that the pages given back behind it keep the resident set flat."""
 MERGE_GAP_ROWS = 32
