@@ -19,8 +19,10 @@ its 1.5 GB of vectors resident in every reader.
 The quantized scan (``QuantizedMatrix``): int8 vectors with one scale per
 dimension, written beside the float32 vectors at publish when asked for
 (``ingest --quantize``). A query is scored on them first (a quarter of the
-bytes), and the best ``RESCORE_CANDIDATES`` are scored again exactly in
-float32: the ranking returned is exact over those candidates.
+bytes, kept mapped: 384 MB at 1M rows), and the best ``RESCORE_CANDIDATES``
+are scored again exactly in float32: the ranking returned is exact over those
+candidates, and a row outside them is one the exact ranking would almost
+never put in a top 10 (recall@10 against exact: ``bench/quantized_quality.py``).
 """
 
 from __future__ import annotations
@@ -34,12 +36,13 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import numpy as np
 
-WINDOW_BYTES = 128 << 20
-"""The most matrix bytes one step multiplies: large enough that the loop runs a few dozen times at 1M rows,
-small enough that the pages given back behind it keep the resident set flat."""
-MERGE_GAP_ROWS = 32
-"""Allowed runs closer than this are one window: 32 denied rows (48 KiB at 384 dims) cost less to read than
-the ~2 µs of one more step."""
+WINDOW_BYTES = 256 << 20
+"""The most matrix bytes one step multiplies: few steps (6 at 1M rows of 384 dims), because each BLAS call
+wakes its threads and on a loaded machine that costs milliseconds; small enough that the pages given back
+behind each window keep the resident set flat (256 MiB beside the model, against 1.5 GB mapped whole)."""
+MERGE_GAP_ROWS = 256
+"""Allowed runs closer than this are one window: 256 denied rows (384 KiB at 384 dims) cost less to read than
+one more BLAS call; a longer denied stretch is skipped."""
 RESCORE_CANDIDATES = 256
 """Rows of the quantized scan rescored exactly: the exact top 10 is among them at recall@10 >= 0.99
 (bench/search_speed.py --scale measures it)."""

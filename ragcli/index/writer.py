@@ -192,7 +192,7 @@ def _write_files(build: Path, gen: NewGeneration) -> list[str]:
     vectors = np.ascontiguousarray(gen.embeddings, dtype=np.float32).reshape(n, gen.model.dim)
     np.save(build / EMBEDDINGS, vectors)
     if gen.quantize:
-        _write_quantized(build, vectors)
+        write_quantized(build, vectors)
     np.save(build / ACL, np.packbits(acl, axis=1))
     np.save(build / VALID_FROM, np.ascontiguousarray(days[:, 0]))
     np.save(build / VALID_UNTIL, np.ascontiguousarray(days[:, 1]))
@@ -202,9 +202,9 @@ def _write_files(build: Path, gen: NewGeneration) -> list[str]:
     return groups
 
 
-def _write_quantized(build: Path, vectors: np.ndarray, block_rows: int = 65536) -> None:
-    """The int8 codes of every vector and their per-dimension scale, beside the float32 vectors; quantized in
-    blocks, so writing a 1M-row tenant needs no second float copy."""
+def write_quantized(build: Path, vectors: np.ndarray, block_rows: int = 65536) -> list[str]:
+    """The int8 codes of every vector and their per-dimension scale, beside the float32 vectors, and their file
+    names; quantized in blocks, so writing a 1M-row tenant needs no second float copy."""
     import numpy as np
 
     from .dense import quantize, scale_of
@@ -216,6 +216,7 @@ def _write_quantized(build: Path, vectors: np.ndarray, block_rows: int = 65536) 
     codes.flush()
     del codes
     np.save(build / QUANTIZED_SCALE, scale)
+    return [QUANTIZED, QUANTIZED_SCALE]
 
 
 def _write_units(build: Path, units: list[np.ndarray], dim: int) -> None:
