@@ -18,16 +18,20 @@ the median per-stage timings the retriever reports (bm25, embed, dense) are show
 Needs the ``scifact`` tenant in ``--index`` (built if missing, which takes ~5-8 minutes;
 see search_quality.py).
 
-With ``--scale`` it runs only part 3 (no SciFact index needed): warm hybrid search on
-synthetic tenants of ``--sizes`` passages (default 10k, 100k, 1M). Each tenant is written
-directly with the index writer (``write_generation`` with given vectors: random unit
-vectors, generated text of ~25 words from a 6,000-word vocabulary, five passages per
+With ``--scale`` it runs only part 3 (no SciFact index needed): warm search on synthetic
+tenants of ``--sizes`` passages (default 10k, 100k, 1M). Each tenant is written directly
+with the index writer (``write_generation`` with given vectors and ``quantize=True``: random
+unit vectors, generated text of ~25 words from a 6,000-word vocabulary, five passages per
 document, 30% of documents ACL'd to a group the bench user is not in), so nothing is
-embedded. Then, in a fresh process per size: p50/p95 of ``Retriever.search`` (hybrid,
-k=10, candidates=50, the query embedded by the real model, warm), the floor (a bare
-numpy matrix-vector product over the same memory-mapped embeddings, all rows, same
-queries), their ratio, and the process's peak RSS (the mapped embeddings count once
-touched). Targets at 1M: p50 <= 2.5x the floor, peak RSS <= 1.5 GB.
+embedded. Then, in a fresh process per size: p50/p95 of ``Retriever.search`` (hybrid, k=10,
+candidates=50, the query embedded by the real model, warm) and its stage times; the dense
+stage alone, exact (``View.dense(exact=True)``: every allowed row in float32) and with the
+int8 scan + exact rescoring (``View.dense``), interleaved query by query with the floor (a
+bare float32 numpy matrix-vector product over all rows of the same mapped file + top-50);
+each one's ratio to the floor, the int8 scan's recall@10 against exact, hybrid against
+floor + query embedding, and the process's peak RSS. Issue 36's targets: exact <= 1.5x the
+floor at every size; at 1M the int8 scan <= 0.5x with recall@10 >= 0.99, hybrid <= 2.0x
+(floor + embedding), peak RSS <= 1.5 GB.
 
 Run:
     python bench/search_speed.py --index /tmp/bench-index --repeat 3 --queries 20   # quick
