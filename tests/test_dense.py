@@ -253,3 +253,31 @@ def test_ingest_quantize_writes_the_codes_later_ingests_keep_them_and_search_is_
     with TenantIndex.open(index, TENANT) as ix:
         assert ix.quantized is not None and ix.size == 4
         assert np.array_equal(ix.quantized.codes.array, quantize(ix.embeddings, ix.quantized.scale))
+
+
+def _resident_kib(path: Path) -> int:
+    """This process's resident KiB of its mappings of ``path`` (``/proc/self/smaps``)."""
+    total, inside = 0, False
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        fields = line.split()
+        if fields and "-" in fields[0] and len(fields) >= 5:  # a mapping's header line
+            inside = len(fields) >= 6 and fields[5] == str(path)
+        elif inside and fields[:1] == ["Rss:"]:
+            total += int(fields[1])
+    return total
+
+
+@pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="needs Linux /proc/self/smaps")
+def test_a_scan_gives_the_pages_of_the_vectors_back(tmp_path: Path) -> None:
+    """After scoring, the float32 matrix does not stay in the process's resident set (the page cache keeps it)."""
+    _write_tenant(tmp_path, quantize_codes=False)
+    query = np.random.default_rng(6).standard_normal(384).astype(np.float32)
+    with TenantIndex.open(tmp_path, TENANT) as index:
+        path = index.path / EMBEDDINGS
+        view = index.view(_scope())
+        assert view.spans.covered > ROWS // 2
+        view.dense(query, 10)
+        # At most what the kernel's fault-around (64 KiB) maps beside a window, outside what it gave back.
+        assert _resident_kib(path) <= 64 * 2 * len(view.spans.windows)
+        index.embeddings @ query  # what the scan would leave without giving the pages back: all of them
+        assert _resident_kib(path) >= ROWS * 384 * 4 // 1024 - 8
