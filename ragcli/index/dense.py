@@ -19,7 +19,7 @@ its 1.5 GB of vectors resident in every reader.
 The quantized scan (``QuantizedMatrix``): int8 vectors with one scale per
 dimension, written beside the float32 vectors at publish when asked for
 (``ingest --quantize``). A query is scored on them first (a quarter of the
-bytes, kept mapped: 384 MB at 1M rows), and the best ``RESCORE_CANDIDATES``
+bytes, scanned and given back in the same windows), and the best ``RESCORE_CANDIDATES``
 are scored again exactly in float32: the ranking returned is exact over those
 candidates, and a row outside them is one the exact ranking would almost
 never put in a top 10 (recall@10 against exact: ``bench/quantized_quality.py``).
@@ -209,6 +209,7 @@ class QuantizedMatrix:
         for start, end in spans.windows.tolist():
             # einsum casts the int8 codes in small buffered blocks: no float copy of the window.
             np.einsum("ij,j->i", array[start:end], folded, out=out[done : done + end - start])
+            self.codes.release(start, end)
             done += end - start
         kept: np.ndarray = out[spans.keep]
         return kept
@@ -224,5 +225,9 @@ def rescored(
     approximate = quantized.approximate_scores(spans, query)
     candidates, _ = top(approximate, rows, max(limit, RESCORE_CANDIDATES))
     candidates = np.sort(candidates)
+    if candidates.size == 0:
+        return candidates, np.zeros(0, dtype=np.float32)
     exact = matrix.array[candidates] @ np.asarray(query, dtype=np.float32)
+    # The kernel maps large folios around each row read (MiBs each on ext4): give them all back at once.
+    matrix.release(int(candidates[0]), int(candidates[-1]) + 1)
     return top(exact, candidates, limit)
