@@ -61,8 +61,9 @@ def ingest(
         bool,
         typer.Option(
             "--quantize",
-            help="Also store int8 codes of the vectors (a quarter of their bytes), which a search scans first, "
-            "scoring its best 256 again exactly; kept by later ingests. For tenants of 100,000s of passages.",
+            help="Also store int8 codes of the vectors (a quarter of their bytes), which a dense search scans "
+            "first, scoring its best 256 again exactly; kept by later ingests. For tenants whose vectors do not fit "
+            "in memory: with the vectors cached it is not faster.",
         ),
     ] = False,
 ) -> None:
