@@ -8,6 +8,8 @@
             documents.json   what each source document contributed (read by ingest and status only)
             passages.jsonl   one passage record per row; offsets.npy indexes it
             embeddings.npy   float32 (rows, dim), opened memory-mapped
+            quantized.npy    int8 (rows, dim), optional (``ingest --quantize``): the vectors' codes (``dense``)
+            quantized_scale.npy  float32 (dim,): the per-dimension scale of those codes
             unit_vectors.npy float16 (units, dim): one vector per unit of each passage (``structure``)
             unit_offsets.npy int64 (rows + 1): passage i's units are unit_vectors[o[i]:o[i+1]]
             acl.npy          packed bits (rows, ACL entries)
@@ -48,6 +50,8 @@ DOCUMENTS = "documents.json"
 PASSAGES = "passages.jsonl"
 OFFSETS = "offsets.npy"
 EMBEDDINGS = "embeddings.npy"
+QUANTIZED = "quantized.npy"
+QUANTIZED_SCALE = "quantized_scale.npy"
 UNIT_VECTORS = "unit_vectors.npy"
 UNIT_OFFSETS = "unit_offsets.npy"
 ACL = "acl.npy"

@@ -77,6 +77,11 @@ class PreviousGeneration:
         """Whether it is written in this ragcli's index format (an older one is rewritten even when nothing changed)."""
         return self._index.manifest.format == FORMAT_VERSION
 
+    @property
+    def quantized(self) -> bool:
+        """Whether it holds the vectors' int8 codes (``ingest --quantize``): the next generation keeps them."""
+        return self._index.quantized is not None
+
     def passage(self, row: int) -> Passage:
         return self._index._rows.passage(row)
 

@@ -26,12 +26,15 @@ from ..principal import Scope
 from ..structure import UNITS_VERSION
 from . import layout
 from .bm25 import open_bm25
+from .dense import MappedMatrix, QuantizedMatrix
 from .layout import (
     ACL,
     BM25_DIRECTORY,
     EMBEDDINGS,
     OFFSETS,
     PASSAGES,
+    QUANTIZED,
+    QUANTIZED_SCALE,
     UNIT_OFFSETS,
     UNIT_VECTORS,
     VALID_FROM,
@@ -108,7 +111,8 @@ class TenantIndex:
 
         m = self.manifest
         try:
-            self.embeddings: np.ndarray = np.load(self.path / EMBEDDINGS, mmap_mode="r")
+            self.vectors = MappedMatrix(self.path / EMBEDDINGS)
+            self.embeddings: np.ndarray = self.vectors.array
             self.offsets: np.ndarray = np.load(self.path / OFFSETS)
             acl_packed = np.load(self.path / ACL)
             self.valid_from: np.ndarray = np.load(self.path / VALID_FROM)
@@ -134,6 +138,32 @@ class TenantIndex:
             raise IndexCorruptError.damaged(self.tenant, "array shapes do not match the manifest")
         self._check_offsets()
         self._load_units()
+        self._load_quantized()
+
+    def _load_quantized(self) -> None:
+        """The int8 codes of the vectors, when the generation was written with them (``ingest --quantize``); the
+        manifest lists them, so an index without them is whole and scored exactly."""
+        import numpy as np
+
+        m = self.manifest
+        self.quantized: QuantizedMatrix | None = None
+        if QUANTIZED not in m.checksums:
+            return
+        try:
+            codes = MappedMatrix(self.path / QUANTIZED)
+            scale = np.load(self.path / QUANTIZED_SCALE)
+        except (ValueError, OSError, EOFError) as exc:
+            raise IndexCorruptError.damaged(self.tenant, f"unreadable quantized vectors ({exc})") from None
+        ok = (
+            codes.array.shape == (m.passages, m.model.dim)
+            and codes.array.dtype == np.int8
+            and scale.shape == (m.model.dim,)
+            and scale.dtype == np.float32
+            and bool(np.all(np.isfinite(scale) & (scale > 0)))
+        )
+        if not ok:
+            raise IndexCorruptError.damaged(self.tenant, "quantized vector shapes do not match the manifest")
+        self.quantized = QuantizedMatrix(codes, scale)
 
     def _load_units(self) -> None:
         """The units' vectors, when the generation has them and they were cut the way this ragcli cuts units

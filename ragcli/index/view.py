@@ -3,7 +3,7 @@
 The only way to rank or fetch passages. The permission mask (ACL entries of
 the principal, validity on the as-of day) is built once when the view is
 opened; BM25 filters inside Tantivy with the same rule and is re-checked
-against the mask; dense scoring multiplies allowed rows only, and its hits
+against the mask; dense scoring keeps the scores of allowed rows only (``dense``), and its hits
 are checked once more against Tantivy's permission filter (defence in depth:
 a damaged or edited mask cannot widen the dense ranker alone); ``passage``
 refuses a row outside the mask, and every row it reads must carry the
@@ -14,7 +14,6 @@ module.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -29,6 +28,7 @@ if TYPE_CHECKING:
     import numpy as np
     import tantivy
 
+    from .dense import MappedMatrix, QuantizedMatrix, Spans
     from .manifest import Manifest
     from .rows import RowFile
 
@@ -44,6 +44,10 @@ class Generation(Protocol):
     valid_from: np.ndarray
     valid_until: np.ndarray
     embeddings: np.ndarray
+    vectors: MappedMatrix
+    """The float32 vectors (``embeddings`` is their array), mapped."""
+    quantized: QuantizedMatrix | None
+    """Their int8 codes, when the generation has them."""
     _bm25: tantivy.Index
     _rows: RowFile
 
@@ -150,18 +154,30 @@ class View:
         except ValueError as exc:
             raise IndexCorruptError.damaged(self.index.tenant, f"BM25 search failed ({exc})") from None
 
-    def dense(self, vector: np.ndarray, limit: int) -> list[Hit]:
-        """Cosine similarity over allowed rows only: denied vectors are never multiplied."""
-        import numpy as np
+    @cached_property
+    def spans(self) -> Spans:
+        """The windows of the matrix that hold the allowed rows (``dense.Spans``), found once per view."""
+        from .dense import Spans
+
+        return Spans.of(self.allowed_rows, self.index.vectors.row_bytes)
+
+    def dense(self, vector: np.ndarray, limit: int, *, exact: bool = False) -> list[Hit]:
+        """Cosine similarity over allowed rows only: no denied vector enters a kept score (``dense``).
+
+        With the generation's int8 codes (``ingest --quantize``) and not ``exact``: the quantized scan, its
+        best ``dense.RESCORE_CANDIDATES`` rescored exactly; else every allowed row scored in float32.
+        """
+        from .dense import allowed_scores, rescored, top
 
         rows = self.allowed_rows
-        if rows.size == 0:
+        if rows.size == 0 or limit <= 0:
             return []
-        scores = _allowed_scores(self.index.embeddings, self.mask, rows, vector.astype(np.float32))
-        top = min(limit, rows.size)
-        best = np.argpartition(-scores, top - 1)[:top]
-        best = best[np.lexsort((rows[best], -scores[best]))]
-        hits = [Hit(int(rows[i]), float(scores[i])) for i in best]
+        quantized = self.index.quantized
+        if quantized is not None and not exact:
+            best, scores = rescored(self.index.vectors, quantized, self.spans, rows, vector, limit)
+        else:
+            best, scores = top(allowed_scores(self.index.vectors, self.spans, vector), rows, limit)
+        hits = [Hit(int(r), float(s)) for r, s in zip(best.tolist(), scores.tolist(), strict=True)]
         bm25 = self.index._bm25
         permission = permission_query(bm25.schema, self.scope.acl_tokens, self.scope.day)
         try:
@@ -241,56 +257,3 @@ class View:
     def count(self) -> int:
         """How many passages this scope may see."""
         return int(self.allowed_rows.size)
-
-
-DENSE_BLOCK_BYTES = 1 << 20
-"""Embedding bytes read per step of dense scoring: the block stays
-in the CPU's cache, and memory stays flat at any tenant size."""
-
-
-def _allowed_scores(embeddings: np.ndarray, mask: np.ndarray, rows: np.ndarray, query: np.ndarray) -> np.ndarray:
-    """``embeddings[rows] @ query`` (``rows`` = ``flatnonzero(mask)``), block by block, without mapping the matrix.
-
-    Each block of rows is read from the file into one reused buffer (page
-    cache to buffer, not a memory map: a 1M-row tenant would otherwise keep its
-    1.5 GB of vectors resident in every reader). The denied rows of the block
-    are overwritten with zeros before the block is multiplied, so a denied
-    vector never enters a score, and only the allowed rows' scores are kept.
-    Zeroing in a buffer that stays in cache costs far less than gathering the
-    allowed rows (a copy of most of the matrix per query).
-    """
-    import numpy as np
-
-    if not isinstance(embeddings, np.memmap) or embeddings.filename is None:  # an in-memory array, not a .npy map
-        in_memory: np.ndarray = np.asarray(embeddings[rows], dtype=np.float32) @ query
-        return in_memory
-    filename = embeddings.filename
-    dim = embeddings.shape[1]
-    row_bytes = dim * 4
-    first, last = int(rows[0]), int(rows[-1]) + 1
-    block_rows = max(1, min(DENSE_BLOCK_BYTES // row_bytes, last - first))
-    buffer = np.empty((block_rows, dim), dtype=np.float32)
-    block_scores = np.empty(block_rows, dtype=np.float32)
-    scores = np.empty(rows.size, dtype=np.float32)
-    done = 0
-    fd = os.open(filename, os.O_RDONLY)
-    try:
-        for start in range(first, last, block_rows):
-            count = min(block_rows, last - start)
-            allowed = mask[start : start + count]
-            kept = int(np.count_nonzero(allowed))
-            if kept == 0:
-                continue
-            block = buffer[:count]
-            want = count * row_bytes
-            if os.preadv(fd, [block.data.cast("B")], embeddings.offset + start * row_bytes) != want:
-                raise OSError(f"short read of {filename}")
-            if kept < count:
-                block[~allowed] = 0.0  # a denied vector is never multiplied
-            out = block_scores[:count]
-            np.matmul(block, query, out=out)
-            scores[done : done + kept] = out if kept == count else out[allowed]
-            done += kept
-    finally:
-        os.close(fd)
-    return scores

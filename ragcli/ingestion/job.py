@@ -39,6 +39,8 @@ class IngestJob:
     """``path`` may replace the folder the tenant was ingested from (``--replace``)."""
     shared_index: bool = False
     """The index directory may be writable by others (``--allow-shared-index``)."""
+    quantize: bool = False
+    """Also write the vectors' int8 codes, scanned first by a search (``--quantize``)."""
 
     def run(self, *, embedder: Embedder | None = None, progress: Progress | None = None) -> IngestReport:
         """Ingest now and publish atomically (``pipeline.ingest``); ``embedder`` is the model, kept between runs."""
@@ -54,4 +56,5 @@ class IngestJob:
             keep_on_error=self.keep_on_error,
             replace=self.replace,
             shared_index=self.shared_index,
+            quantize=self.quantize,
         )

@@ -88,6 +88,7 @@ def ingest(
     keep_on_error: bool = False,
     replace: bool = False,
     shared_index: bool = False,
+    quantize: bool = False,
 ) -> IngestReport:
     """Ingest ``path`` (a folder or one file) into ``tenant``'s index and publish it atomically.
 
@@ -95,7 +96,8 @@ def ingest(
     (default: ``embedder`` in this process); the model is ``embedder``'s either way.
     ``keep_on_error`` keeps the indexed version of a document whose file is rejected now (else it is
     withdrawn); ``replace`` lets another folder replace the one the tenant was ingested from;
-    ``shared_index`` allows an index directory others may write (a team's shared folder).
+    ``shared_index`` allows an index directory others may write (a team's shared folder);
+    ``quantize`` also writes the vectors' int8 codes (``index.dense``), kept by every later ingest.
     """
     started = time.perf_counter()
     run = _Run(
@@ -110,6 +112,7 @@ def ingest(
     with open_folder(path) as folder, write_lock(index_root(index), tenant, shared=shared_index) as lock:
         previous = PreviousGeneration.open(lock)
         try:
+            run.quantize = quantize or (previous is not None and previous.quantized)
             run.ingest(folder, lock, previous, keep_on_error=keep_on_error, replace=replace)
         finally:
             if previous is not None:
@@ -137,6 +140,8 @@ class _Run:
         self.max_file_bytes = max_file_bytes
         self.progress = progress
         self.report = IngestReport(tenant=tenant)
+        self.quantize = False
+        """Write the vectors' int8 codes too (``ingest --quantize``, or the generation replaced had them)."""
         self.model = ModelEntry(
             id=embedder.model_id, sha256=embedder.sha256, dim=embedder.dim, pooling=embedder.spec.pooling
         )
@@ -170,6 +175,7 @@ class _Run:
             not (docs.added or docs.updated or docs.deleted or docs.withdrawn)
             and len(items) == len(diff.documents)
             and recorded == str(root)
+            and (not self.quantize or (previous is not None and previous.quantized))
         )
         if previous is not None and diff.compatible and previous.current_format and unchanged:
             self.report.passages = previous.size
@@ -278,6 +284,7 @@ class _Run:
             model=self.model,
             units=units,
             root=root,
+            quantize=self.quantize,
         )
         try:
             self.report.generation = write_generation(lock, gen)
