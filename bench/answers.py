@@ -47,7 +47,7 @@ import sys
 import textwrap
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -258,7 +258,7 @@ def fit_fold(train: dict[str, list[Example]], max_abstain: float) -> tuple[Weigh
         rule_rows += [(corpus, e, inner) for e in rows]
     rule = fit_rule(rule_rows)
     threshold = pick_threshold(rule, rule_rows, max_abstain)
-    return selector, rule.with_threshold(threshold)
+    return selector, replace(rule, threshold=threshold)
 
 
 # --------------------------------------------------------------------------- writing fitted.py

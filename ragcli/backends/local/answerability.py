@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from ...answer.protocol import Found
 from ...passage import Passage
@@ -68,9 +68,6 @@ class Rule:
     scales: Mapping[str, float]
     threshold: float
     """Abstain under this P(answerable)."""
-
-    def with_threshold(self, threshold: float) -> Rule:
-        return replace(self, threshold=threshold)
 
     def probability(self, values: Mapping[str, float]) -> float:
         z = self.intercept + sum(self.coefficients[n] * (values[n] - self.means[n]) / self.scales[n] for n in FEATURES)

@@ -110,11 +110,6 @@ def readable(markdown: str) -> str:
     return " ".join("".join(pieces).split())
 
 
-def code_lines(block: str) -> list[str]:
-    """The lines of a code block without its fences."""
-    return [line for line in block.split("\n") if not FENCE.match(line)]
-
-
 def is_pointer(statement: str) -> bool:
     """A sentence that sends the reader elsewhere (``See the lockfile documentation for more details.``)."""
     return bool(_POINTER.match(statement))
