@@ -304,13 +304,23 @@ class _NumberFormats:
         return fmt not in ("bullet", "none")
 
     def _format(self, num_id: str, ilvl: int) -> str | None:
+        # Matched by comparing attribute values, never by an ElementPath predicate built from them: a value
+        # is the document's text, and a quote in it (``w:val="1'"``) made the predicate invalid.
         if self.numbering is None or not num_id:
             return None
-        abstract = self.numbering.find(f"w:num[@w:numId='{num_id}']/w:abstractNumId", _NS)
+        num = _child_with(self.numbering, "w:num", "numId", num_id)
+        abstract = num.find("w:abstractNumId", _NS) if num is not None else None
         if abstract is None:
             return None
-        lvl = self.numbering.find(f"w:abstractNum[@w:abstractNumId='{_val(abstract)}']/w:lvl[@w:ilvl='{ilvl}']", _NS)
+        definition = _child_with(self.numbering, "w:abstractNum", "abstractNumId", _val(abstract) or "")
+        lvl = _child_with(definition, "w:lvl", "ilvl", str(ilvl)) if definition is not None else None
         return _val(lvl.find("w:numFmt", _NS)) if lvl is not None else None
+
+
+def _child_with(parent: Any, tag: str, attribute: str, value: str) -> Any:
+    """The first ``tag`` child of ``parent`` whose ``w:attribute`` equals ``value``, or None."""
+    name = f"{{{W}}}{attribute}"
+    return next((child for child in parent.iterfind(tag, _NS) if child.get(name) == value), None)
 
 
 def _table_rows(table: Any) -> list[list[str]]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..embedder import Embedder
+from ..settings import ParseLimits
 from .pipeline import EmbeddingBackend, ingest
 from .progress import Progress
 from .report import IngestReport
@@ -39,6 +40,8 @@ class IngestJob:
     """``path`` may replace the folder the tenant was ingested from (``--replace``)."""
     shared_index: bool = False
     """The index directory may be writable by others (``--allow-shared-index``)."""
+    limits: ParseLimits | None = None
+    """What parsing one file may cost (None: ``settings.parse_limits()``, the RAGCLI_PARSE_* variables)."""
 
     def run(self, *, embedder: Embedder | None = None, progress: Progress | None = None) -> IngestReport:
         """Ingest now and publish atomically (``pipeline.ingest``); ``embedder`` is the model, kept between runs."""
@@ -54,4 +57,5 @@ class IngestJob:
             keep_on_error=self.keep_on_error,
             replace=self.replace,
             shared_index=self.shared_index,
+            limits=self.limits,
         )

@@ -23,22 +23,31 @@ from ..index.manifest import ModelEntry
 from ..index.previous import PreviousGeneration
 from ..index.writer import NewGeneration, WriteLock, write_generation, write_lock
 from ..passage import Passage
-from ..settings import index_root
+from ..settings import ParseLimits, index_root, parse_limits
 from ..structure import Embedded, embed_passages
 from .changes import acl_warnings, check_root, check_unique, settle_previous
 from .chunking import CHUNKER_VERSION, chunk_document
 from .folder import Folder, open_folder
 from .incremental import Incremental, Loaded
-from .loaders import Document, load_file, load_jsonl
+from .loaders import Document
 from .progress import Progress
-from .report import IngestReport
+from .report import IngestReport, ParsingLimits
 from .sources import DEFAULT_MAX_FILE_BYTES, SourceFile, file_fingerprint
+from .workers import Parsed, ParseTask, Refused, parser
 
 PASSAGE_IDS = 3
 """How passage IDs are made (3: a version carries its text's hash); part of every fingerprint, so a change re-chunks."""
 
 if TYPE_CHECKING:
     import numpy as np
+
+
+@dataclass(frozen=True)
+class _Ready:
+    """One file's outcome known in this process: rejected when read, reused, or parsed and cut."""
+
+    src: SourceFile
+    items: list[Loaded | DocumentRejected | Empty]
 
 
 @dataclass(frozen=True)
@@ -86,6 +95,7 @@ def ingest(
     keep_on_error: bool = False,
     replace: bool = False,
     shared_index: bool = False,
+    limits: ParseLimits | None = None,
 ) -> IngestReport:
     """Ingest ``path`` (a folder or one file) into ``tenant``'s index and publish it atomically.
 
@@ -93,7 +103,8 @@ def ingest(
     (default: ``embedder`` in this process); the model is ``embedder``'s either way.
     ``keep_on_error`` keeps the indexed version of a document whose file is rejected now (else it is
     withdrawn); ``replace`` lets another folder replace the one the tenant was ingested from;
-    ``shared_index`` allows an index directory others may write (a team's shared folder).
+    ``shared_index`` allows an index directory others may write (a team's shared folder); ``limits`` bound
+    what parsing one file may cost (default: ``settings.parse_limits()``, the RAGCLI_PARSE_* variables).
     """
     started = time.perf_counter()
     run = _Run(
@@ -103,6 +114,7 @@ def ingest(
         max_file_bytes,
         progress or Progress(),
         embedding or LocalEmbedding(),
+        limits or parse_limits(),
     )
     run.report.index = str(index_root(index).absolute())
     with open_folder(path) as folder, write_lock(index_root(index), tenant, shared=shared_index) as lock:
@@ -127,14 +139,16 @@ class _Run:
         max_file_bytes: int,
         progress: Progress,
         embedding: EmbeddingBackend,
+        limits: ParseLimits,
     ) -> None:
         self.tenant = tenant
+        self.limits = limits
         self.default_acl = default_acl
         self.embedder = embedder
         self.embedding = embedding
         self.max_file_bytes = max_file_bytes
         self.progress = progress
-        self.report = IngestReport(tenant=tenant)
+        self.report = IngestReport(tenant=tenant, limits=ParsingLimits.of(limits))
         self.model = ModelEntry(
             id=embedder.model_id, sha256=embedder.sha256, dim=embedder.dim, pooling=embedder.spec.pooling
         )
@@ -178,7 +192,11 @@ class _Run:
     # -- loading ----------------------------------------------------------------
 
     def _load_all(self, folder: Folder, diff: Incremental) -> tuple[dict[str, Loaded], set[str]]:
-        """Every source under the folder loaded (or reused), and the files (or folders) that failed to load."""
+        """Every source under the folder loaded (or reused), and the files (or folders) that failed to load.
+
+        Files are read here (through the folder's descriptor) and parsed by ``workers`` (other processes, under
+        limits); whatever goes wrong with one file is that file's rejection, and the rest are loaded.
+        """
         found = folder.discover()
         files = found.files
         self.report.files = len(files) + len(found.rejected)
@@ -189,9 +207,12 @@ class _Run:
             failed.add(r.source)
         self.progress.files(len(files))
         loaded: dict[str, Loaded] = {}
-        for src in files:
-            try:
-                for item in self._load_source(folder, src, diff):
+        pool = parser(self.limits)
+        try:
+            for done in pool.run(self._jobs(folder, files, diff)):
+                ready = done if isinstance(done, _Ready) else self._parsed(*done, diff)
+                src = ready.src
+                for item in ready.items:
                     if isinstance(item, Empty):
                         self.report.empty.append(item.source)
                     elif isinstance(item, DocumentRejected):
@@ -202,34 +223,45 @@ class _Run:
                         self.report.reject(item.key, f"duplicate document id '{doc_id}' in one source")
                     else:
                         loaded[item.key] = item
-            except DocumentRejected as rej:
-                self.report.reject(rej.source, rej.reason)
-                failed.add(str(src.path))
-            self.progress.file_done()
+                self.progress.file_done()
+        finally:
+            pool.close()
         return loaded, failed
 
-    def _load_source(
-        self, folder: Folder, src: SourceFile, diff: Incremental
-    ) -> Iterator[Loaded | DocumentRejected | Empty]:
-        """Loaded items (or rejections) for one file: one per JSONL line, else one. The file is read once."""
-        data = folder.read(src, self.max_file_bytes)
-        if src.is_jsonl:
-            for item in load_jsonl(src, data, default_acl=self.default_acl, salt=self.salt):
-                yield (
-                    item
-                    if isinstance(item, DocumentRejected)
-                    else self._passages(f"{src.path}::{item.doc_id}", item, diff)
-                )
-            return
-        key = str(src.path)
-        recorded = diff.fingerprint_of(key)
-        if recorded is not None and file_fingerprint(src, data, self.default_acl, self.salt) == recorded:
-            reused = diff.reuse(key)  # an unchanged file costs one read and one hash
-            if reused is not None:
-                yield reused
-                return
-        doc = load_file(src, data, default_acl=self.default_acl, salt=self.salt, max_bytes=self.max_file_bytes)
-        yield self._passages(key, doc, diff)
+    def _jobs(self, folder: Folder, files: list[SourceFile], diff: Incremental) -> Iterator[_Ready | ParseTask]:
+        """Per file: what is known without parsing it (unreadable, unchanged and reused), else a task to parse it."""
+        for src in files:
+            try:
+                data = folder.read(src, self.max_file_bytes)
+            except DocumentRejected as rejected:
+                yield _Ready(src, [rejected])
+                continue
+            key = str(src.path)
+            recorded = None if src.is_jsonl else diff.fingerprint_of(key)
+            if recorded is not None and file_fingerprint(src, data, self.default_acl, self.salt) == recorded:
+                reused = diff.reuse(key)  # an unchanged file costs one read and one hash
+                if reused is not None:
+                    yield _Ready(src, [reused])
+                    continue
+            yield ParseTask(src, data, self.default_acl, self.salt, self.max_file_bytes)
+
+    def _parsed(self, task: ParseTask, parsed: Parsed, diff: Incremental) -> _Ready:
+        """A parsed file's documents cut into passages (or its rejections)."""
+        src = task.src
+        items: list[Loaded | DocumentRejected | Empty] = []
+        for item in parsed:
+            if isinstance(item, Refused):
+                items.append(item.error())
+                continue
+            key = f"{src.path}::{item.doc_id}" if src.is_jsonl else str(src.path)
+            try:
+                items.append(self._passages(key, item, diff))
+            except DocumentRejected as rejected:
+                items.append(rejected)
+            except (RecursionError, MemoryError, ValueError, KeyError, IndexError) as exc:
+                # The text came through its parser; a pathological text must still cost only its document.
+                items.append(DocumentRejected(item.source, f"could not be cut into passages ({type(exc).__name__})"))
+        return _Ready(src, items)
 
     def _passages(self, key: str, doc: Document, diff: Incremental) -> Loaded | Empty:
         if diff.fingerprint_of(key) == doc.fingerprint:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import Field, field_serializer
 
 from ..record import Record
+from ..settings import ParseLimits
 
 
 class Rejection(Record):
@@ -39,6 +40,25 @@ class DocumentCounts(Record):
     ``--keep-on-error``, which keeps their previous version instead (with a warning each)."""
 
 
+class ParsingLimits(Record):
+    """What parsing one file could cost before it was rejected (``RAGCLI_PARSE_*``; ``ingestion.workers``)."""
+
+    workers: int
+    """Parsing processes; 0: files were parsed in the ingesting process, without the limits below."""
+    cpu_seconds: int
+    wall_seconds: int
+    memory_mb: int
+
+    @classmethod
+    def of(cls, limits: ParseLimits) -> ParsingLimits:
+        return cls(
+            workers=limits.workers,
+            cpu_seconds=limits.cpu_seconds,
+            wall_seconds=limits.wall_seconds,
+            memory_mb=limits.memory_mb,
+        )
+
+
 class IngestReport(Record):
     """What one ingest did; its JSON is what ``ingest --json`` prints."""
 
@@ -59,6 +79,8 @@ class IngestReport(Record):
     """Documents with no text of their own once site markup is read (a page that only includes another file,
     ``--8<-- "CONTRIBUTING.md"``): nothing to index, so skipped rather than rejected."""
     warnings: list[IngestWarning] = Field(default_factory=list)
+    limits: ParsingLimits | None = None
+    """The limits each file was parsed under."""
     published: bool = Field(default=False, exclude=True)
     """Whether a new generation was published (False when nothing changed)."""
     files: int = Field(default=0, exclude=True)
