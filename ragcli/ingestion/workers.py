@@ -171,6 +171,8 @@ class ParsePool:
             assert worker is not None and slot.task is not None
             if worker.conn in ready:
                 result = worker.receive()
+                if result == _READY:
+                    continue
                 if result is None:
                     self._retire(worker)
                     slot.done = [Refused(str(slot.task.src.path), worker.death(self.limits))]
@@ -252,22 +254,28 @@ class _Worker:
         self.tasks = 0
         self.deadline = 0.0
         self.wall = limits.wall_seconds
+        self.ready = False
 
     def start(self, task: ParseTask) -> None:
         self.tasks += 1
-        self.deadline = time.monotonic() + self.wall
+        # Until the worker says it is ready, its deadline is the start-up allowance: importing the loaders
+        # on a loaded machine is not the file's time.
+        self.deadline = time.monotonic() + (self.wall if self.ready else STARTUP_SECONDS)
         try:
             self.send.send(task)
         except OSError:
             pass  # it died before it could take the task: receive() sees the closed pipe
 
     def receive(self) -> Parsed | None:
-        """The result, or None when the process died without one."""
+        """The result, or None when the process died without one; ``_READY`` once, when it has started."""
         try:
             result: Parsed = self.conn.recv()
         except (EOFError, OSError):
             self._close(wait=5)
             return None
+        if result == _READY and not self.ready:
+            self.ready = True
+            self.deadline = time.monotonic() + self.wall  # the file's own time starts now
         return result
 
     def death(self, limits: ParseLimits) -> str:
@@ -308,6 +316,10 @@ class _Worker:
                 conn.close()
 
 
+STARTUP_SECONDS = 60
+"""How long a new worker may take to start (import the loaders) before its first file's time counts."""
+_READY: Any = "ready"
+"""What a worker sends once, when it has started."""
 _OUT_OF_MEMORY = 3
 """A worker's exit status when a MemoryError escaped while it sent its result."""
 _SERVE = "import sys; from ragcli.ingestion.workers import serve; serve(*map(int, sys.argv[1:]))"
@@ -321,6 +333,7 @@ def serve(task_fd: int, result_fd: int, cpu_seconds: int, memory_mb: int) -> Non
     limits = ParseLimits(workers=1, cpu_seconds=cpu_seconds, memory_mb=memory_mb)
     tasks, results = Connection(task_fd, writable=False), Connection(result_fd, readable=False)
     _lower(resource.RLIMIT_AS, memory_mb * 1024 * 1024)
+    results.send(_READY)
     while True:
         try:
             task = tasks.recv()
