@@ -18,6 +18,7 @@ result down as a typed value.
     RAGCLI_PARSE_CPU_SECONDS  CPU time one file may take to parse (default 60)
     RAGCLI_PARSE_WALL_SECONDS wall time one file may take to parse (default 120)
     RAGCLI_PARSE_MEMORY_MB    address space of a parsing process, in MiB (default 1024)
+    GITHUB_ACTIONS            "true" on a GitHub Actions runner: document text is printed with workflow commands stopped
 """
 
 from __future__ import annotations
@@ -179,3 +180,8 @@ def _whole(name: str, default: int, *, minimum: int) -> int:
 
         raise InputError(f"{name}={raw!r} is not a whole number of at least {minimum}")
     return int(raw)
+
+
+def github_actions() -> bool:
+    """On a GitHub Actions runner, where a printed line such as ``::add-mask::`` is a workflow command."""
+    return os.environ.get("GITHUB_ACTIONS", "").strip().lower() == "true"

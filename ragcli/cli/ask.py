@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ..text import links_as_text
-from .console import emit_json, footer, line
+from .console import emit_json, footer, line, workflow_commands_stopped
 from .options import (
     DEFAULT_INDEX,
     LIMITS,
@@ -92,10 +92,11 @@ def ask(
     outcome = run_ask(question, scope, retriever, answerer.model, limits=answerer.limits, verifier=answerer.verifier)
     if trace is not None:
         append_trace(trace, outcome.trace)
-    if as_json:
-        emit_json(outcome.to_wire())
-    else:
-        _print(outcome)
+    with workflow_commands_stopped():  # the answer quotes documents: no line of it is a GitHub workflow command
+        if as_json:
+            emit_json(outcome.to_wire())
+        else:
+            _print(outcome)
     raise typer.Exit(0 if isinstance(outcome, Answered) else 1)
 
 
