@@ -81,7 +81,14 @@ def test_eval_summary_escapes_html_and_cuts_before_escaping() -> None:
             "reason_accuracy": None,
             "latency_ms": {},
             "failures": [
-                {"id": "c1", "line": 1, "question": question, "kind": "missed_relevant", "expected": "<img src=x>", "got": "&"}
+                {
+                    "id": "c1",
+                    "line": 1,
+                    "question": question,
+                    "kind": "missed_relevant",
+                    "expected": "<img src=x>",
+                    "got": "&",
+                }
             ],
             "gates": {},
         }
