@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from ..errors import DocumentRejected, DuplicateKey, strict_json
 from ..text import slugify
-from .metadata import load_yaml_mapping, split_front_matter, validate_metadata
+from .metadata import load_yaml_mapping, reserved_keys, split_front_matter, validate_metadata
 from .sources import (
     DEFAULT_MAX_FILE_BYTES,
     Format,
@@ -216,6 +216,7 @@ def jsonl_document(
         raise DocumentRejected(source, "not valid Unicode: an unpaired surrogate escape (\\ud800-\\udfff)") from None
     if not isinstance(record, dict):
         raise DocumentRejected(source, "each line must be a JSON object")
+    record = reserved_keys(record, source)  # "ID", "Title" read as in every other format
     if "id" not in record and "_id" in record:
         record["id"] = record["_id"]
     if record.get("id") is None:

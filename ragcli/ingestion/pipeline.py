@@ -23,6 +23,7 @@ from ..index.manifest import ModelEntry
 from ..index.previous import PreviousGeneration
 from ..index.writer import NewGeneration, WriteLock, write_generation, write_lock
 from ..passage import Passage
+from ..principal import suspicious_character
 from ..settings import ParseLimits, index_root, parse_limits
 from ..structure import Embedded, embed_passages
 from .changes import acl_warnings, check_root, check_unique, settle_previous
@@ -174,6 +175,7 @@ class _Run:
         check_root(recorded, root, diff, items, self.tenant, replace=replace)
         check_unique(items, root)
         acl_warnings(items, self.report)
+        self._confusable_warnings(items)
         self._count(items, loaded, diff)
         docs = self.report.documents
         unchanged = (
@@ -275,6 +277,20 @@ class _Run:
         return Loaded.fresh(key, doc, passages)
 
     # -- deciding ---------------------------------------------------------------
+
+    def _confusable_warnings(self, items: list[Loaded]) -> None:
+        """Warn about an ACL entry holding an invisible or look-alike character: it grants nobody it seems to."""
+        warned: set[str] = set()
+        for item in items:
+            for entry in item.passages[0].acl if item.passages else ():
+                found = suspicious_character(entry.removeprefix("user:"))
+                if found is not None and entry not in warned:
+                    warned.add(entry)
+                    self.report.warn(
+                        item.file,
+                        f"ACL entry {entry!r} holds {found}: it matches only a group spelled with that same "
+                        "character, not the name it looks like",
+                    )
 
     def _count(self, items: list[Loaded], loaded: dict[str, Loaded], diff: Incremental) -> None:
         docs = self.report.documents
