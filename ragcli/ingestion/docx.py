@@ -121,8 +121,8 @@ def _check_work(raw: bytes, source: str) -> None:
                         parent = element.getparent()
                         while parent is not None and element.getprevious() is not None:
                             del parent[0]
-            except etree.XMLSyntaxError:
-                return  # python-docx parses it again and rejects it with its own reason
+            except (etree.XMLSyntaxError, zipfile.BadZipFile):
+                return  # python-docx reads it again and rejects it with its own reason
     over_bound(
         source,
         {
