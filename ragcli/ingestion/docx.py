@@ -44,18 +44,25 @@ _NS = {
 }
 CUSTOM_PROPERTIES = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/custom-properties"
 # Runs whose text is not in the accepted document, or is a second copy of text kept elsewhere.
+# Hidden text (w:vanish, unless switched off with w:val="false"/"0") is not shown by Word: a place for words
+# no reviewer sees, so it is not indexed either.
+_HIDDEN = "w:rPr/w:vanish[not(@w:val='false' or @w:val='0' or @w:val='off')]"
 _RUNS = (
     ".//w:r[not(ancestor::w:del) and not(ancestor::w:moveFrom)"
-    " and not(ancestor::mc:Fallback) and not(ancestor::w:txbxContent)]"
+    f" and not(ancestor::mc:Fallback) and not(ancestor::w:txbxContent) and not({_HIDDEN})]"
 )
+_HIDDEN_RUNS = f".//w:r[{_HIDDEN} and string(.) != '']"
+HIDDEN_TEXT = "runs of hidden text (w:vanish)"
+"""What ``docx_to_markdown`` reports it left out, counted."""
 _HEADING_STYLE = re.compile(r"^heading (\d)$", re.IGNORECASE)
 _LIST_STYLE = re.compile(r"^list (bullet|number)(?: (\d))?$", re.IGNORECASE)
 _CODE_STYLES = {"html preformatted", "macro text", "macro", "code", "source code", "plain text"}
 _QUOTE_STYLES = {"quote", "intense quote"}
 
 
-def docx_to_markdown(raw: bytes, source: str, max_bytes: int) -> tuple[dict[str, Any], str]:
-    """Return (metadata as front matter would give it, the body as Markdown); DocumentRejected if unreadable."""
+def docx_to_markdown(raw: bytes, source: str, max_bytes: int) -> tuple[dict[str, Any], str, dict[str, int]]:
+    """(metadata as front matter would give it, the body as Markdown, what was left out by kind and count);
+    DocumentRejected if unreadable."""
     _check_unpacked_size(raw, source, max_bytes)
     _check_work(raw, source)
     from docx import Document as open_document
@@ -69,6 +76,7 @@ def docx_to_markdown(raw: bytes, source: str, max_bytes: int) -> tuple[dict[str,
         if "title" not in meta and converter.title_paragraph():
             meta["title"] = converter.title_paragraph()
         body = converter.markdown(md.one_line(str(meta.get("title", ""))))
+        hidden = len(_hidden_xpath()(document.element.body))
     except DocumentRejected:
         raise
     except (
@@ -82,7 +90,7 @@ def docx_to_markdown(raw: bytes, source: str, max_bytes: int) -> tuple[dict[str,
         AttributeError,
     ) as exc:
         raise DocumentRejected(source, f"Word document could not be read ({type(exc).__name__})") from None
-    return meta, body
+    return meta, body, ({HIDDEN_TEXT: hidden} if hidden else {})
 
 
 def _check_unpacked_size(raw: bytes, source: str, max_bytes: int) -> None:
@@ -111,6 +119,7 @@ def _check_work(raw: bytes, source: str) -> None:
     with zipfile.ZipFile(io.BytesIO(raw)) as archive:
         if _DOCUMENT_PART not in archive.namelist():
             return  # python-docx finds the main part through the relationships; it will say what is wrong
+        _check_no_doctype(archive, source)
         with archive.open(_DOCUMENT_PART) as stream:
             events = etree.iterparse(stream, events=("end",), tag=tags, resolve_entities=False, no_network=True)
             try:
@@ -123,6 +132,8 @@ def _check_work(raw: bytes, source: str) -> None:
                             del parent[0]
             except (etree.XMLSyntaxError, zipfile.BadZipFile):
                 return  # python-docx reads it again and rejects it with its own reason
+            if events.root is not None and events.root.getroottree().docinfo.doctype:
+                raise DocumentRejected(source, _DOCTYPE)
     over_bound(
         source,
         {
@@ -135,6 +146,19 @@ def _check_work(raw: bytes, source: str) -> None:
 
 
 _DOCUMENT_PART = "word/document.xml"
+_DOCTYPE = (
+    "holds a DOCTYPE (entity declarations), which Word never writes: its entities are not expanded, "
+    "so the text after one would be lost"
+)
+
+
+def _check_no_doctype(archive: zipfile.ZipFile, source: str) -> None:
+    """No XML part but the body (checked as it is streamed) may declare entities: an unexpanded one drops text."""
+    for info in archive.infolist():
+        if info.filename.endswith((".xml", ".rels")) and info.filename != _DOCUMENT_PART:
+            with archive.open(info) as part:
+                if b"<!DOCTYPE" in part.read():
+                    raise DocumentRejected(source, _DOCTYPE)
 
 
 # --------------------------------------------------------------------------- metadata
@@ -274,6 +298,13 @@ class _Body:
 def _text(p: Any) -> str:
     """The paragraph's accepted text: its runs, inserted ones included, without deleted or moved-away text."""
     return "".join(run.text for run in _runs_xpath()(p))
+
+
+@functools.cache
+def _hidden_xpath() -> Any:
+    from lxml import etree
+
+    return etree.XPath(_HIDDEN_RUNS, namespaces=_NS)
 
 
 @functools.cache

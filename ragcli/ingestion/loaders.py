@@ -91,6 +91,9 @@ class Document:
     declared_version: str | None = None
     """The version its metadata declares (``version``, else ``effective_from``); None when only the text's hash.
     One file per document ID and declared version (``ingestion.changes``)."""
+    left_out: tuple[tuple[str, int], ...] = ()
+    """What the converter left out on purpose, by kind and count (``(("runs of hidden text (w:vanish)", 3),)``):
+    said in the ingest report."""
 
     @property
     def reads_as(self) -> Body:
@@ -114,7 +117,7 @@ def load_file(
     if sidecar_raw:
         meta = load_yaml_mapping(decode_text(sidecar_raw, str(src.sidecar)), str(src.sidecar))
     source = str(src.path)
-    own_meta, text, body = _convert(fmt, raw, source, max_bytes)
+    own_meta, text, body, left_out = _convert(fmt, raw, source, max_bytes)
     meta = {**own_meta, **meta}
     if not text.strip():
         raise DocumentRejected(source, "no text to index")
@@ -122,21 +125,28 @@ def load_file(
         check_line_lengths(text, source, what="a line of its text")
     fp = file_fingerprint(src, data, default_acl, salt)
     body_hash = content_hash(text.encode("utf-8"))
-    return _build(meta, text, fmt, source, src.relative, default_acl, fp, body_hash, body)
+    doc = _build(meta, text, fmt, source, src.relative, default_acl, fp, body_hash, body)
+    return replace(doc, left_out=tuple(left_out.items())) if left_out else doc
 
 
-def _convert(fmt: Format, raw: bytes, source: str, max_bytes: int) -> tuple[dict[str, Any], str, Body]:
-    """The file's own metadata, its text (Markdown for every structured format) and how to read that text."""
+def _convert(fmt: Format, raw: bytes, source: str, max_bytes: int) -> tuple[dict[str, Any], str, Body, dict[str, int]]:
+    """The file's own metadata, its text (Markdown for every structured format), how to read that text, and
+    what the converter left out (by kind, counted)."""
+    if fmt == "docx":
+        from .docx import docx_to_markdown
+
+        meta, text, left_out = docx_to_markdown(raw, source, max_bytes)
+        return meta, text, "markdown", left_out
+    meta, text, body = _convert_text(fmt, raw, source)
+    return meta, text, body, {}
+
+
+def _convert_text(fmt: Format, raw: bytes, source: str) -> tuple[dict[str, Any], str, Body]:
     if fmt == "pdf":
         from .pdf import pdf_text
 
         text, outlined = pdf_text(raw, source)
         return {}, text, "markdown" if outlined else "pages"
-    if fmt == "docx":
-        from .docx import docx_to_markdown
-
-        meta, text = docx_to_markdown(raw, source, max_bytes)
-        return meta, text, "markdown"
     text = decode_text(raw, source)
     if fmt in ("markdown", "text"):
         check_line_lengths(text, source)  # the file's own lines (other formats are checked once converted)

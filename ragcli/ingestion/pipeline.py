@@ -256,6 +256,9 @@ class _Run:
                 items.append(item.error())
                 continue
             key = f"{src.path}::{item.doc_id}" if src.is_jsonl else str(src.path)
+            for what, count in item.left_out:
+                self.report.left_out[what] = self.report.left_out.get(what, 0) + count
+                self.report.warn(item.source, f"{count:,} {what} left out: what a reader does not see is not indexed")
             try:
                 items.append(self._passages(key, item, diff))
             except DocumentRejected as rejected:

@@ -79,6 +79,8 @@ class IngestReport(Record):
     """Documents with no text of their own once site markup is read (a page that only includes another file,
     ``--8<-- "CONTRIBUTING.md"``): nothing to index, so skipped rather than rejected."""
     warnings: list[IngestWarning] = Field(default_factory=list)
+    left_out: dict[str, int] = Field(default_factory=dict)
+    """Text left out on purpose, by kind, over the documents parsed: ``{"runs of hidden text (w:vanish)": 2}``."""
     limits: ParsingLimits | None = None
     """The limits each file was parsed under."""
     published: bool = Field(default=False, exclude=True)
