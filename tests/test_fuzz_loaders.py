@@ -165,7 +165,9 @@ def _check(fmt: str, raw: bytes, outcomes: collections.Counter[str] | None = Non
 
 def _kind(reason: str) -> str:
     """Rejections grouped: 'parser failed' ones are exceptions no loader foresaw (caught only by the boundary)."""
-    return "rejected: parser failed (unforeseen)" if "parser failed on it" in reason else "rejected"
+    if "parser failed on it" not in reason:
+        return "rejected"
+    return "unforeseen, caught by the boundary: " + reason.partition("(")[2].partition(")")[0]
 
 
 def _property(fmt: str, budget: settings, outcomes: collections.Counter[str] | None = None) -> Callable[[], None]:
