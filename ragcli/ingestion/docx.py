@@ -64,12 +64,12 @@ def docx_to_markdown(raw: bytes, source: str, max_bytes: int) -> tuple[dict[str,
     """(metadata as front matter would give it, the body as Markdown, what was left out by kind and count);
     DocumentRejected if unreadable."""
     _check_unpacked_size(raw, source, max_bytes)
-    _check_work(raw, source)
     from docx import Document as open_document
     from docx.opc.exceptions import OpcError
     from lxml.etree import LxmlError
 
     try:
+        _check_work(raw, source)  # a damaged member (bad CRC) is a BadZipFile, rejected below
         document = open_document(io.BytesIO(raw))
         meta = _metadata(document, source)
         converter = _Body(document)
