@@ -10,10 +10,13 @@ one-letter paragraphs) and with a 4 MB CSV of 2 million rows, one at a time, bes
 baseline: exit code, the file's rejection line, wall time and the peak memory of the whole ingest (the sum of
 the resident sets of the CLI and its worker processes, sampled every 50 ms).
 
-Every CLI run is limited to 6 GiB of address space (``RLIMIT_AS``), so a regression cannot endanger the machine.
+Part 2 puts each hostile file beside a few pages of the corpus (``--hostile-pages``, default 3), so the wall
+time is the file's and not the embedding of the corpus. Every CLI run is limited to 6 GiB of address space
+(``RLIMIT_AS``), so a regression cannot endanger the machine.
 
 Run:
     python bench/parse_workers.py                 # 3 rounds on bench/corpora
+    python bench/parse_workers.py --corpus bench/corpora/rustup --skip-hostile
     python bench/parse_workers.py --rounds 5 --corpus bench/corpora/material
 """
 
@@ -124,26 +127,19 @@ def hostile_folders(base: Path, tmp: Path) -> dict[str, Path]:
     return out
 
 
-def main() -> None:
-    parser = base_parser(__doc__)
-    parser.add_argument("--corpus", type=Path, default=REPO / "bench/corpora", help="a real docs folder")
-    parser.add_argument("--rounds", type=int, default=3, help="paired runs (in-process, workers) each")
-    parser.add_argument("--skip-hostile", action="store_true", help="part 1 only")
-    args = parser.parse_args()
-    out = Output(args.json)
-    sides = {"in-process (RAGCLI_PARSE_WORKERS=0)": {"RAGCLI_PARSE_WORKERS": "0"}, "2 workers (default)": {}}
-    times: dict[str, list[float]] = {side: [] for side in sides}
-    rows = []
-    for round_no in range(args.rounds):
-        order = list(sides) if round_no % 2 == 0 else list(reversed(sides))  # alternate who goes first
-        for side in order:
-            run = ingest(args.corpus, sides[side])
-            assert run["rc"] == 0 and not run["traceback"], run
-            times[side].append(run["seconds"])
-            docs = run["report"]["documents"]["added"]
-            rows.append([round_no + 1, side, docs, run["report"]["passages"], run["seconds"], run["peak_mib"]])
+def _pages(corpus: Path, pages: int, into: Path) -> Path:
+    """The first ``pages`` Markdown pages of ``corpus`` copied into ``into`` (the corpus itself for 0)."""
+    if pages <= 0:
+        return corpus
+    into.mkdir(parents=True)
+    for n, page in enumerate(sorted(corpus.rglob("*.md"))[:pages]):
+        (into / f"{n}-{page.name}").write_bytes(page.read_bytes())
+    return into
+
+
+def _paired_tables(out: Output, corpus: Path, sides: dict[str, dict[str, str]], times, rows) -> None:  # type: ignore[no-untyped-def]
     out.table(
-        f"Paired ingests of {args.corpus.relative_to(REPO) if args.corpus.is_relative_to(REPO) else args.corpus}",
+        f"Paired ingests of {corpus.relative_to(REPO) if corpus.is_relative_to(REPO) else corpus}",
         ["round", "parsing", "documents", "passages", "wall s", "peak MiB"],
         rows,
     )
@@ -157,9 +153,39 @@ def main() -> None:
         caption=f"ratio {ratio:.3f}: under 1 means parsing in workers made the ingest faster",
     )
     out.put("paired", {"times": times, "medians": medians, "ratio": ratio})
+
+
+def main() -> None:
+    parser = base_parser(__doc__)
+    parser.add_argument("--corpus", type=Path, default=REPO / "bench/corpora", help="a real docs folder")
+    parser.add_argument("--rounds", type=int, default=3, help="paired runs (in-process, workers) each")
+    parser.add_argument("--skip-hostile", action="store_true", help="part 1 only")
+    parser.add_argument("--skip-paired", action="store_true", help="part 2 only")
+    parser.add_argument(
+        "--hostile-pages",
+        type=int,
+        default=3,
+        help="pages of the corpus beside each hostile file (0: the whole corpus); few, so the wall time is the file's",
+    )
+    args = parser.parse_args()
+    out = Output(args.json)
+    sides = {"in-process (RAGCLI_PARSE_WORKERS=0)": {"RAGCLI_PARSE_WORKERS": "0"}, "2 workers (default)": {}}
+    times: dict[str, list[float]] = {side: [] for side in sides}
+    rows = []
+    for round_no in range(0 if args.skip_paired else args.rounds):
+        order = list(sides) if round_no % 2 == 0 else list(reversed(sides))  # alternate who goes first
+        for side in order:
+            run = ingest(args.corpus, sides[side])
+            assert run["rc"] == 0 and not run["traceback"], run
+            times[side].append(run["seconds"])
+            docs = run["report"]["documents"]["added"]
+            rows.append([round_no + 1, side, docs, run["report"]["passages"], run["seconds"], run["peak_mib"]])
+    if not args.skip_paired:
+        _paired_tables(out, args.corpus, sides, times, rows)
     if not args.skip_hostile:
         with tempfile.TemporaryDirectory() as tmp:
-            folders = {"(none: baseline)": args.corpus, **hostile_folders(args.corpus, Path(tmp))}
+            base = _pages(args.corpus, args.hostile_pages, Path(tmp) / "base")
+            folders = {"(none: baseline)": base, **hostile_folders(base, Path(tmp))}
             hostile_rows = []
             for name, folder in folders.items():
                 run = ingest(folder, {})
