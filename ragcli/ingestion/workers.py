@@ -333,6 +333,7 @@ def serve(task_fd: int, result_fd: int, cpu_seconds: int, memory_mb: int) -> Non
     limits = ParseLimits(workers=1, cpu_seconds=cpu_seconds, memory_mb=memory_mb)
     tasks, results = Connection(task_fd, writable=False), Connection(result_fd, readable=False)
     _lower(resource.RLIMIT_AS, memory_mb * 1024 * 1024)
+    _lower(resource.RLIMIT_CORE, 0)  # a worker stopped by SIGXCPU must not leave a core file in the user's folder
     results.send(_READY)
     while True:
         try:
