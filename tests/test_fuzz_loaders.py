@@ -195,6 +195,7 @@ def test_every_mutated_file_is_a_document_or_a_rejection_at_scale(fmt: str, caps
         print(f"\nfuzz {fmt}: {sum(outcomes.values())} items from {SLOW_EXAMPLES} files: {dict(outcomes)}")
 
 
+@pytest.mark.slow
 def test_an_ingest_of_mutated_files_publishes_the_good_one(tmp_path: Path) -> None:
     """Through the CLI and its worker processes: three mutations of every format beside one good page."""
     import random

@@ -93,6 +93,22 @@ def _rejections(proc) -> list[str]:  # type: ignore[no-untyped-def]
     return [line for line in stderr_lines(proc) if line.startswith("error: rejected ") and not summary.match(line)]
 
 
+def test_through_the_library_each_hostile_file_costs_one_rejection(tmp_path: Path) -> None:
+    """The quick check: ``ingest()`` with its worker processes, three files that each stopped an ingest on fd186c9."""
+    from support.fixtures import shared_embedder
+
+    from ragcli import ingest
+
+    folder = _folder(tmp_path)
+    (folder / "list.docx").write_bytes(_numbered_with_quote())
+    (folder / "damaged.docx").write_bytes(_damaged_deflate())
+    (folder / "page.html").write_bytes(b"<html><body><p>Intro</p><![<div><table>text</table></body></html>")
+    report = ingest(folder, TENANT, index=tmp_path / "index", default_acl=["everyone"], embedder=shared_embedder())
+    assert sorted(Path(r.path).name for r in report.documents.rejected) == ["damaged.docx", "page.html"]
+    assert report.documents.added == 3 and report.published
+
+
+@pytest.mark.slow
 def test_a_quote_in_word_numbering_is_read_and_a_narrowed_acl_still_lands(tmp_path: Path) -> None:
     """The serious one: on fd186c9 this file made every ingest of its folder a traceback, so a narrowed ACL
     never replaced the wider one already published."""
@@ -112,6 +128,7 @@ def test_a_quote_in_word_numbering_is_read_and_a_narrowed_acl_still_lands(tmp_pa
     assert "policy" not in {i.split("@")[0] for i in result_ids(narrowed)}, narrowed.stdout[-1000:]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("name", "content", "needle"),
     [
@@ -132,6 +149,7 @@ def test_an_unforeseen_parser_error_costs_its_file_only(tmp_path: Path, name: st
     assert report["documents"]["added"] == 2 and report["generation"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("name", "content", "needle"),
     [
@@ -148,6 +166,7 @@ def test_work_is_bounded_per_document_with_the_count_in_the_line(tmp_path: Path,
     assert report["documents"]["added"] == 2 and report["generation"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("env", "needle"),
     [
@@ -170,6 +189,7 @@ def test_a_parser_past_its_limit_is_stopped_and_named(tmp_path: Path, env: dict[
     assert limits["workers"] == 2 and str(limits["cpu_seconds" if "CPU" in next(iter(env)) else "wall_seconds"]) == "1"
 
 
+@pytest.mark.slow
 def test_parsing_in_this_process_keeps_the_same_boundary(tmp_path: Path) -> None:
     """RAGCLI_PARSE_WORKERS=0 (no limits can be enforced there) still turns a parser's exception into a rejection."""
     folder = _folder(tmp_path)
@@ -180,6 +200,7 @@ def test_parsing_in_this_process_keeps_the_same_boundary(tmp_path: Path) -> None
     assert report["limits"]["workers"] == 0
 
 
+@pytest.mark.slow
 def test_a_parse_limit_that_is_not_a_number_is_one_error_line(tmp_path: Path) -> None:
     from support.cli import assert_one_error_line
 

@@ -66,6 +66,7 @@ def test_two_keys_naming_one_field_reject_the_document_naming_both(tmp_path: Pat
     assert "'acl' and 'ACL' both name 'acl'" in caught.value.reason
 
 
+@pytest.mark.slow
 def test_ingest_serves_an_upper_case_acl_only_to_its_group(tmp_path: Path) -> None:
     """The finding end to end: ``ACL: [hr]`` with ``--acl everyone`` is an HR page, not a page for everyone."""
     docs, index = tmp_path / "docs", tmp_path / "index"
@@ -78,6 +79,7 @@ def test_ingest_serves_an_upper_case_acl_only_to_its_group(tmp_path: Path) -> No
         assert bool(json.loads(hits.stdout)["results"]) is found, (groups, hits.stdout[-500:])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("entry", "code_point"),
     [("hr\u200b", "U+200B ZERO WIDTH SPACE"), ("t\u0435am", "U+0435 CYRILLIC SMALL LETTER IE")],
@@ -93,6 +95,7 @@ def test_a_look_alike_acl_entry_is_warned_about_naming_the_code_point(
     assert any(code_point in m for m in messages), messages
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("field", "value", "code_point"),
     [

@@ -45,6 +45,7 @@ def _search(indexed: tuple[Path, Path, Path], *args: object, env: dict[str, str]
     return proc
 
 
+@pytest.mark.slow
 def test_csv_cells_that_a_spreadsheet_would_run_begin_with_a_quote(indexed) -> None:  # type: ignore[no-untyped-def]
     rows = list(csv.reader(io.StringIO(_search(indexed, "--format", "csv").stdout)))
     header, body = rows[0], rows[1:]
@@ -58,6 +59,7 @@ def test_csv_cells_that_a_spreadsheet_would_run_begin_with_a_quote(indexed) -> N
     assert any(row[header.index("source")] == "'--version.md" for row in body)
 
 
+@pytest.mark.slow
 def test_markdown_results_show_html_as_text(indexed) -> None:  # type: ignore[no-untyped-def]
     out = _search(indexed, "--format", "md").stdout
     assert not re.search(r"<\s*(img|details|a|summary)\b", out, re.IGNORECASE), out
@@ -101,6 +103,7 @@ def test_eval_summary_escapes_html_and_cuts_before_escaping() -> None:
     assert re.search(r"&(?!(lt|gt|amp);)", row) is None, row  # every & begins a whole entity
 
 
+@pytest.mark.slow
 def test_github_actions_workflow_commands_in_documents_are_not_run(indexed) -> None:  # type: ignore[no-untyped-def]
     """The runner reads stdout and stderr as one stream: check the order there, merged."""
     _, index, user = indexed
@@ -127,6 +130,7 @@ def test_github_actions_workflow_commands_in_documents_are_not_run(indexed) -> N
     assert "::stop-commands::" not in plain.stdout + plain.stderr  # only on a runner
 
 
+@pytest.mark.slow
 def test_ask_under_github_actions_stops_workflow_commands(indexed) -> None:  # type: ignore[no-untyped-def]
     _, index, user = indexed
     proc = cli(
@@ -145,6 +149,7 @@ def test_ask_under_github_actions_stops_workflow_commands(indexed) -> None:  # t
     assert start is not None and f"::{start.group(1)}::" in proc.stderr.splitlines(), proc.stderr
 
 
+@pytest.mark.slow
 def test_files_output_cannot_be_read_as_options_and_print0_keeps_names_whole(indexed) -> None:  # type: ignore[no-untyped-def]
     folder, index, user = indexed
     lines = _search(indexed, "--format", "files").stdout.splitlines()
@@ -162,6 +167,7 @@ def test_files_output_cannot_be_read_as_options_and_print0_keeps_names_whole(ind
     assert set(proc.stdout.split("\n")) - {""} == {"./--version.md", "my walrus notes.md", "ledger.md"}
 
 
+@pytest.mark.slow
 def test_print0_without_files_format_is_one_error_line(indexed) -> None:  # type: ignore[no-untyped-def]
     from support.cli import assert_one_error_line
 

@@ -59,6 +59,7 @@ def _with_entity() -> bytes:
     return _rewrite_body(docx_bytes(document), change)
 
 
+@pytest.mark.slow
 def test_hidden_word_text_is_not_indexed_and_is_counted(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     (docs).mkdir()
@@ -92,6 +93,7 @@ def test_an_rst_date_substitution_does_not_put_the_ingest_day_in_the_text(tmp_pa
     assert str(today.year) not in doc.text and "Built on" in doc.text, doc.text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tz", ["Etc/GMT-14", "Etc/GMT+12"])
 def test_today_is_one_local_day_for_as_of_and_user_files(tmp_path: Path, tz: str) -> None:
     """``--as-of`` defaults to today and a user file's ``as_of.max: today`` is the same day, the local one,
