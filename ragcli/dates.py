@@ -23,7 +23,8 @@ OPEN_UNTIL = 2**31 - 1
 
 
 def today() -> dt.date:
-    """The default ``as_of``: the local calendar day."""
+    """The one "today": the local calendar day (``TZ``), for ``--as-of``'s default, a user file's ``today``
+    and an eval case without ``as_of`` alike."""
     return dt.date.today()
 
 

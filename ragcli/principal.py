@@ -64,7 +64,57 @@ def validate_tenant(name: object) -> str:
     return name
 
 
-Name = Annotated[str, Strict(), StringConstraints(min_length=1, max_length=MAX_FIELD_CHARS, strip_whitespace=True)]
+_INVISIBLE = frozenset({"Cc", "Cf", "Co", "Cn", "Zl", "Zp", "Zs"})
+"""Unicode categories of characters one cannot see (or tell from a space): zero-width space, bidi marks, NBSP."""
+
+
+_LOOKALIKE_SCRIPTS = frozenset({"LATIN", "CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC"})
+"""Scripts with letters drawn like Latin ones: a name mixing two of them is a look-alike (Japanese mixing kana
+and kanji is not)."""
+
+
+def suspicious_character(name: str) -> str | None:
+    """The first character that makes ``name`` look like another name, as ``U+0435 CYRILLIC SMALL LETTER IE``.
+
+    Invisible characters (``hr`` + U+200B), compatibility forms (fullwidth ``ｈｒ``) and letters of a second
+    look-alike script among Latin ones (Cyrillic ``е`` in ``tеam``) make a group that matches nobody while it reads like
+    one that does. None for a plain name, Latin or not (``бухгалтерия`` is one script).
+    """
+    import unicodedata
+
+    scripts: dict[str, str] = {}
+    for ch in name:
+        category = unicodedata.category(ch)
+        if (category in _INVISIBLE and ch != " ") or unicodedata.normalize("NFKC", ch) != ch:
+            return _code_point(ch)
+        script = unicodedata.name(ch, "?").split(" ")[0] if category.startswith("L") else ""
+        if script in _LOOKALIKE_SCRIPTS:
+            scripts.setdefault(script, ch)
+    if len(scripts) > 1:
+        other = [ch for script, ch in scripts.items() if script != "LATIN"] if "LATIN" in scripts else []
+        return _code_point((other or list(scripts.values())[1:])[0])
+    return None
+
+
+def _code_point(ch: str) -> str:
+    import unicodedata
+
+    return f"U+{ord(ch):04X} {unicodedata.name(ch, 'unnamed character')}"
+
+
+def _plain_name(name: str) -> str:
+    found = suspicious_character(name)
+    if found is not None:
+        raise ValueError(f"holds {found}, which makes it look like another name; type it plainly")
+    return name
+
+
+Name = Annotated[
+    str,
+    Strict(),
+    StringConstraints(min_length=1, max_length=MAX_FIELD_CHARS, strip_whitespace=True),
+    AfterValidator(_plain_name),
+]
 TenantName = Annotated[str, Strict(), AfterValidator(_tenant_rule)]
 TODAY = "today"
 

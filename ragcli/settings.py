@@ -15,6 +15,11 @@ called without the value) and pass the result down as a typed value.
     RAGCLI_OPENAI_BASE_URL    default server for --model openai:MODEL (any Chat Completions API)
     OPENAI_API_KEY            its key (read by the openai SDK itself; a local server needs none)
     RAGCLI_CACHE              cache directory (default $XDG_CACHE_HOME/ragcli, else ~/.cache/ragcli)
+    RAGCLI_PARSE_WORKERS      processes that parse ingested files (default 2; 0 parses in the ingesting process)
+    RAGCLI_PARSE_CPU_SECONDS  CPU time one file may take to parse (default 60)
+    RAGCLI_PARSE_WALL_SECONDS wall time one file may take to parse (default 120)
+    RAGCLI_PARSE_MEMORY_MB    address space of a parsing process, in MiB (default 1024)
+    GITHUB_ACTIONS            "true" on a GitHub Actions runner: document text is printed with workflow commands stopped
 """
 
 from __future__ import annotations
@@ -136,3 +141,48 @@ def custom_embed_model() -> CustomEmbedModel | None:
         tokenizer=os.environ.get("RAGCLI_EMBED_TOKENIZER") or None,
         pooling=os.environ.get("RAGCLI_EMBED_POOLING", "mean"),
     )
+
+
+PARSE_WORKERS_ENV = "RAGCLI_PARSE_WORKERS"
+PARSE_CPU_ENV = "RAGCLI_PARSE_CPU_SECONDS"
+PARSE_WALL_ENV = "RAGCLI_PARSE_WALL_SECONDS"
+PARSE_MEMORY_ENV = "RAGCLI_PARSE_MEMORY_MB"
+
+
+@dataclass(frozen=True)
+class ParseLimits:
+    """What parsing one untrusted file may cost before it is rejected (``ingestion.workers``)."""
+
+    workers: int = 2
+    """Parsing processes; 0 parses in the ingesting process, where no limit below can be enforced."""
+    cpu_seconds: int = 60
+    wall_seconds: int = 120
+    memory_mb: int = 1024
+    """The address-space limit (``RLIMIT_AS``) of each parsing process."""
+
+
+def parse_limits() -> ParseLimits:
+    """The RAGCLI_PARSE_* variables over the defaults; a value that is not a whole number is an InputError."""
+    default = ParseLimits()
+    return ParseLimits(
+        workers=_whole(PARSE_WORKERS_ENV, default.workers, minimum=0),
+        cpu_seconds=_whole(PARSE_CPU_ENV, default.cpu_seconds, minimum=1),
+        wall_seconds=_whole(PARSE_WALL_ENV, default.wall_seconds, minimum=1),
+        memory_mb=_whole(PARSE_MEMORY_ENV, default.memory_mb, minimum=64),
+    )
+
+
+def _whole(name: str, default: int, *, minimum: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit() or int(raw) < minimum:
+        from .errors import InputError
+
+        raise InputError(f"{name}={raw!r} is not a whole number of at least {minimum}")
+    return int(raw)
+
+
+def github_actions() -> bool:
+    """On a GitHub Actions runner, where a printed line such as ``::add-mask::`` is a workflow command."""
+    return os.environ.get("GITHUB_ACTIONS", "").strip().lower() == "true"

@@ -10,7 +10,7 @@ import typer
 from ..answer.setup import AnswerSetup
 from ..text import readable, readable_quote
 from .answer_options import ANSWER_DEFAULTS, answer_options
-from .console import emit_json, footer, line
+from .console import emit_json, footer, line, workflow_commands_stopped
 from .options import (
     DEFAULT_INDEX,
     AsOfOpt,
@@ -65,10 +65,11 @@ def ask(
     outcome = run_ask(question, scope, retriever, answerer)
     if trace is not None:
         append_trace(trace, outcome.trace)
-    if as_json:
-        emit_json(outcome.to_wire())
-    else:
-        _print(outcome)
+    with workflow_commands_stopped():  # the answer quotes documents: no line of it is a GitHub workflow command
+        if as_json:
+            emit_json(outcome.to_wire())
+        else:
+            _print(outcome)
     raise typer.Exit(0 if isinstance(outcome, Answered) else 1)
 
 

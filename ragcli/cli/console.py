@@ -20,7 +20,8 @@ from __future__ import annotations
 import functools
 import re
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
@@ -102,6 +103,33 @@ def emit_json(data: BaseModel) -> None:
 def json_text(text: str) -> str:
     """JSON text with DEL and C1 characters as ``\\u00XX`` escapes (they can only occur inside strings)."""
     return _C1_OR_DEL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+@contextmanager
+def workflow_commands_stopped() -> Iterator[None]:
+    """Under GitHub Actions, what the block prints is not read as workflow commands (``::error::``, ``::add-mask::``).
+
+    A document line such as ``::add-mask::...`` would otherwise be run by the runner. The block's output goes
+    between ``::stop-commands::TOKEN`` and ``::TOKEN::`` with a random token a document cannot guess. The two
+    marker lines go to stderr (the runner reads both streams), so stdout piped to ``jq`` stays what it was.
+    """
+    from ..settings import github_actions
+
+    if not github_actions():
+        yield
+        return
+    import secrets
+
+    token = secrets.token_hex(16)
+    sys.stdout.flush()
+    sys.stderr.write(f"::stop-commands::{token}\n")
+    sys.stderr.flush()
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        sys.stderr.write(f"::{token}::\n")
+        sys.stderr.flush()
 
 
 def write_out(text: str) -> None:

@@ -15,8 +15,21 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
+from ..escape import markdown_text, path_argument, spreadsheet_cell
 from ..text import readable
-from .console import console, emit_json, footer, json_text, plain_output, plural, printable, safe, tsv, write_out
+from .console import (
+    console,
+    emit_json,
+    footer,
+    json_text,
+    plain_output,
+    plural,
+    printable,
+    safe,
+    tsv,
+    workflow_commands_stopped,
+    write_out,
+)
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -40,18 +53,25 @@ STATUS_LABELS = {
 }
 
 
-def render(response: SearchResponse, fmt: Format, *, explain: bool = False) -> None:
-    """Print ``response`` in ``fmt``: results on stdout, the count and notes on stderr."""
-    if fmt == "json":
-        emit_json(response.to_wire(explain=explain))
-        return
-    for note in response.notes:
-        footer(f"note: {note}")
-    if fmt != "jsonl":
-        footer(_count_line(response))
-    RENDERERS[fmt](response)
-    if explain:
-        _explain(response)
+def render(response: SearchResponse, fmt: Format, *, explain: bool = False, nul: bool = False) -> None:
+    """Print ``response`` in ``fmt``: results on stdout, the count and notes on stderr (``nul``: ``files`` with NULs).
+
+    Under GitHub Actions, what is printed is document text, so it goes out with workflow commands stopped.
+    """
+    with workflow_commands_stopped():
+        if fmt == "json":
+            emit_json(response.to_wire(explain=explain))
+            return
+        for note in response.notes:
+            footer(f"note: {note}")
+        if fmt != "jsonl":
+            footer(_count_line(response))
+        if fmt == "files":
+            _files(response, nul=nul)
+        else:
+            RENDERERS[fmt](response)
+        if explain:
+            _explain(response)
 
 
 def _count_line(response: SearchResponse) -> str:
@@ -199,7 +219,8 @@ CSV_COLUMNS = ("rank", "id", "doc_id", "title", "section", "source", "score", "m
 
 
 def _csv(response: SearchResponse) -> None:
-    """RFC 4180 CSV with a header; every cell on one line, control characters written out."""
+    """RFC 4180 CSV with a header; every cell on one line, control characters written out, and a cell that a
+    spreadsheet would run as a formula (``=HYPERLINK(...)``) given a leading ``'`` (``escape.spreadsheet_cell``)."""
     import csv
 
     writer = csv.writer(sys.stdout, lineterminator="\n")
@@ -208,7 +229,7 @@ def _csv(response: SearchResponse) -> None:
         p = r.passage
         cells = [r.rank, r.id, p.doc_id, p.title, " › ".join(p.heading_path), p.shown_source, f"{r.score:.6f}"]
         cells += [r.more_from_document, result_snippet(r, response.query).plain]
-        writer.writerow([printable(" ".join(str(c).split())) for c in cells])
+        writer.writerow([spreadsheet_cell(printable(" ".join(str(c).split()))) for c in cells])
 
 
 def _md(response: SearchResponse) -> None:
@@ -225,8 +246,8 @@ def _md(response: SearchResponse) -> None:
 
 
 def _md_cell(text: str) -> str:
-    """One table cell: one line, pipes escaped, control characters written out."""
-    return printable(" ".join(text.split())).replace("|", "\\|")
+    """One table cell: one line, HTML shown as text, pipes escaped, control characters written out."""
+    return markdown_text(printable(" ".join(text.split())))
 
 
 def _md_snippet(text: Text) -> str:
@@ -243,7 +264,7 @@ def _md_snippet(text: Text) -> str:
 
 
 def _md_text(text: str) -> str:
-    return printable(text).replace("|", "\\|")
+    return markdown_text(printable(text))
 
 
 def document_file(passage: Passage) -> str:
@@ -253,10 +274,17 @@ def document_file(passage: Passage) -> str:
     return head if head and line_no.isdigit() else path
 
 
-def _files(response: SearchResponse) -> None:
-    """Each result's document file once, in rank order, one a line: for ``xargs``, ``$EDITOR``, ``grep``."""
-    files = list(dict.fromkeys(document_file(r.passage) for r in response.results))
-    if files:
+def _files(response: SearchResponse, *, nul: bool = False) -> None:
+    """Each result's document file once, in rank order, one a line: for ``xargs``, ``$EDITOR``, ``grep``.
+
+    A path beginning with ``-`` is written ``./-name`` (never read as an option). ``nul`` (``-0``) ends each
+    path with NUL instead, for ``xargs -0``: names with spaces or newlines pass whole, written as they are
+    unless stdout is a terminal.
+    """
+    files = [path_argument(f) for f in dict.fromkeys(document_file(r.passage) for r in response.results)]
+    if nul:
+        sys.stdout.write("".join((f if not sys.stdout.isatty() else printable(f)) + "\0" for f in files))
+    elif files:
         write_out("\n".join(printable(f) for f in files))
 
 

@@ -21,7 +21,7 @@ from .results import EXPLAINED, FORMATS, Format
 
 EPILOG = (
     "Examples: ragcli search 'rate limit tier 2' --as user.json --json; "
-    "ragcli search 'retry policy' --as user.json --format files | xargs grep -n retry; "
+    "ragcli search 'retry policy' --as user.json --format files -0 | xargs -0 grep -n retry; "
     "a query that starts with a dash goes after --: ragcli search --as user.json -- --frozen"
 )
 
@@ -91,6 +91,15 @@ def search(
             show_default=False,
         ),
     ] = None,
+    print0: Annotated[
+        bool,
+        typer.Option(
+            "--print0",
+            "-0",
+            help="With --format files: end each path with a NUL, not a newline, for xargs -0 (names with spaces "
+            "or newlines pass whole).",
+        ),
+    ] = False,
     index: IndexOpt = DEFAULT_INDEX,
     as_json: Annotated[bool, typer.Option("--json", help="Same as --format json.", show_default=False)] = False,
 ) -> None:
@@ -100,11 +109,14 @@ def search(
     with a dash goes after --. Exit 0 with results, 1 with none (like grep),
     2 on bad input.
     """
+    from ..errors import InputError
     from ..search import Retriever, SearchConfig
     from .options import resolve_scope
     from .results import render
 
     fmt = _format(output_format, as_json, explain)
+    if print0 and fmt != "files":
+        raise InputError(f"-0/--print0 needs --format files, not {fmt}")
     scope = resolve_scope(as_file, as_of)
     config = SearchConfig(
         k=k,
@@ -117,7 +129,7 @@ def search(
         per_doc=per_doc,
     )
     response = Retriever(index, config=config).search(scope, query)
-    render(response, fmt, explain=explain)
+    render(response, fmt, explain=explain, nul=print0)
     raise typer.Exit(0 if response.results else 1)
 
 

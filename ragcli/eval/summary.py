@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..escape import cut, markdown_text
 from ..text import visible_controls
 from .wire import EvalJson
 
 SHOWN_FAILURES = 50
+SHOWN_CHARS = 120
+"""Characters of a question, an expected or a got value shown in the failures table."""
 OUTCOME_LABELS = {
     "answered_right": "answered right",
     "answered_wrong": "answered wrong",
@@ -52,7 +55,14 @@ def markdown_summary(data: EvalJson, *, name: str) -> str:
         lines += _table(
             ["case", "line", "check", "question", "expected", "got"],
             [
-                [f"`{_cell(f.id)}`", str(f.line), f.kind, _cell(f.question[:120]), _short(f.expected), _short(f.got)]
+                [
+                    f"`{_cell(f.id)}`",
+                    str(f.line),
+                    f.kind,
+                    _short(f.question),
+                    _short(f.expected),
+                    _short(f.got),
+                ]
                 for f in shown
             ],
         )
@@ -97,10 +107,13 @@ def _number(value: float | int | None) -> str:
 
 def _short(value: object) -> str:
     text = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
-    return _cell(text if len(text) <= 120 else text[:117] + "...")
+    return _cell(cut(text, SHOWN_CHARS))
 
 
 def _cell(text: str) -> str:
-    """One table cell: one line, pipes and backticks defused, control characters written out."""
+    """One table cell: one line, HTML shown as text, pipes and backticks defused, control characters written out.
+
+    Callers cut the raw text first (``escape.cut``): a cut never falls inside an entity or leaves a tag open.
+    """
     flat = " ".join(visible_controls(str(text)).split())
-    return flat.replace("|", "\\|").replace("`", "'")
+    return markdown_text(flat).replace("`", "'")

@@ -23,15 +23,26 @@ chunking     structure-first splitting into ``Passage``s under the model's token
 incremental  what can be kept from the generation being replaced
 changes      withdrawn (fail closed), kept, deleted; one folder per tenant; one ID per document; ACL spelling
 progress     the hooks progress bars are drawn with, and a remaining-time estimate from a moving rate
+workers      parsing each file in a worker process under CPU, wall and memory limits; any failure one rejection
 pipeline     ``ingest()``: the whole run, under the tenant's write lock
 ray_embed    ``RayEmbedding``: the passages that need vectors embedded on a Ray cluster (``--ray``)
 job          ``IngestJob``: what one ingest does, described once for ``ingest`` and ``watch``
 watch        ``watch()``: run the job again after every change to the folder
 """
 
-from .job import IngestJob
-from .pipeline import ingest
-from .progress import Progress, RemainingTime
-from .report import IngestReport
+from typing import TYPE_CHECKING
 
-__all__ = ["IngestJob", "IngestReport", "Progress", "RemainingTime", "ingest"]
+from ..lazy import export_names, lazy_exports
+
+# A parsing worker imports ``workers`` only, not the pipeline these names bring.
+if TYPE_CHECKING:  # the exports, once: "X as X" for type checkers, read by ``lazy`` for the runtime
+    from .job import IngestJob as IngestJob
+    from .pipeline import ingest as ingest
+    from .progress import Progress as Progress
+    from .progress import RemainingTime as RemainingTime
+    from .report import IngestReport as IngestReport
+
+__all__ = export_names(__file__)
+
+
+__getattr__ = lazy_exports(__name__, __file__)

@@ -17,6 +17,7 @@ from itertools import zip_longest
 
 from ..errors import DocumentRejected
 from . import mdwriter as md
+from .sources import MAX_CELLS, MAX_ROWS, over_bound
 
 
 def csv_to_markdown(text: str, source: str, delimiter: str | None = None) -> str:
@@ -26,16 +27,38 @@ def csv_to_markdown(text: str, source: str, delimiter: str | None = None) -> str
     header_line = text.split("\n", 1)[0]
     if delimiter is None:
         delimiter = ";" if ";" in header_line and "," not in header_line else ","
+    rows: list[list[str]] = []
+    cells = 0
     try:
-        rows = list(csv.reader(io.StringIO(text), delimiter=delimiter))
+        for row in csv.reader(io.StringIO(text), delimiter=delimiter):
+            if any(cell.strip() for cell in row):
+                rows.append(row)
+                cells += len(row)
+            if len(rows) > MAX_ROWS or cells > MAX_CELLS:
+                break  # counted to the end by _reject_counted, without keeping the rows
     except csv.Error as exc:
         raise DocumentRejected(source, f"CSV could not be parsed: {exc}") from None
-    rows = [row for row in rows if any(cell.strip() for cell in row)]
+    if len(rows) > MAX_ROWS or cells > MAX_CELLS:
+        _reject_counted(text, source, delimiter)
     if not rows:
         return ""
     header = [md.one_line(name) or f"Column {n}" for n, name in enumerate(rows[0], start=1)]
     items = [md.Item(0, False, record) for record in (_record(header, row) for row in rows[1:]) if record]
     return md.join([md.list_block(items)]) if items else ""
+
+
+def _reject_counted(text: str, source: str, delimiter: str) -> None:
+    """Count every row and cell of an oversized table without keeping them, and reject it with the counts."""
+    import csv
+
+    rows = cells = 0
+    try:
+        for row in csv.reader(io.StringIO(text), delimiter=delimiter):
+            rows += 1
+            cells += len(row)
+    except csv.Error as exc:
+        raise DocumentRejected(source, f"CSV could not be parsed: {exc}") from None
+    over_bound(source, {"rows": (rows, MAX_ROWS), "cells": (cells, MAX_CELLS)})
 
 
 def _record(header: list[str], row: list[str]) -> str:

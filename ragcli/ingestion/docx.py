@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import DocumentRejected
 from . import mdwriter as md
 from .metadata import text_fields
+from .sources import MAX_CELLS, MAX_LIST_ITEMS, MAX_PARAGRAPHS, MAX_ROWS, over_bound
 
 if TYPE_CHECKING:
     from docx.document import Document as WordDocument
@@ -43,30 +44,39 @@ _NS = {
 }
 CUSTOM_PROPERTIES = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/custom-properties"
 # Runs whose text is not in the accepted document, or is a second copy of text kept elsewhere.
+# Hidden text (w:vanish, unless switched off with w:val="false"/"0") is not shown by Word: a place for words
+# no reviewer sees, so it is not indexed either.
+_HIDDEN = "w:rPr/w:vanish[not(@w:val='false' or @w:val='0' or @w:val='off')]"
 _RUNS = (
     ".//w:r[not(ancestor::w:del) and not(ancestor::w:moveFrom)"
-    " and not(ancestor::mc:Fallback) and not(ancestor::w:txbxContent)]"
+    f" and not(ancestor::mc:Fallback) and not(ancestor::w:txbxContent) and not({_HIDDEN})]"
 )
+_HIDDEN_RUNS = f".//w:r[{_HIDDEN} and string(.) != '']"
+HIDDEN_TEXT = "runs of hidden text (w:vanish)"
+"""What ``docx_to_markdown`` reports it left out, counted."""
 _HEADING_STYLE = re.compile(r"^heading (\d)$", re.IGNORECASE)
 _LIST_STYLE = re.compile(r"^list (bullet|number)(?: (\d))?$", re.IGNORECASE)
 _CODE_STYLES = {"html preformatted", "macro text", "macro", "code", "source code", "plain text"}
 _QUOTE_STYLES = {"quote", "intense quote"}
 
 
-def docx_to_markdown(raw: bytes, source: str, max_bytes: int) -> tuple[dict[str, Any], str]:
-    """Return (metadata as front matter would give it, the body as Markdown); DocumentRejected if unreadable."""
+def docx_to_markdown(raw: bytes, source: str, max_bytes: int) -> tuple[dict[str, Any], str, dict[str, int]]:
+    """(metadata as front matter would give it, the body as Markdown, what was left out by kind and count);
+    DocumentRejected if unreadable."""
     _check_unpacked_size(raw, source, max_bytes)
     from docx import Document as open_document
     from docx.opc.exceptions import OpcError
     from lxml.etree import LxmlError
 
     try:
+        _check_work(raw, source)  # a damaged member (bad CRC) is a BadZipFile, rejected below
         document = open_document(io.BytesIO(raw))
         meta = _metadata(document, source)
         converter = _Body(document)
         if "title" not in meta and converter.title_paragraph():
             meta["title"] = converter.title_paragraph()
         body = converter.markdown(md.one_line(str(meta.get("title", ""))))
+        hidden = len(_hidden_xpath()(document.element.body))
     except DocumentRejected:
         raise
     except (
@@ -80,7 +90,7 @@ def docx_to_markdown(raw: bytes, source: str, max_bytes: int) -> tuple[dict[str,
         AttributeError,
     ) as exc:
         raise DocumentRejected(source, f"Word document could not be read ({type(exc).__name__})") from None
-    return meta, body
+    return meta, body, ({HIDDEN_TEXT: hidden} if hidden else {})
 
 
 def _check_unpacked_size(raw: bytes, source: str, max_bytes: int) -> None:
@@ -94,6 +104,61 @@ def _check_unpacked_size(raw: bytes, source: str, max_bytes: int) -> None:
         raise DocumentRejected(
             source, f"unpacks to {unpacked:,} bytes, over the {max_bytes:,}-byte limit (--max-file-size)"
         )
+
+
+def _check_work(raw: bytes, source: str) -> None:
+    """Count paragraphs, list items, rows and cells of the body, streaming, before python-docx builds its tree.
+
+    A tree costs about 500 bytes per paragraph: 60 MB of one-letter paragraphs held 3.8 GB. Counting with
+    ``iterparse`` (each element dropped once counted) takes constant memory and one pass.
+    """
+    from lxml import etree
+
+    counts = dict.fromkeys(("p", "numPr", "tr", "tc"), 0)
+    tags = [f"{{{W}}}{name}" for name in counts]
+    with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+        if _DOCUMENT_PART not in archive.namelist():
+            return  # python-docx finds the main part through the relationships; it will say what is wrong
+        _check_no_doctype(archive, source)
+        with archive.open(_DOCUMENT_PART) as stream:
+            events = etree.iterparse(stream, events=("end",), tag=tags, resolve_entities=False, no_network=True)
+            try:
+                for _, element in events:
+                    counts[element.tag.rpartition("}")[2]] += 1
+                    if element.tag == tags[0]:  # a paragraph: drop it and what came before it
+                        element.clear(keep_tail=True)
+                        parent = element.getparent()
+                        while parent is not None and element.getprevious() is not None:
+                            del parent[0]
+            except (etree.XMLSyntaxError, zipfile.BadZipFile):
+                return  # python-docx reads it again and rejects it with its own reason
+            if events.root is not None and events.root.getroottree().docinfo.doctype:
+                raise DocumentRejected(source, _DOCTYPE)
+    over_bound(
+        source,
+        {
+            "paragraphs": (counts["p"], MAX_PARAGRAPHS),
+            "list items": (counts["numPr"], MAX_LIST_ITEMS),
+            "table rows": (counts["tr"], MAX_ROWS),
+            "table cells": (counts["tc"], MAX_CELLS),
+        },
+    )
+
+
+_DOCUMENT_PART = "word/document.xml"
+_DOCTYPE = (
+    "holds a DOCTYPE (entity declarations), which Word never writes: its entities are not expanded, "
+    "so the text after one would be lost"
+)
+
+
+def _check_no_doctype(archive: zipfile.ZipFile, source: str) -> None:
+    """No XML part but the body (checked as it is streamed) may declare entities: an unexpanded one drops text."""
+    for info in archive.infolist():
+        if info.filename.endswith((".xml", ".rels")) and info.filename != _DOCUMENT_PART:
+            with archive.open(info) as part:
+                if b"<!DOCTYPE" in part.read():
+                    raise DocumentRejected(source, _DOCTYPE)
 
 
 # --------------------------------------------------------------------------- metadata
@@ -236,6 +301,13 @@ def _text(p: Any) -> str:
 
 
 @functools.cache
+def _hidden_xpath() -> Any:
+    from lxml import etree
+
+    return etree.XPath(_HIDDEN_RUNS, namespaces=_NS)
+
+
+@functools.cache
 def _runs_xpath() -> Any:
     from lxml import etree
 
@@ -304,13 +376,23 @@ class _NumberFormats:
         return fmt not in ("bullet", "none")
 
     def _format(self, num_id: str, ilvl: int) -> str | None:
+        # Matched by comparing attribute values, never by an ElementPath predicate built from them: a value
+        # is the document's text, and a quote in it (``w:val="1'"``) made the predicate invalid.
         if self.numbering is None or not num_id:
             return None
-        abstract = self.numbering.find(f"w:num[@w:numId='{num_id}']/w:abstractNumId", _NS)
+        num = _child_with(self.numbering, "w:num", "numId", num_id)
+        abstract = num.find("w:abstractNumId", _NS) if num is not None else None
         if abstract is None:
             return None
-        lvl = self.numbering.find(f"w:abstractNum[@w:abstractNumId='{_val(abstract)}']/w:lvl[@w:ilvl='{ilvl}']", _NS)
+        definition = _child_with(self.numbering, "w:abstractNum", "abstractNumId", _val(abstract) or "")
+        lvl = _child_with(definition, "w:lvl", "ilvl", str(ilvl)) if definition is not None else None
         return _val(lvl.find("w:numFmt", _NS)) if lvl is not None else None
+
+
+def _child_with(parent: Any, tag: str, attribute: str, value: str) -> Any:
+    """The first ``tag`` child of ``parent`` whose ``w:attribute`` equals ``value``, or None."""
+    name = f"{{{W}}}{attribute}"
+    return next((child for child in parent.iterfind(tag, _NS) if child.get(name) == value), None)
 
 
 def _table_rows(table: Any) -> list[list[str]]:

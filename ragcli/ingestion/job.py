@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..embedder import Embedder
+from ..settings import ParseLimits
 from .pipeline import EmbeddingBackend, ingest
 from .progress import Progress
 from .report import IngestReport
@@ -41,6 +42,8 @@ class IngestJob:
     """The index directory may be writable by others (``--allow-shared-index``)."""
     quantize: bool = False
     """Also write the vectors' int8 codes, scanned first by a search (``--quantize``)."""
+    limits: ParseLimits | None = None
+    """What parsing one file may cost (None: ``settings.parse_limits()``, the RAGCLI_PARSE_* variables)."""
 
     def run(self, *, embedder: Embedder | None = None, progress: Progress | None = None) -> IngestReport:
         """Ingest now and publish atomically (``pipeline.ingest``); ``embedder`` is the model, kept between runs."""
@@ -57,4 +60,5 @@ class IngestJob:
             replace=self.replace,
             shared_index=self.shared_index,
             quantize=self.quantize,
+            limits=self.limits,
         )

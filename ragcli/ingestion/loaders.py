@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import DocumentRejected, DuplicateKey, strict_json
 from ..text import slugify
-from .metadata import load_yaml_mapping, split_front_matter, validate_metadata
+from .metadata import load_yaml_mapping, reserved_keys, split_front_matter, validate_metadata
 from .sources import (
     DEFAULT_MAX_FILE_BYTES,
     Format,
@@ -96,6 +96,9 @@ class Document:
     One file per document ID and declared version (``ingestion.changes``)."""
     pdf: PdfPages | None = None
     """A PDF's pages: how many, which were read by OCR, which had no text OCR could read (``ingestion.pdf``)."""
+    left_out: tuple[tuple[str, int], ...] = ()
+    """What the converter left out on purpose, by kind and count (``(("runs of hidden text (w:vanish)", 3),)``):
+    said in the ingest report."""
 
     @property
     def reads_as(self) -> Body:
@@ -122,13 +125,14 @@ def load_file(
     pdf = None
     own_meta: dict[str, Any] = {}
     body: Body | None = None  # a PDF reads as its format's Body (Markdown)
+    left_out: dict[str, int] = {}
     if fmt == "pdf":
         from .pdf import read_pdf
 
         read = read_pdf(raw, source)
         text, pdf = read.text, read.pages
     else:
-        own_meta, text, body = _convert(fmt, raw, source, max_bytes)
+        own_meta, text, body, left_out = _convert(fmt, raw, source, max_bytes)
     meta = {**own_meta, **meta}
     if not text.strip():
         raise DocumentRejected(source, "no text to index")
@@ -137,16 +141,24 @@ def load_file(
     fp = file_fingerprint(src, data, default_acl, salt)
     body_hash = content_hash(text.encode("utf-8"))
     doc = _build(meta, text, fmt, source, src.relative, default_acl, fp, body_hash, body)
-    return replace(doc, pdf=pdf) if pdf is not None else doc
+    if pdf is not None:
+        doc = replace(doc, pdf=pdf)
+    return replace(doc, left_out=tuple(left_out.items())) if left_out else doc
 
 
-def _convert(fmt: Format, raw: bytes, source: str, max_bytes: int) -> tuple[dict[str, Any], str, Body]:
-    """The file's own metadata, its text (Markdown for every structured format) and how to read that text."""
+def _convert(fmt: Format, raw: bytes, source: str, max_bytes: int) -> tuple[dict[str, Any], str, Body, dict[str, int]]:
+    """The file's own metadata, its text (Markdown for every structured format), how to read that text, and
+    what the converter left out (by kind, counted)."""
     if fmt == "docx":
         from .docx import docx_to_markdown
 
-        meta, text = docx_to_markdown(raw, source, max_bytes)
-        return meta, text, "markdown"
+        meta, text, left_out = docx_to_markdown(raw, source, max_bytes)
+        return meta, text, "markdown", left_out
+    meta, text, body = _convert_text(fmt, raw, source)
+    return meta, text, body, {}
+
+
+def _convert_text(fmt: Format, raw: bytes, source: str) -> tuple[dict[str, Any], str, Body]:
     text = decode_text(raw, source)
     if fmt in ("markdown", "text"):
         check_line_lengths(text, source)  # the file's own lines (other formats are checked once converted)
@@ -226,6 +238,7 @@ def jsonl_document(
         raise DocumentRejected(source, "not valid Unicode: an unpaired surrogate escape (\\ud800-\\udfff)") from None
     if not isinstance(record, dict):
         raise DocumentRejected(source, "each line must be a JSON object")
+    record = reserved_keys(record, source)  # "ID", "Title" read as in every other format
     if "id" not in record and "_id" in record:
         record["id"] = record["_id"]
     if record.get("id") is None:

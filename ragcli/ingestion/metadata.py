@@ -1,8 +1,10 @@
 """Document metadata: YAML front matter, sidecars, JSONL fields and text fields, validated.
 
 Keys: ``id``, ``title``, ``version``, ``acl``, ``effective_from``,
-``superseded_on``, ``source_url``; other keys are ignored (a BEIR line carries
-its own). Values YAML reads as something else (``version: 4.10`` as a float)
+``superseded_on``, ``source_url``, matched the same way in every format:
+without case and surrounding spaces (``ACL: [hr]`` is ``acl``), and two keys
+naming one field (``acl`` and ``ACL``) reject the document (``reserved_keys``).
+Other keys are ignored (a BEIR line carries its own). Values YAML reads as something else (``version: 4.10`` as a float)
 are refused with a hint instead of silently changed. Formats that hold only
 text (Word custom properties, a reStructuredText field list) go through
 ``text_fields`` first: ``acl`` there is a comma-separated list.
@@ -90,10 +92,30 @@ class Metadata(Record):
         return self
 
 
+def reserved_keys(data: dict[Any, Any], source: str) -> dict[Any, Any]:
+    """``data`` with every key that names a metadata field, whatever its case or spaces, spelled as the field.
+
+    ``ACL: [hr]`` in front matter was ignored while Word and reStructuredText read it: the page was served to
+    everyone. Now a key is read the same everywhere; two keys naming one field reject the document, naming both.
+    """
+    out: dict[Any, Any] = {}
+    seen: dict[str, Any] = {}
+    for key, value in data.items():
+        name = key.strip().lower() if isinstance(key, str) else None
+        if name is None or name not in Metadata.model_fields:
+            out[key] = value
+            continue
+        if name in seen:
+            raise DocumentRejected(source, f"metadata keys {seen[name]!r} and {key!r} both name '{name}'; keep one")
+        seen[name] = key
+        out[name] = value
+    return out
+
+
 def validate_metadata(data: dict[str, Any], source: str) -> Metadata:
-    """Validate metadata; a bad value rejects the document with the field and the rule."""
+    """Validate metadata (keys matched by ``reserved_keys``); a bad value rejects the document with the field."""
     try:
-        meta = Metadata.model_validate(data)
+        meta = Metadata.model_validate(reserved_keys(data, source))
     except ValidationError as exc:
         raise DocumentRejected(source, plain_validation_message(exc, where="metadata")) from None
     # A YAML or JSON "\ud800" escape decodes to a lone surrogate that no later step can encode.
@@ -122,7 +144,7 @@ def _load_toml_mapping(text: str, source: str) -> dict[str, Any]:
     import tomllib
 
     try:
-        return tomllib.loads(text)
+        return reserved_keys(tomllib.loads(text), source)
     except tomllib.TOMLDecodeError as exc:
         raise DocumentRejected(source, f"broken TOML metadata: {exc}") from None
 
@@ -144,7 +166,7 @@ def _load_json_mapping(text: str, source: str) -> dict[str, Any]:
         raise DocumentRejected(source, f"broken JSON metadata: {exc}") from None
     if not isinstance(data, dict):
         raise DocumentRejected(source, "JSON metadata must be an object")
-    return data
+    return reserved_keys(data, source)
 
 
 @functools.cache
@@ -190,7 +212,7 @@ def load_yaml_mapping(text: str, source: str) -> dict[str, Any]:
         return {}
     if not isinstance(data, dict):
         raise DocumentRejected(source, "YAML metadata must be a mapping of keys to values")
-    return data
+    return reserved_keys(data, source)
 
 
 def text_fields(fields: list[tuple[str, str]], source: str) -> dict[str, Any]:

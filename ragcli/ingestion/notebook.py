@@ -18,7 +18,7 @@ import re
 import warnings
 from typing import Any
 
-from ..errors import DocumentRejected
+from ..errors import DocumentRejected, DuplicateKey, strict_json
 from . import mdwriter as md
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -40,11 +40,24 @@ def notebook_to_markdown(text: str, source: str) -> str:
     return md.join(blocks)
 
 
+def _check_strict(text: str, source: str) -> None:
+    """Strict JSON, as every other JSON input: a key given twice rejects the notebook (nbformat keeps the last)."""
+    import json
+
+    try:
+        strict_json(text)
+    except DuplicateKey as exc:
+        raise DocumentRejected(source, f"not a Jupyter notebook ragcli reads: {exc}; remove one") from None
+    except (json.JSONDecodeError, RecursionError):
+        pass  # nbformat says what is wrong with it
+
+
 def _read(text: str, source: str) -> Any:
     """Any notebook format version, upgraded to version 4; the schema is not enforced (Jupyter opens such files too)."""
     from nbformat import convert, reader
 
     logging.getLogger("traitlets").setLevel(logging.CRITICAL)  # nbformat logs its conversions to stderr
+    _check_strict(text, source)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -38,8 +38,10 @@ class OcrLimits:
 
     pages: int = 100
     """Pages OCRed per document at most: the rest of a longer scan is left unread (and reported)."""
-    seconds: float = 120.0
-    """OCR time per document at most: a page is not started once this is spent."""
+    seconds: float = 90.0
+    """OCR time per document at most: a page is not started once this is spent. Under the parse worker's wall
+    limit (``RAGCLI_PARSE_WALL_SECONDS``, 120 by default), so a long scan ends as pages left unread, not as
+    the whole document rejected."""
 
 
 @functools.cache

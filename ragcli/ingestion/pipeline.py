@@ -23,16 +23,18 @@ from ..index.manifest import ModelEntry
 from ..index.previous import PreviousGeneration
 from ..index.writer import NewGeneration, WriteLock, write_generation, write_lock
 from ..passage import Passage
-from ..settings import index_root
+from ..principal import suspicious_character
+from ..settings import ParseLimits, index_root, parse_limits
 from ..structure import Embedded, embed_passages
 from .changes import acl_warnings, check_root, check_unique, settle_previous
 from .chunking import CHUNKER_VERSION, chunk_document
 from .folder import Folder, open_folder
 from .incremental import Incremental, Loaded
-from .loaders import Document, load_file, load_jsonl
+from .loaders import Document
 from .progress import Progress
-from .report import IngestReport, PdfReport, UnreadPdf
+from .report import IngestReport, ParsingLimits, PdfReport, UnreadPdf
 from .sources import DEFAULT_MAX_FILE_BYTES, SourceFile, file_fingerprint
+from .workers import Parsed, ParseTask, Refused, parser
 
 PASSAGE_IDS = 3
 """How passage IDs are made (3: a version carries its text's hash); part of every fingerprint, so a change re-chunks."""
@@ -41,6 +43,14 @@ if TYPE_CHECKING:
     import numpy as np
 
     from .pdf import PdfPages
+
+
+@dataclass(frozen=True)
+class _Ready:
+    """One file's outcome known in this process: rejected when read, reused, or parsed and cut."""
+
+    src: SourceFile
+    items: list[Loaded | DocumentRejected | Empty]
 
 
 @dataclass(frozen=True)
@@ -89,6 +99,7 @@ def ingest(
     replace: bool = False,
     shared_index: bool = False,
     quantize: bool = False,
+    limits: ParseLimits | None = None,
 ) -> IngestReport:
     """Ingest ``path`` (a folder or one file) into ``tenant``'s index and publish it atomically.
 
@@ -97,7 +108,8 @@ def ingest(
     ``keep_on_error`` keeps the indexed version of a document whose file is rejected now (else it is
     withdrawn); ``replace`` lets another folder replace the one the tenant was ingested from;
     ``shared_index`` allows an index directory others may write (a team's shared folder);
-    ``quantize`` also writes the vectors' int8 codes (``index.dense``), kept by every later ingest.
+    ``quantize`` also writes the vectors' int8 codes (``index.dense``), kept by every later ingest; ``limits``
+    bound what parsing one file may cost (default: ``settings.parse_limits()``, the RAGCLI_PARSE_* variables).
     """
     started = time.perf_counter()
     run = _Run(
@@ -107,6 +119,7 @@ def ingest(
         max_file_bytes,
         progress or Progress(),
         embedding or LocalEmbedding(),
+        limits or parse_limits(),
     )
     run.report.index = str(index_root(index).absolute())
     with open_folder(path) as folder, write_lock(index_root(index), tenant, shared=shared_index) as lock:
@@ -132,14 +145,16 @@ class _Run:
         max_file_bytes: int,
         progress: Progress,
         embedding: EmbeddingBackend,
+        limits: ParseLimits,
     ) -> None:
         self.tenant = tenant
+        self.limits = limits
         self.default_acl = default_acl
         self.embedder = embedder
         self.embedding = embedding
         self.max_file_bytes = max_file_bytes
         self.progress = progress
-        self.report = IngestReport(tenant=tenant)
+        self.report = IngestReport(tenant=tenant, limits=ParsingLimits.of(limits))
         self.quantize = False
         """Write the vectors' int8 codes too (``ingest --quantize``, or the generation replaced had them)."""
         self.model = ModelEntry(
@@ -169,6 +184,7 @@ class _Run:
         check_root(recorded, root, diff, items, self.tenant, replace=replace)
         check_unique(items, root)
         acl_warnings(items, self.report)
+        self._confusable_warnings(items)
         self._count(items, loaded, diff)
         docs = self.report.documents
         unchanged = (
@@ -188,7 +204,11 @@ class _Run:
     # -- loading ----------------------------------------------------------------
 
     def _load_all(self, folder: Folder, diff: Incremental) -> tuple[dict[str, Loaded], set[str]]:
-        """Every source under the folder loaded (or reused), and the files (or folders) that failed to load."""
+        """Every source under the folder loaded (or reused), and the files (or folders) that failed to load.
+
+        Files are read here (through the folder's descriptor) and parsed by ``workers`` (other processes, under
+        limits); whatever goes wrong with one file is that file's rejection, and the rest are loaded.
+        """
         found = folder.discover()
         files = found.files
         self.report.files = len(files) + len(found.rejected)
@@ -199,9 +219,12 @@ class _Run:
             failed.add(r.source)
         self.progress.files(len(files))
         loaded: dict[str, Loaded] = {}
-        for src in files:
-            try:
-                for item in self._load_source(folder, src, diff):
+        pool = parser(self.limits)
+        try:
+            for done in pool.run(self._jobs(folder, files, diff)):
+                ready = done if isinstance(done, _Ready) else self._parsed(*done, diff)
+                src = ready.src
+                for item in ready.items:
                     if isinstance(item, Empty):
                         self.report.empty.append(item.source)
                     elif isinstance(item, DocumentRejected):
@@ -212,34 +235,48 @@ class _Run:
                         self.report.reject(item.key, f"duplicate document id '{doc_id}' in one source")
                     else:
                         loaded[item.key] = item
-            except DocumentRejected as rej:
-                self.report.reject(rej.source, rej.reason)
-                failed.add(str(src.path))
-            self.progress.file_done()
+                self.progress.file_done()
+        finally:
+            pool.close()
         return loaded, failed
 
-    def _load_source(
-        self, folder: Folder, src: SourceFile, diff: Incremental
-    ) -> Iterator[Loaded | DocumentRejected | Empty]:
-        """Loaded items (or rejections) for one file: one per JSONL line, else one. The file is read once."""
-        data = folder.read(src, self.max_file_bytes)
-        if src.is_jsonl:
-            for item in load_jsonl(src, data, default_acl=self.default_acl, salt=self.salt):
-                yield (
-                    item
-                    if isinstance(item, DocumentRejected)
-                    else self._passages(f"{src.path}::{item.doc_id}", item, diff)
-                )
-            return
-        key = str(src.path)
-        recorded = diff.fingerprint_of(key)
-        if recorded is not None and file_fingerprint(src, data, self.default_acl, self.salt) == recorded:
-            reused = diff.reuse(key)  # an unchanged file costs one read and one hash
-            if reused is not None:
-                yield reused
-                return
-        doc = load_file(src, data, default_acl=self.default_acl, salt=self.salt, max_bytes=self.max_file_bytes)
-        yield self._passages(key, doc, diff)
+    def _jobs(self, folder: Folder, files: list[SourceFile], diff: Incremental) -> Iterator[_Ready | ParseTask]:
+        """Per file: what is known without parsing it (unreadable, unchanged and reused), else a task to parse it."""
+        for src in files:
+            try:
+                data = folder.read(src, self.max_file_bytes)
+            except DocumentRejected as rejected:
+                yield _Ready(src, [rejected])
+                continue
+            key = str(src.path)
+            recorded = None if src.is_jsonl else diff.fingerprint_of(key)
+            if recorded is not None and file_fingerprint(src, data, self.default_acl, self.salt) == recorded:
+                reused = diff.reuse(key)  # an unchanged file costs one read and one hash
+                if reused is not None:
+                    yield _Ready(src, [reused])
+                    continue
+            yield ParseTask(src, data, self.default_acl, self.salt, self.max_file_bytes)
+
+    def _parsed(self, task: ParseTask, parsed: Parsed, diff: Incremental) -> _Ready:
+        """A parsed file's documents cut into passages (or its rejections)."""
+        src = task.src
+        items: list[Loaded | DocumentRejected | Empty] = []
+        for item in parsed:
+            if isinstance(item, Refused):
+                items.append(item.error())
+                continue
+            key = f"{src.path}::{item.doc_id}" if src.is_jsonl else str(src.path)
+            for what, count in item.left_out:
+                self.report.left_out[what] = self.report.left_out.get(what, 0) + count
+                self.report.warn(item.source, f"{count:,} {what} left out: what a reader does not see is not indexed")
+            try:
+                items.append(self._passages(key, item, diff))
+            except DocumentRejected as rejected:
+                items.append(rejected)
+            except (RecursionError, MemoryError, ValueError, KeyError, IndexError) as exc:
+                # The text came through its parser; a pathological text must still cost only its document.
+                items.append(DocumentRejected(item.source, f"could not be cut into passages ({type(exc).__name__})"))
+        return _Ready(src, items)
 
     def _passages(self, key: str, doc: Document, diff: Incremental) -> Loaded | Empty:
         if diff.fingerprint_of(key) == doc.fingerprint:
@@ -255,6 +292,20 @@ class _Run:
         return Loaded.fresh(key, doc, passages)
 
     # -- deciding ---------------------------------------------------------------
+
+    def _confusable_warnings(self, items: list[Loaded]) -> None:
+        """Warn about an ACL entry holding an invisible or look-alike character: it grants nobody it seems to."""
+        warned: set[str] = set()
+        for item in items:
+            for entry in item.passages[0].acl if item.passages else ():
+                found = suspicious_character(entry.removeprefix("user:"))
+                if found is not None and entry not in warned:
+                    warned.add(entry)
+                    self.report.warn(
+                        item.file,
+                        f"ACL entry {entry!r} holds {found}: it matches only a group spelled with that same "
+                        "character, not the name it looks like",
+                    )
 
     def _count(self, items: list[Loaded], loaded: dict[str, Loaded], diff: Incremental) -> None:
         docs = self.report.documents

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field, field_serializer
 
 from ..record import Record
+from ..settings import ParseLimits
 
 
 class Rejection(Record):
@@ -68,6 +69,25 @@ class PdfReport(Record):
     unread: list[UnreadPdf] = Field(default_factory=list)
 
 
+class ParsingLimits(Record):
+    """What parsing one file could cost before it was rejected (``RAGCLI_PARSE_*``; ``ingestion.workers``)."""
+
+    workers: int
+    """Parsing processes; 0: files were parsed in the ingesting process, without the limits below."""
+    cpu_seconds: int
+    wall_seconds: int
+    memory_mb: int
+
+    @classmethod
+    def of(cls, limits: ParseLimits) -> ParsingLimits:
+        return cls(
+            workers=limits.workers,
+            cpu_seconds=limits.cpu_seconds,
+            wall_seconds=limits.wall_seconds,
+            memory_mb=limits.memory_mb,
+        )
+
+
 class IngestReport(Record):
     """What one ingest did; its JSON is what ``ingest --json`` prints."""
 
@@ -92,6 +112,10 @@ class IngestReport(Record):
     """Why every document was read and cut again: the published index was built by another chunker or model."""
     pdf: PdfReport | None = Field(default=None, exclude_if=lambda v: v is None)
     """Only when a PDF page had no text layer: OCR's work and limits, and the pages left unread."""
+    left_out: dict[str, int] = Field(default_factory=dict)
+    """Text left out on purpose, by kind, over the documents parsed: ``{"runs of hidden text (w:vanish)": 2}``."""
+    limits: ParsingLimits | None = None
+    """The limits each file was parsed under."""
     published: bool = Field(default=False, exclude=True)
     """Whether a new generation was published (False when nothing changed)."""
     files: int = Field(default=0, exclude=True)

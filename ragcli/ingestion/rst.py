@@ -167,6 +167,8 @@ def _lenient_lookups() -> Iterator[None]:
     find_directive, find_role = directives.directive, roles.role
 
     def directive(name: str, language: Any, document: Any) -> tuple[Any, list[Any]]:
+        if name.lower() == "date":  # the ingest day in the text would make passage IDs depend on the day
+            return _no_date(), []
         if name.lower() in _SPHINX_CODE:  # Sphinx's options (:caption:, :linenos:) would fail docutils' own
             return _unknown_directive(), []
         found, messages = find_directive(name, language, document)
@@ -181,6 +183,22 @@ def _lenient_lookups() -> Iterator[None]:
         yield
     finally:
         directives.directive, roles.role = find_directive, find_role
+
+
+def _no_date() -> Any:
+    """``.. |d| date::`` as nothing: its text is the day of the ingest, not of the document (``|d|`` reads as "")."""
+    from docutils import nodes
+    from docutils.parsers.rst import Directive
+
+    class NoDate(Directive):  # type: ignore[misc]  # docutils ships no types: Directive is Any
+        optional_arguments = 1
+        final_argument_whitespace = True
+        has_content = False
+
+        def run(self) -> list[Any]:
+            return [nodes.Text("")]
+
+    return NoDate
 
 
 def _unknown_directive() -> Any:

