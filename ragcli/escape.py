@@ -11,7 +11,8 @@ command that writes to it escapes the same way.
 - Markdown that is rendered (``search --format md``, ``eval --summary``):
   ``& < >`` become entities, so raw HTML from a document is shown, never
   rendered; text is cut *before* it is escaped, so a cut never falls inside an
-  entity and never leaves a tag half open;
+  entity and never leaves a tag half open; a code span (a backtick run and its
+  closing run) is literal in Markdown, HTML included, so it is left as written;
 - a command line (``search --format files``): a path beginning with ``-`` is
   written ``./-name``, so ``xargs grep`` cannot read it as an option.
 """
@@ -19,6 +20,7 @@ command that writes to it escapes the same way.
 from __future__ import annotations
 
 import html
+import re
 
 SPREADSHEET_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 """First characters that make a spreadsheet read a cell as a formula (OWASP, "CSV Injection")."""
@@ -34,9 +36,21 @@ def cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: max(0, limit - 3)] + "..."
 
 
+_CODE_SPAN = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
+"""A CommonMark code span: a run of backticks, then text, then a run of the same length."""
+
+
 def markdown_text(text: str) -> str:
-    """Text for rendered Markdown (a table cell, a summary): HTML shown as text, table pipes escaped."""
-    return html.escape(text, quote=False).replace("|", "\\|")
+    """Text for rendered Markdown (a table cell, a summary): HTML shown as text, table pipes escaped.
+
+    Inside a code span nothing is rendered, so ``&lt;`` there would be shown as written: the span keeps its
+    ``<`` and ``&`` (only its pipes are escaped, which GitHub's tables honour in code too)."""
+    out, at = [], 0
+    for span in _CODE_SPAN.finditer(text):
+        out += [html.escape(text[at : span.start()], quote=False), span.group(0)]
+        at = span.end()
+    out.append(html.escape(text[at:], quote=False))
+    return "".join(out).replace("|", "\\|")
 
 
 def path_argument(path: str) -> str:

@@ -23,6 +23,8 @@ BAD_TENANTS = ["../x", "/abs", "A B", "a/b", "", "x" * 65]
 
 REPORT_KEYS = {
     "tenant",
+    "left_out",
+    "limits",
     "root",
     "documents",
     "passages",

@@ -283,8 +283,12 @@ principal_shaped = st.fixed_dictionaries(
     {"user": names | st.sampled_from(["  kim  ", "", "   ", "k" * 257]), "tenant": good_tenants | bad_tenants},
     optional={"groups": st.lists(names | st.sampled_from(["", "  ", "g" * 257]), max_size=5), "admin": json_values},
 )
+# Valid names are of one script: a user file refuses an invisible or mixed-script name (U+200B, a Cyrillic е).
+plain_names = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9._@ -]{0,19}", fullmatch=True) | st.from_regex(
+    r"[а-яё][а-яё0-9._-]{0,19}", fullmatch=True
+)
 valid_principals = st.fixed_dictionaries(
-    {"user": names, "tenant": good_tenants}, optional={"groups": st.lists(names, max_size=5)}
+    {"user": plain_names, "tenant": good_tenants}, optional={"groups": st.lists(plain_names, max_size=5)}
 )
 principal_objects = st.one_of(
     valid_principals,

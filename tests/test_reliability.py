@@ -331,7 +331,7 @@ def test_a_bm25_write_failure_is_reported_and_leaves_the_previous_index(tmp_path
         [sys.executable, "-c", _FEW_DESCRIPTORS, *map(str, _ingest_cmd(folder, root))],
         capture_output=True,
         text=True,
-        env=clean_env(),
+        env=clean_env({"RAGCLI_PARSE_WORKERS": "0"}),  # parse in-process: the descriptors left are the BM25 writer's
         timeout=300,
     )
     line = assert_one_error_line(proc, "previous index is unchanged", f"tenant '{TENANT}'")

@@ -26,6 +26,7 @@ from starlette.authentication import AuthCredentials, AuthenticationBackend
 from starlette.requests import HTTPConnection
 
 from ..principal import Principal
+from ..record import Record
 from .config import ServeConfig, resolve_path
 from .keys import PREFIX, ApiKeys
 from .refusal import MAX_TOKEN_CHARS, Refused
@@ -37,8 +38,9 @@ REFUSED_KEY = "ragcli.refused"
 API_KEY_ISSUER = "ragcli:api-key"
 
 
-class PrincipalToken(AccessToken):
-    """The SDK's ``AccessToken`` carrying the principal it proved (not shown to clients)."""
+class PrincipalToken(AccessToken, Record):
+    """The SDK's ``AccessToken`` carrying the principal it proved (not shown to clients); a ``Record`` as every
+    ragcli model, so its validator is built on first use, not at import."""
 
     principal: Principal
 
