@@ -86,7 +86,11 @@ def _check(root: Path, lines: list[str], span: str) -> None:
     }
     for fmt, snippet in shown.items():
         for piece in wanted:
-            assert flat(piece) in snippet.replace("**", "") if fmt == "md" else flat(piece) in snippet, (fmt, piece)
+            # md bolds the matched words: compare without bold markers on both sides (a code line may be `**`).
+            shown_text, want = (
+                (snippet.replace("**", ""), flat(piece).replace("**", "")) if fmt == "md" else (snippet, flat(piece))
+            )
+            assert want in shown_text, (fmt, piece)
     assert files.stdout == "zebrafish.md\n"
     tty = cli_tty(*search, columns=400)
     assert tty.returncode == 0, tty.stderr
@@ -124,7 +128,7 @@ def test_a_subscript_pair_in_code_is_not_a_reference_link() -> None:
     assert readable("[Fastway](https://x.example/cdn), <https://y.example>") == "Fastway, https://y.example"
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60, deadline=None, derandomize=True)
 @given(lines=st.lists(code_line, min_size=1, max_size=4), span=code_span)
 @example(lines=["print(repr(exc.errors()[0]['type']))", "x = [a][b] | [c](d)"], span="a[0][1]")
 def test_the_renderer_keeps_code_whole(lines, span) -> None:  # type: ignore[no-untyped-def]
@@ -141,16 +145,17 @@ def test_the_renderer_keeps_code_whole(lines, span) -> None:  # type: ignore[no-
 
 
 @pytest.mark.slow
-@settings(max_examples=2, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=2, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(lines=st.lists(code_line, min_size=1, max_size=3), span=code_span)
 @example(lines=["print(repr(exc.errors()[0]['type']))", "x = [a][b] | c\t*_d_*"], span="a[0][1]")
+@example(lines=["**", "<img src=x> & <"], span="0")  # bold markers and HTML in code: md keeps both as written
 def test_code_prints_intact_in_every_text_format(tmp_path_factory, embedder, lines, span) -> None:  # type: ignore[no-untyped-def]
     root = _folder(tmp_path_factory.mktemp("fidelity"), lines, span, embedder)
     _check(root, lines, span)
 
 
 @pytest.mark.slow
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=12, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(lines=st.lists(code_line, min_size=1, max_size=3), span=code_span)
 def test_code_prints_intact_in_every_text_format_many(tmp_path_factory, embedder, lines, span) -> None:  # type: ignore[no-untyped-def]
     root = _folder(tmp_path_factory.mktemp("fidelity"), lines, span, embedder)
