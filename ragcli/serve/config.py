@@ -111,6 +111,28 @@ class ServeConfig(Record):
         return self
 
 
+def read_capped(path: Path, limit: int, where: str, limit_text: str) -> tuple[tuple[int, int], bytes]:
+    """A server-side file's (mtime, size) stamp and its bytes, at most ``limit`` of them: a file the server
+    cannot read, or one over the limit, is one ``error:`` line naming ``where``."""
+    try:
+        stat = path.stat()
+        with path.open("rb") as fh:
+            raw = fh.read(limit + 1)
+    except OSError as exc:
+        raise InputError(f"cannot read {where}: {exc.strerror or exc}") from None
+    if len(raw) > limit:
+        raise InputError(f"{where} is larger than {limit_text}")
+    return (stat.st_mtime_ns, stat.st_size), raw
+
+
+def toml_table(raw: bytes, where: str) -> dict[str, object]:
+    """``raw`` read as UTF-8 TOML; anything else is one ``error:`` line naming ``where``."""
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise InputError(f"{where} is not valid TOML: {exc}") from None
+
+
 def load_config(path: str | Path) -> tuple[ServeConfig, Path]:
     """Read and validate the configuration file; the directory relative paths in it start from.
 
@@ -118,19 +140,10 @@ def load_config(path: str | Path) -> tuple[ServeConfig, Path]:
     """
     path = Path(path)
     where = f"config file {path}"
-    try:
-        if path.exists() and not path.is_file():
-            raise InputError(f"cannot read {where}: not a regular file")
-        with path.open("rb") as fh:
-            raw = fh.read(MAX_CONFIG_BYTES + 1)
-    except OSError as exc:
-        raise InputError(f"cannot read {where}: {exc.strerror or exc}") from None
-    if len(raw) > MAX_CONFIG_BYTES:
-        raise InputError(f"{where} is larger than 256 KiB")
-    try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise InputError(f"{where} is not valid TOML: {exc}") from None
+    if path.exists() and not path.is_file():
+        raise InputError(f"cannot read {where}: not a regular file")
+    _, raw = read_capped(path, MAX_CONFIG_BYTES, where, "256 KiB")
+    data = toml_table(raw, where)
     try:
         config = ServeConfig.model_validate(as_tuples(data))
     except ValidationError as exc:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 import secrets
 import threading
-import tomllib
 from pathlib import Path
 from typing import Annotated
 
@@ -29,7 +28,7 @@ from pydantic import ConfigDict, Field, StringConstraints, ValidationError
 from ..errors import InputError, plain_validation_message
 from ..principal import Principal
 from ..record import Record
-from .config import as_tuples
+from .config import as_tuples, read_capped, toml_table
 from .refusal import Refused
 
 PREFIX = "rgk_"
@@ -78,18 +77,8 @@ class ApiKeys:
 
     def _read(self) -> tuple[tuple[int, int], dict[str, Principal]]:
         where = f"API key file {self.path}"
-        try:
-            stat = self.path.stat()
-            with self.path.open("rb") as fh:
-                raw = fh.read(MAX_KEYS_BYTES + 1)
-        except OSError as exc:
-            raise InputError(f"cannot read {where}: {exc.strerror or exc}") from None
-        if len(raw) > MAX_KEYS_BYTES:
-            raise InputError(f"{where} is larger than 4 MiB")
-        try:
-            data = tomllib.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-            raise InputError(f"{where} is not valid TOML: {exc}") from None
+        stamp, raw = read_capped(self.path, MAX_KEYS_BYTES, where, "4 MiB")
+        data = toml_table(raw, where)
         try:
             entries = KeyFile.model_validate(as_tuples(data)).key
             principals = {
@@ -98,7 +87,7 @@ class ApiKeys:
             }
         except ValidationError as exc:
             raise InputError(plain_validation_message(exc, where=where)) from None
-        return (stat.st_mtime_ns, stat.st_size), principals
+        return stamp, principals
 
     def _fresh(self) -> dict[str, Principal]:
         """The principals, re-read first when the file changed (a removed entry is a revoked key)."""

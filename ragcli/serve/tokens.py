@@ -24,7 +24,7 @@ from pydantic import ValidationError
 
 from ..errors import InputError
 from ..principal import Principal
-from .config import ASYMMETRIC, OidcSection, resolve_path
+from .config import ASYMMETRIC, OidcSection, read_capped, resolve_path
 from .refusal import MAX_TOKEN_CHARS, Refused
 
 if TYPE_CHECKING:
@@ -121,15 +121,9 @@ class _FileKeys:
         self._stamp, self._keys = self._read()
 
     def _read(self) -> tuple[tuple[int, int], dict[str, jwt.PyJWK]]:
-        try:
-            stat = self.path.stat()
-            with self.path.open("rb") as fh:
-                raw = fh.read(MAX_JWKS_BYTES + 1)
-        except OSError as exc:
-            raise InputError(f"cannot read JWKS file {self.path}: {exc.strerror or exc}") from None
-        if len(raw) > MAX_JWKS_BYTES:
-            raise InputError(f"JWKS file {self.path} is larger than 1 MiB")
-        return (stat.st_mtime_ns, stat.st_size), _key_set(raw, where=f"JWKS file {self.path}")
+        where = f"JWKS file {self.path}"
+        stamp, raw = read_capped(self.path, MAX_JWKS_BYTES, where, "1 MiB")
+        return stamp, _key_set(raw, where=where)
 
     def key(self, kid: str) -> jwt.PyJWK:
         with self._lock:
