@@ -422,3 +422,21 @@ def test_a_port_in_use_is_one_error_line_and_exit_2(tmp_path: Path, sample_root:
     lines = proc.stderr.strip().splitlines()
     assert proc.returncode == 2 and len(lines) == 1, proc.stderr
     assert lines[0].startswith("error: cannot listen on 127.0.0.1:") and "Traceback" not in proc.stderr
+
+
+def test_server_files_too_large_unreadable_or_not_toml_are_one_error_naming_the_file(tmp_path: Path) -> None:
+    """The config, the API key file and the JWKS file share one bounded reader: each failure is one line."""
+    from ragcli.errors import InputError
+    from ragcli.serve.config import MAX_CONFIG_BYTES, load_config
+    from ragcli.serve.keys import ApiKeys
+
+    big = tmp_path / "big.toml"
+    big.write_bytes(b"#" * (MAX_CONFIG_BYTES + 1))
+    with pytest.raises(InputError, match=r"^config file .*big\.toml is larger than 256 KiB$"):
+        load_config(big)
+    bad = tmp_path / "bad.toml"
+    bad.write_bytes(b"[server\n")
+    with pytest.raises(InputError, match=r"^config file .*bad\.toml is not valid TOML: "):
+        load_config(bad)
+    with pytest.raises(InputError, match=r"^cannot read API key file .*missing\.toml: No such file or directory$"):
+        ApiKeys(tmp_path / "missing.toml", ("acme",))
