@@ -28,7 +28,7 @@ from .. import __version__
 from ..answer.outcome import AnswerJson
 from ..errors import RagcliError, error_line
 from ..search.response import SearchJson
-from .service import DOCUMENTS_URI, DocumentsJson, Service, log
+from .service import DOCUMENTS_URI, DocumentsJson, Service, ToolReply, log
 from .tools import INPUTS, TITLES, ToolName, description, input_schema
 
 if TYPE_CHECKING:
@@ -78,6 +78,29 @@ def tool_list() -> list[types.Tool]:
     ]
 
 
+def tool_result(reply: ToolReply) -> types.CallToolResult:
+    """A tool call's reply as MCP sends it: the one error line, or the ``--json`` object as data and as text."""
+    if reply.error is not None:
+        return types.CallToolResult(content=[types.TextContent(text=error_line(reply.error))], is_error=True)
+    # The --json object as the CLI serialises it (the wire model's own JSON), as data and as text.
+    return types.CallToolResult(content=[types.TextContent(text=reply.text or "")], structured_content=reply.data)
+
+
+def check_documents_uri(uri: object) -> None:
+    """The one resource there is; any other URI is the protocol's "not found"."""
+    if str(uri) != DOCUMENTS_URI:
+        raise MCPError(code=RESOURCE_NOT_FOUND, message="Resource not found", data={"uri": str(uri)[:200]})
+
+
+def documents_result(listing: DocumentsJson) -> types.ReadResourceResult:
+    """The documents resource's contents: the listing as JSON."""
+    return types.ReadResourceResult(
+        contents=[
+            types.TextResourceContents(uri=DOCUMENTS_URI, mime_type="application/json", text=listing.model_dump_json())
+        ]
+    )
+
+
 def build_server(service: Service) -> Server[Any]:
     """The low-level SDK server whose handlers call ``service``."""
     tools = tool_list()
@@ -98,10 +121,7 @@ def build_server(service: Service) -> Server[Any]:
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
         reply = await anyio.to_thread.run_sync(service.call, params.name, params.arguments)
-        if reply.error is not None:
-            return types.CallToolResult(content=[types.TextContent(text=error_line(reply.error))], is_error=True)
-        # The --json object as the CLI serialises it (the wire model's own JSON), as data and as text.
-        return types.CallToolResult(content=[types.TextContent(text=reply.text or "")], structured_content=reply.data)
+        return tool_result(reply)
 
     async def list_resources(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -111,8 +131,7 @@ def build_server(service: Service) -> Server[Any]:
     async def read_resource(
         ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
-        if str(params.uri) != DOCUMENTS_URI:
-            raise MCPError(code=RESOURCE_NOT_FOUND, message="Resource not found", data={"uri": str(params.uri)[:200]})
+        check_documents_uri(params.uri)
         try:
             listing: DocumentsJson = await anyio.to_thread.run_sync(service.documents)
         except RagcliError as exc:  # a damaged index: an error for this read, never the end of the server
@@ -122,13 +141,7 @@ def build_server(service: Service) -> Server[Any]:
             raise MCPError(
                 code=types.INTERNAL_ERROR, message="internal error; the server log (stderr) has the details"
             ) from None
-        return types.ReadResourceResult(
-            contents=[
-                types.TextResourceContents(
-                    uri=DOCUMENTS_URI, mime_type="application/json", text=listing.model_dump_json()
-                )
-            ]
-        )
+        return documents_result(listing)
 
     server: Server[Any] = Server(
         "ragcli",

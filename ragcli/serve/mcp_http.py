@@ -20,7 +20,7 @@ from mcp.shared.exceptions import MCPError
 
 from .. import __version__
 from ..errors import RagcliError, error_line
-from ..mcp.server import RESOURCE_NOT_FOUND, tool_list
+from ..mcp.server import check_documents_uri, documents_result, tool_list, tool_result
 from ..mcp.service import DOCUMENTS_URI, DocumentsJson, Service, ToolReply
 from .credentials import PrincipalToken
 from .limits import Overloaded, Pool
@@ -87,13 +87,11 @@ def build_mcp_server(pool: Pool, metrics: Metrics) -> Server[Any]:
             reply: ToolReply = await pool.run(lambda w: _service(principal, w).call(params.name, params.arguments))
         except Overloaded:
             return types.CallToolResult(content=[types.TextContent(text=error_line(OVERLOADED))], is_error=True)
-        if reply.error is not None:
-            return types.CallToolResult(content=[types.TextContent(text=error_line(reply.error))], is_error=True)
-        if reply.data is not None and params.name == "ask":
+        if reply.error is None and reply.data is not None and params.name == "ask":
             metrics.dispositions.labels(
                 disposition=str(reply.data.get("disposition")), reason=str(reply.data.get("reason") or "")
             ).inc()
-        return types.CallToolResult(content=[types.TextContent(text=reply.text or "")], structured_content=reply.data)
+        return tool_result(reply)
 
     async def list_resources(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -103,8 +101,7 @@ def build_mcp_server(pool: Pool, metrics: Metrics) -> Server[Any]:
     async def read_resource(
         ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
-        if str(params.uri) != DOCUMENTS_URI:
-            raise MCPError(code=RESOURCE_NOT_FOUND, message="Resource not found", data={"uri": str(params.uri)[:200]})
+        check_documents_uri(params.uri)
         principal = _principal()
         try:
             listing: DocumentsJson = await pool.run(lambda w: _service(principal, w).documents())
@@ -112,10 +109,7 @@ def build_mcp_server(pool: Pool, metrics: Metrics) -> Server[Any]:
             raise MCPError(code=types.INTERNAL_ERROR, message=OVERLOADED) from None
         except RagcliError as exc:
             raise MCPError(code=types.INTERNAL_ERROR, message=exc.message) from None
-        text = listing.model_dump_json()
-        return types.ReadResourceResult(
-            contents=[types.TextResourceContents(uri=DOCUMENTS_URI, mime_type="application/json", text=text)]
-        )
+        return documents_result(listing)
 
     return Server(
         "ragcli",
