@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import io
 import json
 import random
 import re
@@ -69,43 +68,12 @@ def make_pdf(pages: list[str], outline: Sequence[tuple[str, int, int | None]] = 
     """A small valid PDF written with pypdf: each page's lines (split at "\\n") in Helvetica, one under the other.
 
     ``outline`` adds bookmarks in order: (title, page index, index of the parent bookmark in
-    ``outline`` or None for a top-level one).
+    ``outline`` or None for a top-level one). The PDF tests' own builder (``pdf_files``, which also draws
+    tables) writes it.
     """
-    from pypdf import PdfWriter
-    from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
+    from .pdf_files import make_pdf as build
 
-    writer = PdfWriter()
-    font = writer._add_object(
-        DictionaryObject(
-            {
-                NameObject("/Type"): NameObject("/Font"),
-                NameObject("/Subtype"): NameObject("/Type1"),
-                NameObject("/BaseFont"): NameObject("/Helvetica"),
-            }
-        )
-    )
-    for text in pages:
-        page = writer.add_blank_page(612, 792)
-        page[NameObject("/Resources")] = DictionaryObject(
-            {NameObject("/Font"): DictionaryObject({NameObject("/F1"): font})}
-        )
-        stream = DecodedStreamObject()
-        shown = []
-        for line in text.split("\n"):
-            escaped = line.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
-            shown.append(b"(" + escaped.encode("latin-1") + b") Tj 0 -16 Td")
-        stream.set_data(b"BT /F1 12 Tf 72 720 Td " + b" ".join(shown) + b" ET")
-        page[NameObject("/Contents")] = writer._add_object(stream)
-    items: list[Any] = []
-    for title, page_index, parent in outline:
-        items.append(
-            writer.add_outline_item(
-                title=title, page_number=page_index, parent=None if parent is None else items[parent]
-            )
-        )
-    buf = io.BytesIO()
-    writer.write(buf)
-    return buf.getvalue()
+    return build(pages, outline)
 
 
 def sentence(rng: random.Random, n: int = 14) -> str:
