@@ -29,12 +29,13 @@ from __future__ import annotations
 import sys
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from ..errors import DocumentRejected
 from ..settings import ParseLimits
+from .crossrefs import resolving
 from .loaders import Document, load_file, load_jsonl
 from .sources import SourceData, SourceFile
 
@@ -64,6 +65,8 @@ class ParseTask:
     default_acl: tuple[str, ...]
     salt: str
     max_bytes: int
+    titles: Mapping[str, str] = field(default_factory=dict)
+    """The titles this file's cross-references show (``references.ReferenceTable.titles_for``)."""
 
 
 Parsed = list[Document | Refused]
@@ -74,10 +77,8 @@ def parse(task: ParseTask, limits: ParseLimits | None = None) -> Parsed:
     """Parse one file; whatever a parser raises becomes that file's rejection (the one boundary)."""
     src = task.src
     try:
-        if src.is_jsonl:
-            items = load_jsonl(src, task.data, default_acl=task.default_acl, salt=task.salt)
-            return [item if isinstance(item, Document) else Refused(item.source, item.reason) for item in items]
-        return [load_file(src, task.data, default_acl=task.default_acl, salt=task.salt, max_bytes=task.max_bytes)]
+        with resolving(task.titles):
+            return _load(task)
     except DocumentRejected as rejected:
         return [Refused(rejected.source, rejected.reason)]
     except MemoryError:
@@ -88,6 +89,14 @@ def parse(task: ParseTask, limits: ParseLimits | None = None) -> Parsed:
     except Exception as exc:  # the point of this boundary: an unforeseen parser error costs this file only
         what = src.format or "JSONL"
         return [Refused(str(src.path), f"the {what} parser failed on it ({_kind(exc)}); not indexed")]
+
+
+def _load(task: ParseTask) -> Parsed:
+    src = task.src
+    if src.is_jsonl:
+        items = load_jsonl(src, task.data, default_acl=task.default_acl, salt=task.salt)
+        return [item if isinstance(item, Document) else Refused(item.source, item.reason) for item in items]
+    return [load_file(src, task.data, default_acl=task.default_acl, salt=task.salt, max_bytes=task.max_bytes)]
 
 
 def _kind(exc: BaseException) -> str:
