@@ -33,7 +33,8 @@ import re
 from collections.abc import Iterator
 
 from . import material
-from .fences import FENCE_OPEN, closes, collect, fenced_chunks, indented_body
+from .fences import FENCE_OPEN, closes, collect, fenced_chunks
+from .fences import indented_body as indented_body  # ``markdown`` reads it from here too
 from .inline_markup import HUGO_SHORTCODE, MDBOOK, code_line, inline
 
 # --------------------------------------------------------------------------- directive fences
