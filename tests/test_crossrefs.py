@@ -19,10 +19,10 @@ import pytest
 from support.corpus import all_passages, write
 
 from ragcli import ingest
-from ragcli.ingestion.crossrefs import resolving, role_text
+from ragcli.ingestion.crossrefs import resolving, role_text, salt_of
 from ragcli.ingestion.dialects import unfold_dialects
 from ragcli.ingestion.folder import open_folder
-from ragcli.ingestion.references import ReferenceTable, salt_of, scan
+from ragcli.ingestion.references import ReferenceTable, scan
 from ragcli.ingestion.rst import rst_to_markdown
 from ragcli.settings import ParseLimits
 
@@ -94,6 +94,13 @@ def _texts(index: Path, tenant: str = "t") -> dict[str, str]:
     return out
 
 
+def _ids(index: Path, tenant: str = "t") -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for p in all_passages(index, tenant):
+        out.setdefault(p.path, set()).add(p.id)
+    return out
+
+
 def _table(root: Path) -> ReferenceTable:
     with open_folder(root) as folder:
         return scan(folder, folder.discover().files, 1 << 20)
@@ -125,15 +132,21 @@ def test_a_retitled_target_recuts_the_files_that_reference_it_and_no_other(tmp_p
     before = _texts(index)
     write(root / "docs" / "config.rst", NOX_CONFIG.replace("Configuring a session's virtualenv\n", "Virtualenvs\n"))
     write(root / "guides" / "introducing_black_to_your_project.md", BLACK_INTRODUCING.replace("_Black_", "Black"))
+    write(root / "syntax" / "math.md", MYST_MATH.replace("# Math shortcuts", "# Math"))
+    ids_before = _ids(index)
     report = ingest(root, "t", index=index, embedder=embedder, default_acl=["everyone"])
     after = _texts(index)
+    ids_after = _ids(index)
     # tutorial.rst and guides/index.md did not change, but what they show of their targets did.
     assert "sessions over at Virtualenvs." in after["docs/tutorial.rst"]
     assert "- Introducing Black to your project" in after["guides/index.md"]  # the same title: same text
+    assert "See Math and `Mode`." in after["guides/index.md"]
     assert after["docs/usage.rst"] == before["docs/usage.rst"]  # its reference has an explicit title
-    assert after["syntax/math.md"] == before["syntax/math.md"]
-    # The two edited files and tutorial.rst are new; guides/index.md's titles are the same, so it is kept.
-    assert report.documents.updated == 3
+    assert ids_after["docs/usage.rst"] == ids_before["docs/usage.rst"]
+    # A passage ID names one text: the Markdown file whose text is unchanged has a new version all the same.
+    assert not ids_after["guides/index.md"] & ids_before["guides/index.md"]
+    # The three edited files, tutorial.rst and guides/index.md are new; usage.rst is kept.
+    assert report.documents.updated == 5
     again = ingest(root, "t", index=index, embedder=embedder, default_acl=["everyone"])
     assert again.documents.updated == 0 and again.generation == report.generation
 

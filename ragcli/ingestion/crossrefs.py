@@ -14,6 +14,8 @@ a suffix) → ``Request``, ``!name`` → ``name``.
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import json
 import re
 from collections.abc import Iterator, Mapping
 from contextvars import ContextVar
@@ -49,6 +51,20 @@ def resolving(titles: Mapping[str, str]) -> Iterator[None]:
         yield
     finally:
         _TITLES.reset(token)
+
+
+def salt_of(titles: Mapping[str, str]) -> str:
+    """What a file's fingerprint and text hash add for its references' titles: a retitled target makes the file
+    new, and its passages a new version (a passage ID names one text); nothing for a file without any."""
+    if not titles:
+        return ""
+    digest = hashlib.sha256(json.dumps(sorted(titles.items()), ensure_ascii=False).encode("utf-8")).hexdigest()
+    return f";refs={digest[:16]}"
+
+
+def active_salt() -> str:
+    """``salt_of`` the titles of the file being rendered."""
+    return salt_of(_TITLES.get())
 
 
 def target_title(role: str, text: str) -> str | None:

@@ -28,12 +28,12 @@ from ..settings import ParseLimits, index_root, parse_limits
 from ..structure import Embedded, embed_passages
 from .changes import acl_warnings, check_root, check_unique, settle_previous
 from .chunking import CHUNKER_VERSION, chunk_document
-from .crossrefs import resolving
+from .crossrefs import resolving, salt_of
 from .folder import Folder, open_folder
 from .incremental import Incremental, Loaded
 from .loaders import Document
 from .progress import Progress
-from .references import ReferenceTable, salt_of
+from .references import ReferenceTable
 from .references import scan as scan_references
 from .report import IngestReport, ParsingLimits, PdfReport, UnreadPdf
 from .sources import DEFAULT_MAX_FILE_BYTES, SourceFile, file_fingerprint

@@ -10,17 +10,15 @@ over every reStructuredText and Markdown file of the folder reads, with regular 
   ``title``, else the first heading, else the file name made readable: ``loaders.title_from_path``).
 
 Each file is then given only the titles *its* references name (``titles_for``): what the parse workers are
-sent, and what goes into the file's fingerprint (``salt_of``), so that a file whose text is unchanged but
+sent, and what goes into the file's fingerprint (``crossrefs.salt_of``), so that a file whose text is unchanged but
 whose reference's target was retitled is cut again, and no other file is.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import posixpath
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -66,14 +64,6 @@ class ReferenceTable:
             if title:
                 out[key(kind, target)] = title
         return out
-
-
-def salt_of(titles: Mapping[str, str]) -> str:
-    """What a file's fingerprint adds for its references' titles: a retitled target makes the file new."""
-    if not titles:
-        return ""
-    digest = hashlib.sha256(json.dumps(sorted(titles.items()), ensure_ascii=False).encode("utf-8")).hexdigest()
-    return f";refs={digest[:16]}"
 
 
 def scan(folder: Folder, files: Iterable[SourceFile], max_bytes: int) -> ReferenceTable:
