@@ -208,3 +208,18 @@ def test_a_document_title_read_on_a_prefix_is_the_loaders_title() -> None:
         assert _first_h1(body) == first_h1(body), page
     tricky = "```\n# in code\n```\n\nText\n\n# Real\n"
     assert _first_h1(tricky) == first_h1(tricky) == "Real"
+
+
+def test_a_document_is_titled_as_the_loaders_title_it(tmp_path: Path) -> None:
+    write(tmp_path / "fields.rst", "Heading\n=======\n\n:title: From the ``field`` list\n\nText.\n")
+    write(tmp_path / "overlined.rst", "=========\n Inset\n=========\n\nText.\n")
+    write(tmp_path / "side.md", "---\ntitle: Front matter\n---\n# Heading\n")
+    write(tmp_path / "side.meta.yaml", "title: From the sidecar\n")
+    write(tmp_path / "no-heading.md", "Just text.\n")
+    write(tmp_path / "refs.md", "{doc}`fields` {doc}`overlined` {doc}`side` {doc}`no-heading`\n")
+    assert _table(tmp_path).titles_for("refs.md") == {
+        "doc:fields": "From the field list",
+        "doc:overlined": "Inset",
+        "doc:side": "From the sidecar",
+        "doc:no-heading": "No heading",
+    }

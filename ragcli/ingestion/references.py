@@ -78,7 +78,10 @@ def scan(folder: Folder, files: Iterable[SourceFile], max_bytes: int) -> Referen
         if text is None:
             continue
         scanned[src.relative] = src
-        labels = _rst_labels(text) if src.format == "rst" else _myst_labels(text)
+        try:
+            labels = _rst_labels(text) if src.format == "rst" else _myst_labels(text)
+        except Exception:  # this pass has no parse boundary: an odd file costs only its labels
+            labels = []
         for label, title in labels:
             table.labels.setdefault(key("ref", label), title)
         refs = {(m.group(1), m.group(2)) for m in _ROLE.finditer(text) if not EXPLICIT_TITLE.match(m.group(2))}
@@ -151,15 +154,33 @@ def _document_title(folder: Folder, src: SourceFile, max_bytes: int) -> str | No
     title = meta.get("title")
     if isinstance(title, str) and title.strip():
         return " ".join(title.split())
-    heading = _first_heading(text, src.format == "rst")
-    return heading or title_from_path(src.relative)
+    try:
+        heading = _first_heading(text, src.format == "rst")
+    except Exception:  # no parse boundary here: an odd page is titled by its name
+        heading = None
+    return " ".join((heading or title_from_path(src.relative)).split())[:300]
 
 
 def _first_heading(text: str, rst: bool) -> str | None:
     if not rst:
         return _first_h1(text)
     lines = text.split("\n")
-    return next((title for n in range(len(lines)) if (title := _rst_title(lines, n))), None)
+    return _rst_field_title(text) or next((title for n in range(len(lines)) if (title := _rst_title(lines, n))), None)
+
+
+_RST_TITLE_FIELD = re.compile(r"^:title:[ \t]+(\S.*?)[ \t]*$", re.IGNORECASE)
+
+
+def _rst_field_title(text: str) -> str | None:
+    """``:title:`` in the field list at the very top or right after the title: the metadata ``rst`` reads."""
+    for block in re.split(r"\n[ \t]*\n", text.strip("\n"), maxsplit=2)[:2]:
+        lines = block.split("\n")
+        if lines[0].startswith(":") and all(line.startswith((":", " ", "\t")) for line in lines):
+            found = next((m.group(1) for line in lines if (m := _RST_TITLE_FIELD.match(line))), None)
+            return _rst_plain(found) if found else None
+        if _rst_title(lines, 0) is None:
+            return None  # the page starts with content: no top field list
+    return None
 
 
 _H1_CANDIDATE = re.compile(r"^(?: {0,3}#[ \t]|=+[ \t]*$)", re.MULTILINE)
@@ -202,12 +223,14 @@ def _rst_labels(text: str) -> list[tuple[str, str]]:
 
 def _rst_title(lines: list[str], n: int) -> str | None:
     """The plain text of a section title starting at line ``n`` (its overline, or its text), if one does."""
-    if n < len(lines) and _ADORNMENT.match(lines[n]):
-        n += 1  # an overline: the title is the next line, underlined the same way
+    overlined = n < len(lines) and bool(_ADORNMENT.match(lines[n]))
+    n += overlined  # an overline: the title is the next line (it may be inset), underlined the same way
     if n + 1 >= len(lines):
         return None
     text, under = lines[n], lines[n + 1]
-    if not text.strip() or text[0].isspace() or _ADORNMENT.match(text) or not _ADORNMENT.match(under):
+    if not text.strip() or (text[0].isspace() and not overlined) or _ADORNMENT.match(text):
+        return None
+    if not _ADORNMENT.match(under):
         return None
     return _rst_plain(text) or None
 
