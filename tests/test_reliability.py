@@ -343,3 +343,53 @@ def test_a_bm25_write_failure_is_reported_and_leaves_the_previous_index(tmp_path
     # half-built directory; the next writer to take the lock does.)
     _lock_is_free(root)
     assert build_dirs(root, TENANT) == []
+
+
+# The same entry point, with ``sys.argv[1]`` descriptors more than are open once
+# ingest's modules are imported: few enough that the parse pool cannot start
+# its first worker (or its second), enough for what the ingest opens before it
+# parses (the lock, the folder, one file being read).
+_DESCRIPTORS_LEFT = """
+import os, resource, sys
+import ragcli.cli, ragcli.cli.ingest, ragcli.ingestion.pipeline, ragcli.ingestion.workers
+limit = len(os.listdir("/proc/self/fd")) + int(sys.argv[1])
+resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
+sys.exit(ragcli.cli.main(sys.argv[2:]))
+"""
+
+
+@pytest.mark.slow
+def test_a_parse_pool_out_of_descriptors_gives_one_error_line_and_keeps_the_index(tmp_path: Path) -> None:
+    """EMFILE while the pool starts a worker: the first one gives one error line (nothing written), a later one
+    leaves the pool to the workers it has; never a traceback."""
+    root = tmp_path / "index"
+    folder = tmp_path / "docs"
+    from ragcli import ingest
+
+    old = write_round(folder, 0, 6)
+    ingest(folder, TENANT, index=root, default_acl=["everyone"], embedder=shared_embedder())
+    gens = generation_dirs(root, TENANT)
+    new = write_round(folder, 1, 8)
+    refused = 0
+    for left in range(8, 48):  # what the ingest opens before it parses takes 4 to 6 of them
+        proc = subprocess.run(
+            [sys.executable, "-c", _DESCRIPTORS_LEFT, str(left), *map(str, _ingest_cmd(folder, root))],
+            capture_output=True,
+            text=True,
+            env=clean_env({"RAGCLI_PARSE_WORKERS": "2"}),
+            timeout=300,
+        )
+        if proc.returncode == 0:
+            break
+        assert_one_error_line(proc, "cannot start a process to parse", "ulimit -n", "previous index is unchanged")
+        assert passage_ids(root, TENANT) == old
+        assert generation_dirs(root, TENANT) == gens
+        _lock_is_free(root)
+        refused += 1
+    else:
+        pytest.fail("no descriptor limit under 48 left the ingest enough to run")
+    assert refused, "the first limit tried already started the pool: the test no longer reaches the failure"
+    # The first limit that starts one worker cannot start the second: that run parsed every file with one.
+    assert passage_ids(root, TENANT) == new
+    assert json.loads(proc.stdout)["documents"]["rejected"] == [], proc.stdout
+    assert build_dirs(root, TENANT) == []
