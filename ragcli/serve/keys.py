@@ -28,7 +28,7 @@ from pydantic import ConfigDict, Field, StringConstraints, ValidationError
 from ..errors import InputError, plain_validation_message
 from ..principal import Principal
 from ..record import Record
-from .config import as_tuples, read_capped, toml_table
+from .config import as_tuples, file_stamp, read_capped, toml_table
 from .refusal import Refused
 
 PREFIX = "rgk_"
@@ -93,8 +93,7 @@ class ApiKeys:
         """The principals, re-read first when the file changed (a removed entry is a revoked key)."""
         with self._lock:
             try:
-                stat = self.path.stat()
-                if (stat.st_mtime_ns, stat.st_size) != self._stamp:
+                if file_stamp(self.path) != self._stamp:
                     self._stamp, self._principals = self._read()
             except (OSError, InputError):
                 self._principals = {}  # a key file that went away or broke lets nobody in, never the old keys
