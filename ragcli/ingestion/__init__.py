@@ -8,6 +8,7 @@ report       ``IngestReport``: what one ingest did (``ingest --json``)
 loaders      every format into ``Document``s: Markdown, text, JSONL, and the formats below as Markdown
 html         HTML to the Markdown the chunker reads
 docx         Word documents to Markdown (python-docx): heading styles, lists, tables, properties
+docx_archive  a Word archive checked before python-docx opens it: unpacked size, body counts, no DOCTYPE
 rst          reStructuredText to Markdown (docutils): Sphinx markup as text, top field list as metadata
 sphinx_markup  the Sphinx roles and directives docutils does not know, run as the text Sphinx shows
 notebook     Jupyter notebooks to Markdown (nbformat): Markdown cells and code cells, outputs dropped
