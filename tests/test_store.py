@@ -134,6 +134,9 @@ def test_view_mask_is_the_acl_and_validity_rule(tiny, groups, name, day):
     expected = [visible_to(p, principal, day) for p in all_passages(tiny, "t")]  # row order
     with TenantIndex.open(tiny, "t") as ix:
         view = ix.view(Scope(principal, day))
+        # Row by row first (a BM25 search checks its hits this way, without numpy), then the whole mask.
+        assert [view._visible(row) for row in range(ix.size)] == expected
+        assert "mask" not in vars(view)
         assert view.mask.tolist() == expected
         assert view.count() == sum(expected)
 

@@ -91,6 +91,12 @@ def _values(path: Path, header: Header, code: str) -> memoryview:
     return memoryview(data).cast("B").cast(code)  # type: ignore[call-overload, no-any-return]
 
 
+def packed_bit(packed: memoryview, stride: int, row: int, column: int) -> bool:
+    """Bit ``[row, column]`` of a boolean matrix saved as ``np.packbits(matrix, axis=1)`` (``stride`` bytes a row,
+    eight columns a byte, the first in the high bit): what ``np.unpackbits(..., axis=1)[row, column]`` reads."""
+    return bool(packed[row * stride + column // 8] >> (7 - column % 8) & 1)
+
+
 def _native(descr: str) -> bool:
     """Whether values in this byte order can be read as they lie (a one-byte type has none: ``|``)."""
     return descr[0] in ("|", "=", _NATIVE)

@@ -224,9 +224,8 @@ class TenantIndex:
     def row_permitted(self, row: int, columns: Sequence[int], day: int) -> bool:
         """Whether an ACL entry among ``columns`` may read ``row`` and the row is valid on ``day``: one row of the
         permission columns, read without numpy (``View`` builds the whole mask only when it ranks densely)."""
-        base = row * self._acl_stride
-        bits = self._acl_bits
-        if not any(bits[base + c // 8] >> (7 - c % 8) & 1 for c in columns):
+        bits, stride = self._acl_bits, self._acl_stride
+        if not any(npyfile.packed_bit(bits, stride, row, c) for c in columns):
             return False
         return bool(self._valid_from[row] <= day < self._valid_until[row])
 
