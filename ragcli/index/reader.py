@@ -29,10 +29,8 @@ from typing import TYPE_CHECKING
 
 from ..errors import IndexCorruptError
 from ..principal import Scope
-from ..structure import UNITS_VERSION
 from . import layout, npyfile
 from .bm25 import open_bm25
-from .dense import MappedMatrix, QuantizedMatrix
 from .layout import (
     ACL,
     BM25_DIRECTORY,
@@ -53,6 +51,8 @@ from .view import View
 if TYPE_CHECKING:
     import numpy as np
     import tantivy
+
+    from .dense import MappedMatrix, QuantizedMatrix
 
 OPEN_ATTEMPTS = 3
 
@@ -141,7 +141,6 @@ class TenantIndex:
         if not shapes_ok:
             raise IndexCorruptError.damaged(self.tenant, "array shapes do not match the manifest")
         self._check_offsets(offsets_header.kind)
-        self._check_units()
         self._check_quantized()
 
     # The arrays, mapped with numpy when first asked for (a BM25 search never asks).
@@ -192,6 +191,8 @@ class TenantIndex:
             return None
         import numpy as np
 
+        from .dense import QuantizedMatrix
+
         return QuantizedMatrix(self._mapped(QUANTIZED), np.frombuffer(self._quantized_scale, dtype=np.float32))
 
     @cached_property
@@ -216,6 +217,8 @@ class TenantIndex:
         return np.frombuffer(self._unit_offsets, dtype=np.int64)
 
     def _mapped(self, name: str) -> MappedMatrix:
+        from .dense import MappedMatrix
+
         try:
             return MappedMatrix(self.path / name)
         except (ValueError, OSError, EOFError) as exc:
@@ -252,13 +255,16 @@ class TenantIndex:
             raise IndexCorruptError.damaged(self.tenant, "quantized vector shapes do not match the manifest")
         self._quantized_scale = scale
 
-    def _check_units(self) -> None:
-        """The units' vectors, when the generation has them and they were cut the way this ragcli cuts units
-        (otherwise the local answerer computes them itself: slower, never wrong)."""
+    @cached_property
+    def _unit_offsets(self) -> memoryview | None:
+        """The units' offsets, when the generation has unit vectors cut the way this ragcli cuts units (otherwise
+        the local answerer computes them itself: slower, never wrong). Checked when first used (by the local
+        answerer): a search does not read them."""
+        from ..structure import UNITS_VERSION
+
         m = self.manifest
-        self._unit_offsets: memoryview | None = None
         if m.units_version != UNITS_VERSION or m.units is None:
-            return
+            return None
         try:
             vectors = npyfile.read_header(self.path / UNIT_VECTORS)
             offsets_header, offsets = npyfile.read_column(self.path / UNIT_OFFSETS)
@@ -273,7 +279,7 @@ class TenantIndex:
         )
         if not ok:
             raise IndexCorruptError.damaged(self.tenant, "unit vector shapes do not match the manifest")
-        self._unit_offsets = offsets
+        return offsets
 
     def units_of(self, row: int) -> np.ndarray | None:
         """The unit vectors of the passage at ``row`` (float32), or None when the generation has none.
