@@ -293,6 +293,23 @@ def test_every_damage_is_refused_by_a_verified_open(tiny_copy, damage):
     _refused(tiny_copy, verify=True)
 
 
+def test_a_row_whose_offsets_do_not_rise_is_damage_where_it_is_read(tiny_copy):
+    """offsets.npy is checked at its ends on open (O(1)) and row by row as rows are read: a flipped high byte
+    in the middle never asks for a huge read; the rows it bounds are damaged, the others read whole."""
+    offsets_file = generation_dir(tiny_copy) / "offsets.npy"
+    values = np.load(offsets_file)
+    values[2] = values[2] + (1 << 40)
+    np.save(offsets_file, values)  # the same size: only a checksum or a read of rows 1 and 2 sees it
+    with TenantIndex.open(tiny_copy, "t") as ix:
+        assert ix._rows.passage(0).tenant == "t" and ix._rows.passage(3).tenant == "t"
+        for row in (1, 2):
+            with pytest.raises(IndexCorruptError, match="offsets.npy does not index passages.jsonl"):
+                ix._rows.passage(row)
+            with pytest.raises(IndexCorruptError, match="offsets.npy does not index passages.jsonl"):
+                ix._rows.passage_id(row)
+    assert "offsets.npy does not match its checksum" in _refused(tiny_copy, verify=True)
+
+
 def test_search_open_reads_no_whole_file_but_status_does(tiny_copy):
     """The trade: a search opens in a few stats; a flipped byte is found by status (and by the next ingest)."""
     _flip_byte(generation_dir(tiny_copy) / "embeddings.npy")
