@@ -5,6 +5,7 @@
     rows        passages.jsonl + offsets.npy: passage records by row
     bm25        the Tantivy schema, BM25 writing and permission-filtered queries
     dense       dense scoring from the mapped matrix in windows of allowed rows; the int8 quantized scan
+    npyfile     the .npy format read without numpy: headers and small columns (a BM25 search imports no numpy)
     reader      ``TenantIndex``: a published generation opened read-only (cheap checks)
     view        ``View``: the index as one scope may see it; the only way to rank or fetch passages
     writer      the write lock, building a generation aside, atomic publish, removing old generations
