@@ -26,7 +26,8 @@ from ..principal import Scope
 from ..structure import UNITS_VERSION
 from . import layout
 from .bm25 import open_bm25
-from .dense import MappedMatrix, QuantizedMatrix
+from .dense import MappedMatrix
+from .int8_scan import QuantizedMatrix
 from .layout import (
     ACL,
     BM25_DIRECTORY,
@@ -35,6 +36,7 @@ from .layout import (
     PASSAGES,
     QUANTIZED,
     QUANTIZED_SCALE,
+    QUANTIZED_SUMS,
     UNIT_OFFSETS,
     UNIT_VECTORS,
     VALID_FROM,
@@ -151,19 +153,24 @@ class TenantIndex:
             return
         try:
             codes = MappedMatrix(self.path / QUANTIZED)
+            sums = np.load(self.path / QUANTIZED_SUMS)
             scale = np.load(self.path / QUANTIZED_SCALE)
         except (ValueError, OSError, EOFError) as exc:
             raise IndexCorruptError.damaged(self.tenant, f"unreadable quantized vectors ({exc})") from None
+        blocks, block_rows = sums.shape if sums.ndim == 2 else (-1, 0)
         ok = (
-            codes.array.shape == (m.passages, m.model.dim)
+            block_rows > 0
+            and blocks == -(-m.passages // block_rows)
+            and codes.array.shape == (blocks * m.model.dim, block_rows)
             and codes.array.dtype == np.int8
+            and sums.dtype == np.int32
             and scale.shape == (m.model.dim,)
             and scale.dtype == np.float32
             and bool(np.all(np.isfinite(scale) & (scale > 0)))
         )
         if not ok:
             raise IndexCorruptError.damaged(self.tenant, "quantized vector shapes do not match the manifest")
-        self.quantized = QuantizedMatrix(codes, scale)
+        self.quantized = QuantizedMatrix(codes, sums, scale)
 
     def _load_units(self) -> None:
         """The units' vectors, when the generation has them and they were cut the way this ragcli cuts units
