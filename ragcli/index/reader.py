@@ -39,6 +39,7 @@ from .layout import (
     PASSAGES,
     QUANTIZED,
     QUANTIZED_SCALE,
+    QUANTIZED_SUMS,
     UNIT_OFFSETS,
     UNIT_VECTORS,
     VALID_FROM,
@@ -52,7 +53,8 @@ if TYPE_CHECKING:
     import numpy as np
     import tantivy
 
-    from .dense import MappedMatrix, QuantizedMatrix
+    from .dense import MappedMatrix
+    from .int8_scan import QuantizedMatrix
 
 OPEN_ATTEMPTS = 3
 
@@ -191,9 +193,14 @@ class TenantIndex:
             return None
         import numpy as np
 
-        from .dense import QuantizedMatrix
+        from .int8_scan import QuantizedMatrix
 
-        return QuantizedMatrix(self._mapped(QUANTIZED), np.frombuffer(self._quantized_scale, dtype=np.float32))
+        try:
+            sums = np.load(self.path / QUANTIZED_SUMS)
+        except (ValueError, OSError, EOFError) as exc:
+            raise IndexCorruptError.damaged(self.tenant, f"unreadable quantized vectors ({exc})") from None
+        scale = np.frombuffer(self._quantized_scale, dtype=np.float32)
+        return QuantizedMatrix(self._mapped(QUANTIZED), sums, scale)
 
     @cached_property
     def unit_vectors(self) -> np.ndarray | None:
@@ -241,12 +248,17 @@ class TenantIndex:
             return
         try:
             codes = npyfile.read_header(self.path / QUANTIZED)
+            sums = npyfile.read_header(self.path / QUANTIZED_SUMS)
             scale_header, scale = npyfile.read_floats(self.path / QUANTIZED_SCALE)
         except (ValueError, OSError, EOFError) as exc:
             raise IndexCorruptError.damaged(self.tenant, f"unreadable quantized vectors ({exc})") from None
+        blocks, block_rows = sums.shape if len(sums.shape) == 2 else (-1, 0)
         ok = (
-            codes.shape == (m.passages, m.model.dim)
+            block_rows > 0
+            and blocks == -(-m.passages // block_rows)
+            and codes.shape == (blocks * m.model.dim, block_rows)
             and codes.kind == "i1"
+            and sums.kind == "i4"
             and scale_header.shape == (m.model.dim,)
             and scale_header.kind == "f4"
             and all(math.isfinite(s) and s > 0 for s in scale)

@@ -29,7 +29,8 @@ if TYPE_CHECKING:
     import numpy as np
     import tantivy
 
-    from .dense import MappedMatrix, QuantizedMatrix, Spans
+    from .dense import MappedMatrix, Spans
+    from .int8_scan import BlockSpans, QuantizedMatrix
     from .manifest import Manifest
     from .rows import RowFile
 
@@ -190,6 +191,13 @@ class View:
 
         return Spans.of(self.allowed_rows, self.index.vectors.row_bytes)
 
+    @cached_property
+    def block_spans(self) -> BlockSpans | None:
+        """The windows of the int8 codes' blocks that hold the allowed rows (``int8_scan.BlockSpans``), found once
+        per view; None when the generation has no codes."""
+        quantized = self.index.quantized
+        return quantized.spans(self.allowed_rows) if quantized is not None else None
+
     def dense(self, vector: np.ndarray, limit: int, *, exact: bool = False) -> list[Hit]:
         """Cosine similarity over allowed rows only: no denied vector enters a kept score (``dense``).
 
@@ -201,9 +209,10 @@ class View:
         rows = self.allowed_rows
         if rows.size == 0 or limit <= 0:
             return []
-        quantized = self.index.quantized
-        if quantized is not None and not exact:
-            best, scores = rescored(self.index.vectors, quantized, self.spans, rows, vector, limit)
+        quantized, block_spans = self.index.quantized, self.block_spans
+        if quantized is not None and block_spans is not None and not exact:
+            approximate = quantized.approximate_scores(block_spans, vector)
+            best, scores = rescored(self.index.vectors, approximate, rows, vector, limit)
         else:
             best, scores = top(allowed_scores(self.index.vectors, self.spans, vector), rows, limit)
         hits = [Hit(int(r), float(s)) for r, s in zip(best.tolist(), scores.tolist(), strict=True)]
