@@ -18,6 +18,7 @@ Before and after a change (the tree before it unpacked with ``git archive``):
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import sys
 from collections.abc import Iterator
@@ -36,13 +37,16 @@ def corpus_records(corpus: Path) -> Iterator[dict[str, Any]]:
     from ragcli.structure import unit_spans
 
     embedder = Embedder()
+    # As the ingest calls it; a tree from before ``counts_add_up`` (the "before" of a comparison) has no such flag.
+    adds = "counts_add_up" in inspect.signature(chunk_document).parameters
+    options = {"counts_add_up": embedder.counts_add_up} if adds else {}
     with open_folder(corpus) as folder:
         for src in folder.discover().files:
             data = folder.read(src, DEFAULT_MAX_FILE_BYTES)
             for doc in parse(ParseTask(src, data, ("everyone",), "", DEFAULT_MAX_FILE_BYTES)):
                 if not isinstance(doc, Document):
                     continue
-                for p in chunk_document(doc, "t", embedder.count_tokens):
+                for p in chunk_document(doc, "t", embedder.count_tokens, **options):
                     yield {
                         "corpus": corpus.name,
                         "id": p.id,

@@ -188,6 +188,21 @@ class Embedder:
         encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
         return [len(e.ids) for e in encodings]
 
+    @cached_property
+    def counts_add_up(self) -> bool:
+        """Whether texts joined by whitespace count the sum of their word pieces: true of a WordPiece tokenizer that
+        splits words at whitespace first (BERT's, the bundled model's), so the chunker adds counts instead of
+        counting every candidate join again. False for any other (a SentencePiece "▁" reads the space)."""
+        from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
+
+        tok = self._tokenizer
+        inner = tok if isinstance(tok, Tokenizer) else getattr(tok, "_tokenizer", None)
+        return inner is not None and (
+            isinstance(inner.pre_tokenizer, pre_tokenizers.BertPreTokenizer)
+            and isinstance(inner.normalizer, (normalizers.BertNormalizer, type(None)))
+            and isinstance(inner.model, models.WordPiece)
+        )
+
     # -- model ----------------------------------------------------------------
 
     @cached_property

@@ -283,7 +283,9 @@ class _Run:
             reused = diff.reuse(key)
             if reused is not None:
                 return reused
-        passages = chunk_document(doc, self.tenant, self.embedder.count_tokens)
+        passages = chunk_document(
+            doc, self.tenant, self.embedder.count_tokens, counts_add_up=self.embedder.counts_add_up
+        )
         if doc.pdf is not None and (doc.pdf.ocr or doc.pdf.unread):
             _note_scans(self.report, doc.source, doc.pdf)
         if not passages:
