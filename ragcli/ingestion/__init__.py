@@ -19,7 +19,9 @@ dialects     doc-site markup (Hugo, Docusaurus, MyST, GitHub alerts, ...) unfold
 material     Material for MkDocs, pymdownx and mkdocstrings markup: blocks, fence options, annotations, API stubs
 inline_markup  the dialects' inline markup (roles, shortcodes, icons, emoji, keys) as the text a reader sees
 markdown     Markdown as sections of blocks: admonitions unfolded, soft wraps joined
+sizing       model token counts (once per text, batched, added up) and a block over the cap cut on its structure
 chunking     structure-first splitting into ``Passage``s under the model's token cap
+embedding    where new passages' vectors are computed (``EmbeddingBackend``), filled in shortest first
 incremental  what can be kept from the generation being replaced
 changes      withdrawn (fail closed), kept, deleted; one folder per tenant; one ID per document; ACL spelling
 progress     the hooks progress bars are drawn with, and a remaining-time estimate from a moving rate
