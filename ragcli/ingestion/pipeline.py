@@ -26,7 +26,8 @@ from ..principal import suspicious_character
 from ..settings import ParseLimits, index_root, parse_limits
 from .changes import acl_warnings, check_root, check_unique, settle_previous
 from .chunking import CHUNKER_VERSION, chunk_document
-from .embedding import EmbeddingBackend, LocalEmbedding, embed_into
+from .embedding import EmbeddingBackend as EmbeddingBackend  # where ``job`` and library users have it
+from .embedding import LocalEmbedding, embed_into
 from .folder import Folder, open_folder
 from .incremental import Incremental, Loaded
 from .loaders import Document
