@@ -504,7 +504,7 @@ def main() -> None:
         out.finish()
         return
     batch_size = args.batch_size or DEFAULT_BATCH
-    if args.limit > 0:
+    if args.limit > 0 and "scifact" in args.corpora.split(","):
         out.note(
             f"[yellow]SciFact capped at its first {args.limit:,} abstracts (--limit {args.limit}); "
             "--limit 0 ingests all 5,183 "

@@ -125,8 +125,9 @@ def unwrapped(doc: Parsed) -> Parsed:
 
     Joining a paragraph's lines leaves every block where it was (a paragraph's lines are its lines because no
     line after its first could open a block), except where the first line is only a beginning: a link
-    reference definition (``[x]: <a``) or an HTML tag (``<span``) completed by the next line, or a line kept
-    after a hard break that, with the joined line before it, makes a table. Those texts are parsed again.
+    reference definition (``[x]: <a``) or an HTML tag (``<span``) completed by the next line; a line kept
+    after a hard break, or a line after the paragraph that reads as a table's rule, that makes the joined
+    line a table's header. Those texts are parsed again (as before: their passages stay the same).
     """
     lines = doc.lines
     joined: dict[int, str] = {}
@@ -150,7 +151,12 @@ def unwrapped(doc: Parsed) -> Parsed:
             joins = True
         joined[start] = line
         content = doc.tokens[i + 1].content if i + 1 < len(doc.tokens) else ""
-        could_open = content.startswith("<") or (content.startswith("[") and "]:" in content)
+        after = lines[end] if end < len(lines) else ""
+        could_open = (
+            content.startswith("<")
+            or (content.startswith("[") and "]:" in content)
+            or bool(_RULE_LIKE.fullmatch(after))  # a table's first line after it reads as the joined line's rule
+        )
         again = again or (joins and (kept or could_open))
     if not dropped:
         return doc
@@ -162,6 +168,10 @@ def unwrapped(doc: Parsed) -> Parsed:
         if tok.map is not None:
             tok.map = [tok.map[0] - bisect_left(dropped, tok.map[0]), tok.map[1] - bisect_left(dropped, tok.map[1])]
     return Parsed(text, text.split("\n"), doc.tokens, doc.env)
+
+
+_RULE_LIKE = re.compile(r"[ \t>|:]*-[ \t>|:-]*")
+"""A line that could be a table's delimiter row (``|---|:--|``), in a quote or not."""
 
 
 def _continuation(line: str) -> str:
