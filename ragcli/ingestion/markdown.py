@@ -139,25 +139,8 @@ def unwrapped(doc: Parsed) -> Parsed:
         start, end = tok.map
         if end - start < 2:
             continue
-        line = lines[start]
-        kept = joins = False
-        for n in range(start + 1, end):
-            if line.endswith("  ") or line.endswith("\\"):
-                joined[start] = line
-                start, line, kept = n, lines[n], True
-                continue
-            line = f"{line.rstrip()} {_continuation(lines[n])}"
-            dropped.append(n)
-            joins = True
-        joined[start] = line
-        content = doc.tokens[i + 1].content if i + 1 < len(doc.tokens) else ""
-        after = lines[end] if end < len(lines) else ""
-        could_open = (
-            content.startswith("<")
-            or (content.startswith("[") and "]:" in content)
-            or bool(_RULE_LIKE.fullmatch(after))  # a table's first line after it reads as the joined line's rule
-        )
-        again = again or (joins and (kept or could_open))
+        kept, joins = _join(lines, start, end, joined, dropped)
+        again = again or (joins and (kept or _could_open(doc, i, end)))
     if not dropped:
         return doc
     skip = set(dropped)
@@ -168,6 +151,35 @@ def unwrapped(doc: Parsed) -> Parsed:
         if tok.map is not None:
             tok.map = [tok.map[0] - bisect_left(dropped, tok.map[0]), tok.map[1] - bisect_left(dropped, tok.map[1])]
     return Parsed(text, text.split("\n"), doc.tokens, doc.env)
+
+
+def _join(lines: list[str], start: int, end: int, joined: dict[int, str], dropped: list[int]) -> tuple[bool, bool]:
+    """Join lines ``start``..``end`` of one paragraph into ``joined`` (the line each joined run starts on) and
+    ``dropped`` (the lines joined into another); whether a hard break kept a line, and whether any was joined."""
+    line = lines[start]
+    kept = joins = False
+    for n in range(start + 1, end):
+        if line.endswith("  ") or line.endswith("\\"):
+            joined[start] = line
+            start, line, kept = n, lines[n], True
+            continue
+        line = f"{line.rstrip()} {_continuation(lines[n])}"
+        dropped.append(n)
+        joins = True
+    joined[start] = line
+    return kept, joins
+
+
+def _could_open(doc: Parsed, i: int, end: int) -> bool:
+    """Whether the paragraph opened by ``doc.tokens[i]`` (ending before line ``end``), once joined, could read as
+    another block: a reference definition or HTML tag its first line only began, or a table's header row."""
+    content = doc.tokens[i + 1].content if i + 1 < len(doc.tokens) else ""
+    after = doc.lines[end] if end < len(doc.lines) else ""
+    return (
+        content.startswith("<")
+        or (content.startswith("[") and "]:" in content)
+        or bool(_RULE_LIKE.fullmatch(after))  # a table's first line after it reads as the joined line's rule
+    )
 
 
 _RULE_LIKE = re.compile(r"[ \t>|:]*-[ \t>|:-]*")
