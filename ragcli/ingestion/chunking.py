@@ -8,7 +8,8 @@ cap. A sentence that introduces a code block, list or table (it ends with
 split, every part repeats the introducing sentence. A block over the cap is
 split on its own structure: table rows (with the header row repeated), list
 items, code lines, and for prose sentence boundaries with a one-sentence
-overlap. Only a single sentence longer than the cap is cut by words.
+overlap. Only a single sentence longer than the cap is cut by words (the cutting
+and the token counts are ``sizing``'s).
 
 Passage IDs are ``{doc_id}@{version}#{section}`` with ``-2``, ``-3`` for later
 parts of one section, so they stay the same across runs while the content

@@ -38,8 +38,6 @@ class Counts:
         self.count = count
         self.add_up = add_up
         self.known: dict[str, int] = {}
-        self.calls = 0
-        """Calls to ``count`` (what the ingest bench reports)."""
 
     def of(self, text: str) -> int:
         known = self.known.get(text)
@@ -59,7 +57,6 @@ class Counts:
         """Count the texts not counted yet, in one call."""
         todo = list(dict.fromkeys(t for t in texts if t not in self.known))
         if todo:
-            self.calls += 1
             self.known.update(zip(todo, self.count(todo), strict=True))
 
 
