@@ -245,29 +245,33 @@ def test_quantized_files_that_do_not_match_the_manifest_are_refused(tmp_path: Pa
         TenantIndex.open(tmp_path, TENANT)
 
 
-# --------------------------------------------------------------------------- ingest --quantize
+# --------------------------------------------------------------------------- ingest [--no-quantize]
 
 
-def test_ingest_quantize_writes_the_codes_later_ingests_keep_them_and_search_is_unchanged(tmp_path: Path) -> None:
+def test_ingest_writes_the_codes_unless_no_quantize_and_search_is_unchanged(tmp_path: Path) -> None:
     docs, index = tmp_path / "docs", tmp_path / "index"
     write_round(docs, 1, 6)
-    assert cli("ingest", docs, "--tenant", TENANT, "--acl", "everyone", "--index", index).returncode == 0
+    ingest = "ingest", docs, "--tenant", TENANT, "--acl", "everyone", "--index", index
+    assert cli(*ingest, "--no-quantize").returncode == 0
     user = write_user(tmp_path / "u.json", "u", TENANT, ["everyone"])
     query = "search", "note", "--as", user, "--index", index, "--json", "--mode", "dense"
     exact = result_ids(cli(*query))
     with TenantIndex.open(index, TENANT) as ix:
         assert ix.quantized is None
 
-    assert (
-        cli("ingest", docs, "--tenant", TENANT, "--acl", "everyone", "--quantize", "--index", index).returncode == 0
-    )  # nothing changed
+    assert cli(*ingest).returncode == 0  # nothing changed, but the codes are missing: a new generation has them
     with TenantIndex.open(index, TENANT) as ix:
         assert ix.quantized is not None and ix.quantized.blocks * ix.quantized.block_rows >= ix.size
     assert result_ids(cli(*query)) == exact
     assert status_of(index, TENANT).healthy  # every checksum verified, the codes included
 
-    write_round(docs, 2, 4)  # a later ingest without the flag keeps the codes, for the new vectors too
-    assert cli("ingest", docs, "--tenant", TENANT, "--acl", "everyone", "--index", index).returncode == 0
+    assert cli(*ingest, "--no-quantize").returncode == 0  # nothing changed: a new generation without them
+    with TenantIndex.open(index, TENANT) as ix:
+        assert ix.quantized is None
+    assert result_ids(cli(*query)) == exact
+
+    write_round(docs, 2, 4)  # a later ingest writes codes for the new vectors too
+    assert cli(*ingest).returncode == 0
     with TenantIndex.open(index, TENANT) as ix:
         assert ix.quantized is not None and ix.size == 4
         codes = quantize(ix.embeddings, ix.quantized.scale)

@@ -201,16 +201,19 @@ class View:
     def dense(self, vector: np.ndarray, limit: int, *, exact: bool = False) -> list[Hit]:
         """Cosine similarity over allowed rows only: no denied vector enters a kept score (``dense``).
 
-        With the generation's int8 codes (``ingest --quantize``) and not ``exact``: the quantized scan, its
-        best ``dense.RESCORE_CANDIDATES`` rescored exactly; else every allowed row scored in float32.
+        With the generation's int8 codes (written by default at ingest) and not ``exact``: the quantized scan,
+        its best ``dense.RESCORE_CANDIDATES`` rescored exactly; else every allowed row scored in float32. A view
+        of at most that many rows is scored exactly: the rescoring would score every one of them anyway.
         """
-        from .dense import allowed_scores, rescored, top
+        from .dense import RESCORE_CANDIDATES, allowed_scores, rescored, top
 
         rows = self.allowed_rows
         if rows.size == 0 or limit <= 0:
             return []
-        quantized, block_spans = self.index.quantized, self.block_spans
-        if quantized is not None and block_spans is not None and not exact:
+        quantized = self.index.quantized
+        scan = quantized is not None and not exact and rows.size > max(limit, RESCORE_CANDIDATES)
+        block_spans = self.block_spans if scan else None
+        if quantized is not None and block_spans is not None:
             approximate = quantized.approximate_scores(block_spans, vector)
             best, scores = rescored(self.index.vectors, approximate, rows, vector, limit)
         else:

@@ -40,8 +40,8 @@ class IngestJob:
     """``path`` may replace the folder the tenant was ingested from (``--replace``)."""
     shared_index: bool = False
     """The index directory may be writable by others (``--allow-shared-index``)."""
-    quantize: bool = False
-    """Also write the vectors' int8 codes, scanned first by a search (``--quantize``)."""
+    quantize: bool = True
+    """Also write the vectors' int8 codes, scanned first by a search (``--no-quantize``: none)."""
     limits: ParseLimits | None = None
     """What parsing one file may cost (None: ``settings.parse_limits()``, the RAGCLI_PARSE_* variables)."""
 

@@ -74,7 +74,7 @@ def ingest(
     keep_on_error: bool = False,
     replace: bool = False,
     shared_index: bool = False,
-    quantize: bool = False,
+    quantize: bool = True,
     limits: ParseLimits | None = None,
 ) -> IngestReport:
     """Ingest ``path`` (a folder or one file) into ``tenant``'s index and publish it atomically.
@@ -84,7 +84,7 @@ def ingest(
     ``keep_on_error`` keeps the indexed version of a document whose file is rejected now (else it is
     withdrawn); ``replace`` lets another folder replace the one the tenant was ingested from;
     ``shared_index`` allows an index directory others may write (a team's shared folder);
-    ``quantize`` also writes the vectors' int8 codes (``index.dense``), kept by every later ingest; ``limits``
+    ``quantize`` also writes the vectors' int8 codes (``index.int8_scan``; False: the generation has none); ``limits``
     bound what parsing one file may cost (default: ``settings.parse_limits()``, the RAGCLI_PARSE_* variables).
     """
     started = time.perf_counter()
@@ -101,7 +101,7 @@ def ingest(
     with open_folder(path) as folder, write_lock(index_root(index), tenant, shared=shared_index) as lock:
         previous = PreviousGeneration.open(lock)
         try:
-            run.quantize = quantize or (previous is not None and previous.quantized)
+            run.quantize = quantize
             run.ingest(folder, lock, previous, keep_on_error=keep_on_error, replace=replace)
         finally:
             if previous is not None:
@@ -131,8 +131,8 @@ class _Run:
         self.max_file_bytes = max_file_bytes
         self.progress = progress
         self.report = IngestReport(tenant=tenant, limits=ParsingLimits.of(limits))
-        self.quantize = False
-        """Write the vectors' int8 codes too (``ingest --quantize``, or the generation replaced had them)."""
+        self.quantize = True
+        """Write the vectors' int8 codes too (the default; ``ingest --no-quantize`` writes none)."""
         self.model = ModelEntry(
             id=embedder.model_id, sha256=embedder.sha256, dim=embedder.dim, pooling=embedder.spec.pooling
         )
@@ -168,7 +168,7 @@ class _Run:
             not (docs.added or docs.updated or docs.deleted or docs.withdrawn)
             and len(items) == len(diff.documents)
             and recorded == str(root)
-            and (not self.quantize or (previous is not None and previous.quantized))
+            and self.quantize == bool(previous is not None and previous.quantized)
         )
         if previous is not None and diff.compatible and previous.current_format and unchanged:
             self.report.passages = previous.size
