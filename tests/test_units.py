@@ -154,6 +154,9 @@ def test_a_question_is_told_from_a_request(text: str, asks: bool) -> None:
         ("What is the phone bridge code for a SEV1 incident?", {"phone", "bridg", "code"}),
         ("Which port does the preview server use?", {"port"}),
         ("How do I pin a version?", set()),
+        ("Which environment variable sets how many times rustup retries?", {"environ", "variabl"}),
+        ("How many packages does uv download in parallel?", {"packag"}),
+        ("How much disk space does a toolchain need?", {"disk", "space"}),
     ],
 )
 def test_the_thing_a_what_question_asks_for(text: str, thing: set[str]) -> None:
