@@ -137,9 +137,7 @@ def _miss(
 ) -> Miss:
     separating: list[tuple[str, float]] = []
     if right is not None and best is not None:
-        diffs = {
-            n: w * (right.values[n] - best.values[n]) / selector.scales[n] for n, w in selector.weights.items()
-        }
+        diffs = {n: w * (right.values[n] - best.values[n]) / selector.scales[n] for n, w in selector.weights.items()}
         separating = sorted(diffs.items(), key=lambda kv: kv[1])[:4]
     c = example.collected.case
     return Miss(
@@ -202,9 +200,7 @@ def main() -> None:
         total += counts
         table.append([left, *(counts[k] for k in (*CATEGORIES, *UNANSWERABLE))])
     table.append(["all", *(total[k] for k in (*CATEGORIES, *UNANSWERABLE))])
-    out.table(
-        "Left-out questions by outcome (first search)", ["corpus", *CATEGORIES, *UNANSWERABLE], table
-    )
+    out.table("Left-out questions by outcome (first search)", ["corpus", *CATEGORIES, *UNANSWERABLE], table)
     mean_words = sum(words) / len(words) if words else 0.0
     out.note(f"mean claimed words per answered question: {mean_words:.1f}")
     if args.verbose:
