@@ -1,6 +1,7 @@
 """What ragcli prints is safe where it lands (issue 33): a spreadsheet, rendered Markdown, a GitHub Actions log,
 a command line. Each destination is checked the way it reads the output: csv.reader for the spreadsheet,
-the Markdown text for tags, a merged stdout+stderr stream for the runner, ``xargs`` for the command line.
+the Markdown text for tags, stdout and stderr read apart (as the runner reads them) for a GitHub Actions log,
+``xargs`` for the command line.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ HOSTILE_BODY = (
     "@SUM(1+1) walrus ledger figures.\n\n"
     '<img src=x onerror="alert(1)"> <details open><summary>walrus</summary>hidden</details> '
     "<a href='http://attacker.example'>walrus login</a>\n\n"
-    "::add-mask::walrus-secret\n::error file=app.py::walrus failure injected\n"
+    "::add-mask::walrus-secret\n::error file=app.py::walrus failure injected\n\n"
+    "A legacy command in a line: ##[error]walrus legacy injected\n"
 )
 
 
@@ -103,29 +105,38 @@ def test_eval_summary_escapes_html_and_cuts_before_escaping() -> None:
     assert re.search(r"&(?!(lt|gt|amp);)", row) is None, row  # every & begins a whole entity
 
 
+def _runner_run(*args: object) -> subprocess.CompletedProcess[str]:
+    """A CLI run under GITHUB_ACTIONS=true with stdout and stderr on two pipes, as the runner reads them (apart,
+    so only the order within one stream is kept in its log)."""
+    return subprocess.run(
+        cli_args(*args), capture_output=True, text=True, env=clean_env({"GITHUB_ACTIONS": "true"}), timeout=300
+    )
+
+
+def _bracketed(stream: str, *needles: str) -> str:
+    """The token of the one ``::stop-commands::`` block of ``stream``; every line holding a needle is inside it."""
+    lines = stream.splitlines()
+    starts = [i for i, line in enumerate(lines) if line.startswith("::stop-commands::")]
+    assert len(starts) == 1, lines
+    token = lines[starts[0]].removeprefix("::stop-commands::")
+    assert re.fullmatch(r"[0-9a-f]{32}", token), token  # random: a document cannot close the block itself
+    end = lines.index(f"::{token}::")
+    inside = [i for i, line in enumerate(lines) if any(n in line for n in needles)]
+    assert inside and all(starts[0] < i < end for i in inside), lines
+    return token
+
+
 @pytest.mark.slow
 def test_github_actions_workflow_commands_in_documents_are_not_run(indexed) -> None:  # type: ignore[no-untyped-def]
-    """The runner reads stdout and stderr as one stream: check the order there, merged."""
+    """The markers are on stdout, around the document text: the stream the runner reads that text from."""
     _, index, user = indexed
     tokens = []
     for _ in range(2):
-        proc = subprocess.run(
-            cli_args("search", "walrus", "--as", user, "--index", index, "--format", "table"),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            env=clean_env({"GITHUB_ACTIONS": "true"}),
-            timeout=300,
-        )
-        assert proc.returncode == 0, proc.stdout[-2000:]
-        lines = proc.stdout.splitlines()
-        start = next(i for i, line in enumerate(lines) if line.startswith("::stop-commands::"))
-        token = lines[start].removeprefix("::stop-commands::")
-        end = lines.index(f"::{token}::")
-        commands = [i for i, line in enumerate(lines) if "::add-mask::" in line or "::error" in line]
-        assert commands and all(start < i < end for i in commands), lines
-        tokens.append(token)
-    assert len(tokens[0]) >= 32 and tokens[0] != tokens[1]  # random: a document cannot close the block itself
+        proc = _runner_run("search", "walrus", "--as", user, "--index", index, "--format", "table")
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        tokens.append(_bracketed(proc.stdout, "::add-mask::", "::error", "##["))
+        assert "::stop-commands::" not in proc.stderr and tokens[-1] not in proc.stderr
+    assert tokens[0] != tokens[1]
     plain = _search(indexed, "--format", "table")
     assert "::stop-commands::" not in plain.stdout + plain.stderr  # only on a runner
 
@@ -133,20 +144,29 @@ def test_github_actions_workflow_commands_in_documents_are_not_run(indexed) -> N
 @pytest.mark.slow
 def test_ask_under_github_actions_stops_workflow_commands(indexed) -> None:  # type: ignore[no-untyped-def]
     _, index, user = indexed
-    proc = cli(
-        "ask",
-        "walrus failure injected",
-        "--as",
-        user,
-        "--index",
-        index,
-        "--model",
-        "local",
-        env={"GITHUB_ACTIONS": "true"},
-    )
+    proc = _runner_run("ask", "walrus failure injected", "--as", user, "--index", index, "--model", "local")
     assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr, proc.stderr[-2000:]
-    start = re.search(r"^::stop-commands::([0-9a-f]{32})$", proc.stderr, re.MULTILINE)
-    assert start is not None and f"::{start.group(1)}::" in proc.stderr.splitlines(), proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("::stop-commands::") and lines[-1] == f"::{lines[0].removeprefix('::stop-commands::')}::"
+    _bracketed(proc.stdout, "walrus")
+    assert "::stop-commands::" not in proc.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fmt", ["json", "jsonl"])
+def test_json_under_github_actions_holds_no_workflow_command_and_stays_json(indexed, fmt) -> None:  # type: ignore[no-untyped-def]
+    """No markers around JSON (they would break ``jq``): a ``::`` command cannot start a JSON line, and the legacy
+    ``##[`` prefix, read anywhere in a line, is written as an escape the JSON reader turns back into ``#``."""
+    import json
+
+    _, index, user = indexed
+    proc = _runner_run("search", "walrus", "--as", user, "--index", index, "--format", fmt)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "##[" not in proc.stdout and "::stop-commands::" not in proc.stdout + proc.stderr
+    assert not [line for line in proc.stdout.splitlines() if line.lstrip().startswith("::")]
+    docs = [json.loads(proc.stdout)] if fmt == "json" else [json.loads(line) for line in proc.stdout.splitlines()]
+    snippets = " ".join(r["text"] for d in docs for r in (d["results"] if fmt == "json" else [d]))
+    assert "##[error]walrus legacy injected" in snippets, snippets
 
 
 @pytest.mark.slow

@@ -262,6 +262,15 @@ def test_ctrl_c_while_writing_exits_130_and_keeps_the_index(tmp_path: Path) -> N
     assert build_dirs(root, TENANT) == []  # cleaned by the interrupted writer itself or the lock above
 
 
+def _first_round(folder: Path, root: Path, docs: int) -> tuple[set[str], list[str]]:
+    """``docs`` documents written and published (in this process): their passage IDs and the generations."""
+    from ragcli import ingest
+
+    old = write_round(folder, 0, docs)
+    ingest(folder, TENANT, index=root, default_acl=["everyone"], embedder=shared_embedder())
+    return old, generation_dirs(root, TENANT)
+
+
 def _fsize_limit(limit: int):
     def preexec() -> None:
         # Writes past `limit` bytes fail with EFBIG instead of killing the process.
@@ -273,13 +282,8 @@ def _fsize_limit(limit: int):
 
 @pytest.mark.slow
 def test_a_write_that_fails_part_way_leaves_the_previous_index(tmp_path: Path) -> None:
-    root = tmp_path / "index"
-    folder = tmp_path / "docs"
-    from ragcli import ingest
-
-    old = write_round(folder, 0, 8)
-    ingest(folder, TENANT, index=root, default_acl=["everyone"], embedder=shared_embedder())
-    gens = generation_dirs(root, TENANT)
+    root, folder = tmp_path / "index", tmp_path / "docs"
+    old, gens = _first_round(folder, root, 8)
 
     new = write_round(folder, 1, 40)
     embeddings_bytes = 40 * 384 * 4
@@ -294,6 +298,8 @@ def test_a_write_that_fails_part_way_leaves_the_previous_index(tmp_path: Path) -
         assert build_dirs(root, TENANT) == []
         found = _search_ids(root)
         assert found and set(found) <= old
+
+    from ragcli import ingest
 
     done = ingest(folder, TENANT, index=root, default_acl=["everyone"], embedder=shared_embedder())
     assert done.published
@@ -317,23 +323,26 @@ sys.exit(ragcli.cli.main(sys.argv[1:]))
 """
 
 
-@pytest.mark.slow
-def test_a_bm25_write_failure_is_reported_and_leaves_the_previous_index(tmp_path: Path) -> None:
-    root = tmp_path / "index"
-    folder = tmp_path / "docs"
-    from ragcli import ingest
-
-    old = write_round(folder, 0, 6)
-    ingest(folder, TENANT, index=root, default_acl=["everyone"], embedder=shared_embedder())
-    gens = generation_dirs(root, TENANT)
-    write_round(folder, 1, 6)
-    proc = subprocess.run(
-        [sys.executable, "-c", _FEW_DESCRIPTORS, *map(str, _ingest_cmd(folder, root))],
+def _script_ingest(
+    script: str, before: list[str], folder: Path, root: Path, *, workers: int
+) -> subprocess.CompletedProcess[str]:
+    """``ragcli ingest`` of ``folder`` through ``script`` (``python -c``), its own arguments ``before`` the CLI's."""
+    return subprocess.run(
+        [sys.executable, "-c", script, *before, *map(str, _ingest_cmd(folder, root))],
         capture_output=True,
         text=True,
-        env=clean_env({"RAGCLI_PARSE_WORKERS": "0"}),  # parse in-process: the descriptors left are the BM25 writer's
+        env=clean_env({"RAGCLI_PARSE_WORKERS": str(workers)}),
         timeout=300,
     )
+
+
+@pytest.mark.slow
+def test_a_bm25_write_failure_is_reported_and_leaves_the_previous_index(tmp_path: Path) -> None:
+    root, folder = tmp_path / "index", tmp_path / "docs"
+    old, gens = _first_round(folder, root, 6)
+    write_round(folder, 1, 6)
+    # Parse in-process: the descriptors left are the BM25 writer's.
+    proc = _script_ingest(_FEW_DESCRIPTORS, [], folder, root, workers=0)
     line = assert_one_error_line(proc, "previous index is unchanged", f"tenant '{TENANT}'")
     assert "BM25 index could not be written" in line
     assert passage_ids(root, TENANT) == old
@@ -342,4 +351,43 @@ def test_a_bm25_write_failure_is_reported_and_leaves_the_previous_index(tmp_path
     # (Out of descriptors, the failed writer may not even manage to delete its
     # half-built directory; the next writer to take the lock does.)
     _lock_is_free(root)
+    assert build_dirs(root, TENANT) == []
+
+
+# The same entry point, with ``sys.argv[1]`` descriptors more than are open once
+# ingest's modules are imported: few enough that the parse pool cannot start
+# its first worker (or its second), enough for what the ingest opens before it
+# parses (the lock, the folder, one file being read).
+_DESCRIPTORS_LEFT = """
+import os, resource, sys
+import ragcli.cli, ragcli.cli.ingest, ragcli.ingestion.pipeline, ragcli.ingestion.workers
+limit = len(os.listdir("/proc/self/fd")) + int(sys.argv[1])
+resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
+sys.exit(ragcli.cli.main(sys.argv[2:]))
+"""
+
+
+@pytest.mark.slow
+def test_a_parse_pool_out_of_descriptors_gives_one_error_line_and_keeps_the_index(tmp_path: Path) -> None:
+    """EMFILE while the pool starts a worker: the first one gives one error line (nothing written), a later one
+    leaves the pool to the workers it has; never a traceback."""
+    root, folder = tmp_path / "index", tmp_path / "docs"
+    old, gens = _first_round(folder, root, 6)
+    new = write_round(folder, 1, 8)
+    refused = 0
+    for left in range(8, 48):  # what the ingest opens before it parses takes 4 to 6 of them
+        proc = _script_ingest(_DESCRIPTORS_LEFT, [str(left)], folder, root, workers=2)
+        if proc.returncode == 0:
+            break
+        assert_one_error_line(proc, "cannot start a process to parse", "ulimit -n", "previous index is unchanged")
+        assert passage_ids(root, TENANT) == old
+        assert generation_dirs(root, TENANT) == gens
+        _lock_is_free(root)
+        refused += 1
+    else:
+        pytest.fail("no descriptor limit under 48 left the ingest enough to run")
+    assert refused, "the first limit tried already started the pool: the test no longer reaches the failure"
+    # The first limit that starts one worker cannot start the second: that run parsed every file with one.
+    assert passage_ids(root, TENANT) == new
+    assert json.loads(proc.stdout)["documents"]["rejected"] == [], proc.stdout
     assert build_dirs(root, TENANT) == []

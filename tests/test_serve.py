@@ -266,6 +266,36 @@ def test_a_removed_api_key_is_refused_at_once(team: Team) -> None:
         team.keys_file.write_text(original, encoding="utf-8")
 
 
+def test_keys_add_lets_its_key_in_at_the_next_request_and_keeps_the_others(team: Team) -> None:
+    """``ragcli keys add`` (a real subprocess) into the key file of the running server: no restart needed."""
+    original = team.keys_file.read_text(encoding="utf-8")
+    config = team.keys_file.parent / "serve.toml"
+    query = {"query": "refund annual plan"}
+    try:
+        proc = cli("keys", "add", "gina", "--tenant", "globex", "--config", config)
+        assert proc.returncode == 0, proc.stderr
+        key = proc.stdout.strip()
+        assert proc.stdout == key + "\n" and key.startswith("rgk_")  # alone on stdout: KEY=$(ragcli keys add ...)
+        assert "gina" in proc.stderr and str(team.keys_file) in proc.stderr and key not in proc.stderr
+        assert key not in team.keys_file.read_text(encoding="utf-8")  # the file keeps the hash only
+        by_new = team.post("/v1/search", query, key)
+        assert by_new.status_code == 200, by_new.text
+        by_old = team.post("/v1/search", query, team.api_keys["gina"])
+        assert by_old.status_code == 200 and by_old.json()["results"] == by_new.json()["results"]
+        added = json_of(cli("keys", "add", "gus", "-t", "globex", "-g", "ops", "--config", config, "--json"))
+        assert set(added) == {"key", "sha256", "user", "tenant", "groups", "file"}, added
+        assert (added["user"], added["tenant"], added["groups"], added["file"]) == (
+            "gus",
+            "globex",
+            ["ops"],
+            str(team.keys_file),
+        )
+        assert hashlib.sha256(added["key"].encode()).hexdigest() == added["sha256"]
+        assert team.post("/v1/search", query, added["key"]).status_code == 200
+    finally:
+        team.keys_file.write_text(original, encoding="utf-8")
+
+
 # -- /healthz, /metrics: no credential, no names, no text ----------------------------------------------------
 
 

@@ -13,7 +13,7 @@ ingest, status, search, ask, evaluate   one module per command, with its tables
 watch     ``ragcli watch``: ingest again whenever the folder changes
 trace     ``ragcli trace replay``: re-run a traced run's searches and compare the rankings
 mcp       ``ragcli mcp``: start the MCP server (``ragcli.mcp``) for one user
-serve     ``ragcli serve``: the HTTP server for a team (``ragcli.serve``)
+serve     ``ragcli serve``: the HTTP server for a team (``ragcli.serve``); ``ragcli keys add``: an API key for it
 """
 
 from .app import main, run

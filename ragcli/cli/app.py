@@ -33,6 +33,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "trace": ("trace", "app"),
     "mcp": ("mcp", "mcp"),
     "serve": ("serve", "serve"),
+    "keys": ("serve", "keys"),
 }
 """Each command: the module of ``ragcli.cli`` that holds it and its function (or, for a group, its Typer app),
 in the order ``ragcli --help`` lists them. A command module also holds its ``EPILOG``."""

@@ -65,10 +65,10 @@ def ask(
     outcome = run_ask(question, scope, retriever, answerer)
     if trace is not None:
         append_trace(trace, outcome.trace)
-    with workflow_commands_stopped():  # the answer quotes documents: no line of it is a GitHub workflow command
-        if as_json:
-            emit_json(outcome.to_wire())
-        else:
+    if as_json:
+        emit_json(outcome.to_wire())  # JSON text holds no workflow command (console.json_text)
+    else:
+        with workflow_commands_stopped():  # the answer quotes documents: no line of it is a GitHub workflow command
             _print(outcome)
     raise typer.Exit(0 if isinstance(outcome, Answered) else 1)
 

@@ -101,8 +101,14 @@ def emit_json(data: BaseModel) -> None:
 
 
 def json_text(text: str) -> str:
-    """JSON text with DEL and C1 characters as ``\\u00XX`` escapes (they can only occur inside strings)."""
-    return _C1_OR_DEL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    """JSON text with DEL and C1 characters as ``\\u00XX`` escapes (they can only occur inside strings), and ``##[``
+    as ``\\u0023#[``.
+
+    ``##[`` is the GitHub runner's legacy workflow command prefix, read anywhere in a line; the ``::`` form is read
+    only at the start of one, where JSON never has it. So JSON text carries no workflow command and needs no
+    ``workflow_commands_stopped`` markers: stdout stays one JSON document for ``jq`` or a file.
+    """
+    return _C1_OR_DEL.sub(lambda m: f"\\u{ord(m.group()):04x}", text).replace("##[", "\\u0023#[")
 
 
 @contextmanager
@@ -110,8 +116,9 @@ def workflow_commands_stopped() -> Iterator[None]:
     """Under GitHub Actions, what the block prints is not read as workflow commands (``::error::``, ``::add-mask::``).
 
     A document line such as ``::add-mask::...`` would otherwise be run by the runner. The block's output goes
-    between ``::stop-commands::TOKEN`` and ``::TOKEN::`` with a random token a document cannot guess. The two
-    marker lines go to stderr (the runner reads both streams), so stdout piped to ``jq`` stays what it was.
+    between ``::stop-commands::TOKEN`` and ``::TOKEN::`` with a random token a document cannot guess. Both marker
+    lines go to stdout, the stream of the text they protect: the runner reads stdout and stderr apart, so a marker
+    on the other stream has no order with that text in its log. (JSON output needs no block: see ``json_text``.)
     """
     from ..settings import github_actions
 
@@ -121,15 +128,19 @@ def workflow_commands_stopped() -> Iterator[None]:
     import secrets
 
     token = secrets.token_hex(16)
-    sys.stdout.flush()
-    sys.stderr.write(f"::stop-commands::{token}\n")
-    sys.stderr.flush()
+    _marker(f"::stop-commands::{token}")
     try:
         yield
     finally:
-        sys.stdout.flush()
-        sys.stderr.write(f"::{token}::\n")
-        sys.stderr.flush()
+        _marker(f"::{token}::")
+
+
+def _marker(text: str) -> None:
+    """One workflow command line on stdout, after whatever the block wrote before it (stderr flushed too)."""
+    sys.stderr.flush()
+    sys.stdout.flush()
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
 
 
 def write_out(text: str) -> None:

@@ -13,6 +13,7 @@ import functools
 import re
 import sys
 from collections.abc import Callable
+from contextlib import nullcontext
 from typing import TYPE_CHECKING, Literal
 
 from ..escape import markdown_text, path_argument, spreadsheet_cell
@@ -56,12 +57,13 @@ STATUS_LABELS = {
 def render(response: SearchResponse, fmt: Format, *, explain: bool = False, nul: bool = False) -> None:
     """Print ``response`` in ``fmt``: results on stdout, the count and notes on stderr (``nul``: ``files`` with NULs).
 
-    Under GitHub Actions, what is printed is document text, so it goes out with workflow commands stopped.
+    Under GitHub Actions, what is printed is document text, so it goes out with workflow commands stopped; JSON
+    and JSONL need no markers (``console.json_text``), which would break ``jq``.
     """
-    with workflow_commands_stopped():
-        if fmt == "json":
-            emit_json(response.to_wire(explain=explain))
-            return
+    if fmt == "json":
+        emit_json(response.to_wire(explain=explain))
+        return
+    with workflow_commands_stopped() if fmt != "jsonl" else nullcontext():
         for note in response.notes:
             footer(f"note: {note}")
         if fmt != "jsonl":

@@ -1,4 +1,8 @@
-"""``ragcli serve``: one HTTP server for a team (``/v1/search``, ``/v1/ask``, ``/mcp``, ``/healthz``, ``/metrics``)."""
+"""``ragcli serve``: one HTTP server for a team (``/v1/search``, ``/v1/ask``, ``/mcp``, ``/healthz``, ``/metrics``);
+``ragcli keys add``: an API key for one of its users.
+
+``keys`` is its own command group rather than ``serve keys``: ``serve`` is one command whose options
+(``--config`` first) would belong to a group, and the CLI reference lists a group's commands only."""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from .options import DEFAULT_INDEX, AclOpt, IndexOpt
+from .options import DEFAULT_INDEX, AclOpt, IndexOpt, JsonOpt
 
 EPILOG = (
     "Example: ragcli serve --config /etc/ragcli/serve.toml --port 8765; "
@@ -65,3 +69,53 @@ def serve(
         raise InputError("--watch DIR and --tenant TENANT go together: the folder to ingest and the tenant it is for")
     spec = WatchSpec(watch, validate_tenant(tenant), tuple(acl or ())) if watch is not None and tenant else None
     run(config, host=host, port=port, index=index, watch=spec)
+
+
+KEYS_EPILOG = (
+    "Example: ragcli keys add alice --tenant acme --group support --config /etc/ragcli/serve.toml; "
+    "then: curl -H 'Authorization: Bearer rgk_...' .../v1/search. To revoke a key, delete its [[key]] entry. "
+    "See docs/serving.md."
+)
+keys = typer.Typer(help="API keys of ragcli serve: the [api_keys] file of its configuration.", no_args_is_help=True)
+
+
+@keys.command("add", epilog=KEYS_EPILOG)
+def add_key(
+    name: Annotated[str, typer.Argument(metavar="NAME", help="The user the key stands for (ACL entries user:NAME).")],
+    tenant: Annotated[
+        str,
+        typer.Option(
+            "--tenant", "-t", metavar="TENANT", help="The key's tenant: one of [server] tenants.", show_default=False
+        ),
+    ],
+    config: Annotated[
+        Path,
+        typer.Option(
+            "--config",
+            metavar="FILE",
+            help="The server's TOML file; the key goes to its [api_keys] file.",
+            show_default=False,
+        ),
+    ],
+    group: Annotated[
+        list[str] | None,
+        typer.Option("--group", "-g", metavar="GROUP", help="A group the user is in (repeatable).", show_default=False),
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Make an API key for user NAME in a tenant, and append its entry to the server's key file.
+
+    The key is printed once, on stdout, and stored nowhere: the file keeps only its SHA-256 and the
+    user, tenant and groups it stands for. A running server lets the key in at its next request (the
+    file is checked on every request). The file is replaced in one rename, never left half written.
+    """
+    from ..serve.keys import add_configured_key
+    from .console import emit_json, note, plural, write_out
+
+    added = add_configured_key(config, name, tenant, tuple(group or ()))
+    if as_json:
+        emit_json(added)
+        return
+    write_out(added.key)  # alone on stdout: KEY=$(ragcli keys add ...)
+    groups = f"{plural(len(added.groups), 'group')}: {', '.join(added.groups)}" if added.groups else "no groups"
+    note(f"API key for {added.user} in tenant {added.tenant} ({groups}) added to {added.file}; shown only now")

@@ -8,7 +8,9 @@ report       ``IngestReport``: what one ingest did (``ingest --json``)
 loaders      every format into ``Document``s: Markdown, text, JSONL, and the formats below as Markdown
 html         HTML to the Markdown the chunker reads
 docx         Word documents to Markdown (python-docx): heading styles, lists, tables, properties
+docx_archive  a Word archive checked before python-docx opens it: unpacked size, body counts, no DOCTYPE
 rst          reStructuredText to Markdown (docutils): Sphinx markup as text, top field list as metadata
+sphinx_markup  the Sphinx roles and directives docutils does not know, run as the text Sphinx shows
 notebook     Jupyter notebooks to Markdown (nbformat): Markdown cells and code cells, outputs dropped
 csv          CSV and TSV rows to ``Header: value`` list items
 pdf          PDF as paged Markdown (pypdf): page marks, outline headings, tables and scans from the two below
@@ -16,8 +18,11 @@ pdf_tables   ruled tables on PDF pages (pdfplumber), a continued table keeping i
 pdf_ocr      scanned PDF pages read by Tesseract (``ragcli[ocr]``: pytesseract, pypdfium2), bounded per document
 mdwriter     writing escaped Markdown (headings, lists, tables, code, PDF page marks) for the converters above
 dialects     doc-site markup (Hugo, Docusaurus, MyST, GitHub alerts, ...) unfolded into plain Markdown
+fences       where fenced code begins and ends, and a container's indented body
 material     Material for MkDocs, pymdownx and mkdocstrings markup: blocks, fence options, annotations, API stubs
 inline_markup  the dialects' inline markup (roles, shortcodes, icons, emoji, keys) as the text a reader sees
+crossrefs    what a cross-reference shows: the target's title the folder has (``resolving``), else its text
+references   the folder's labels and titles, collected before parsing; each file's reference titles
 markdown     Markdown as sections of blocks: admonitions unfolded, soft wraps joined
 chunking     structure-first splitting into ``Passage``s under the model's token cap
 incremental  what can be kept from the generation being replaced

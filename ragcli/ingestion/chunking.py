@@ -28,7 +28,7 @@ from .loaders import Document
 from .markdown import Block, Section, markdown_sections, plain_sections
 from .mdwriter import read_page_mark
 
-CHUNKER_VERSION = 7
+CHUNKER_VERSION = 8
 """3: soft wraps joined, admonitions and tabs unfolded, an introducing sentence kept with its block.
 4: a PDF with an outline is cut by its bookmarks (Markdown, Word, reStructuredText, notebook and CSV loaders).
 5: passages record their file relative to the ingested folder and the length of a carried introduction.
@@ -36,7 +36,8 @@ CHUNKER_VERSION = 7
 7: code in list items and quotes split by lines; titles from front matter, H1 or file name; headings as plain
 text; Material/pymdownx/mkdocstrings markup and Sphinx captions, tab titles and references read as text; PDF
 passages record their pages (and OCR) and a page starts a new passage; ruled tables are tables; a PDF without an
-outline has no ``Page N`` section per page (its passages have pages instead)."""
+outline has no ``Page N`` section per page (its passages have pages instead).
+8: Sphinx and MyST cross-references show their target's title from the folder (``references``)."""
 OVERLAP_MAX_TOKENS = 48
 """A sentence repeated at the start of the next part must be short, or it crowds out new text."""
 INTRODUCED_KINDS = ("code", "list", "table")

@@ -33,19 +33,14 @@ import re
 from collections.abc import Iterator
 
 from . import material
+from .fences import FENCE_OPEN, closes, collect, fenced_chunks
+from .fences import indented_body as indented_body  # ``markdown`` reads it from here too
 from .inline_markup import HUGO_SHORTCODE, MDBOOK, code_line, inline
 
-# --------------------------------------------------------------------------- fences
+# --------------------------------------------------------------------------- directive fences
 
-_FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>`{3,}|~{3,})(?P<info>.*)$")
 _DIRECTIVE_INFO = re.compile(r"^\{(?P<name>[\w:.-]+)\}[ \t]*(?P<args>.*)$")
 _COLON_OPEN = re.compile(r"^(?P<indent>[ \t]{0,3})(?P<marker>:{3,})[ \t]*(?P<rest>.*)$")
-
-
-def _closes(line: str, marker: str) -> bool:
-    """Whether ``line`` closes a fence opened with ``marker`` (same character, at least as long, nothing after)."""
-    stripped = line.strip()
-    return bool(stripped) and set(stripped) == {marker[0]} and len(stripped) >= len(marker)
 
 
 # --------------------------------------------------------------------------- labels
@@ -134,25 +129,6 @@ def _unfold_directive(name: str, args: str, body: list[str], fence: str) -> list
     )
 
 
-def _collect(lines: list[str], start: int, marker: str) -> tuple[list[str], int]:
-    """The lines after an opening fence up to its closing one; (body, index after the close)."""
-    body: list[str] = []
-    i = start
-    depth_markers: list[str] = []
-    while i < len(lines):
-        line = lines[i]
-        if not depth_markers and _closes(line, marker):
-            return body, i + 1
-        opened = _FENCE_OPEN.match(line) if marker[0] != ":" else None
-        if opened and marker[0] == "`" and opened.group("info").strip():
-            depth_markers.append(opened.group("marker"))  # a nested fence with an info string opens
-        elif depth_markers and _closes(line, depth_markers[-1]):
-            depth_markers.pop()
-        body.append(line)
-        i += 1
-    return body, i  # never closed: the rest of the document
-
-
 # --------------------------------------------------------------------------- line rules (outside code)
 
 _HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
@@ -201,45 +177,10 @@ def _without_comments(text: str) -> str:
     if "<!--" not in text:
         return text
     out: list[str] = []
-    for is_code, chunk in _fenced_chunks(text.split("\n")):
+    for is_code, chunk in fenced_chunks(text.split("\n")):
         joined = "\n".join(chunk)
         out.append(joined if is_code else _HTML_COMMENT.sub("", _MD_DEFAULT.sub(r"Default: \1.", joined)))
     return "\n".join(out)
-
-
-def indented_body(lines: list[str], start: int, prefix: str) -> tuple[list[str], int]:
-    """The lines indented by ``prefix`` (and blank lines between them) from ``start``, dedented once."""
-    body: list[str] = []
-    i = start
-    while i < len(lines) and (not lines[i].strip() or lines[i].startswith(prefix)):
-        body.append(lines[i][len(prefix) :] if lines[i].strip() else "")
-        i += 1
-    while body and not body[-1].strip():  # trailing blank lines belong to what follows
-        body.pop()
-        i -= 1
-    return body, i
-
-
-def _fenced_chunks(lines: list[str]) -> Iterator[tuple[bool, list[str]]]:
-    """Runs of lines, each either inside a fenced code block (True) or outside (False)."""
-    chunk: list[str] = []
-    marker: str | None = None
-    for line in lines:
-        if marker is None:
-            opened = _FENCE_OPEN.match(line)
-            if opened and not (opened.group("marker")[0] == "`" and "`" in opened.group("info")):
-                if chunk:
-                    yield False, chunk
-                chunk, marker = [line], opened.group("marker")
-                continue
-            chunk.append(line)
-        else:
-            chunk.append(line)
-            if _closes(line, marker):
-                yield True, chunk
-                chunk, marker = [], None
-    if chunk:
-        yield marker is not None, chunk
 
 
 def _included(line: str) -> bool:
@@ -270,18 +211,18 @@ class _Walk:
 
     # A fenced block: a MyST directive, or code kept as it is.
     def _fence(self, line: str) -> list[str] | None:
-        opened = _FENCE_OPEN.match(line)
+        opened = FENCE_OPEN.match(line)
         if opened is None:
             return None
         marker, info = opened.group("marker"), opened.group("info").strip()
         if marker[0] == "`" and "`" in info:
             return None  # ``` inside a line of prose is an inline code span
-        body, self.i = _collect(self.lines, self.i + 1, marker)
+        body, self.i = collect(self.lines, self.i + 1, marker)
         directive = _DIRECTIVE_INFO.match(info)
         if directive and not directive.group("name").startswith((".", "#")):  # ```{.python} is an attribute list
             return _unfold_directive(directive.group("name"), directive.group("args"), body, marker)
         # The closing fence as written: an indented block (in a list item or a tab) keeps its indentation.
-        closing = self.lines[self.i - 1] if _closes(self.lines[self.i - 1], marker) and self.i - 1 > 0 else marker
+        closing = self.lines[self.i - 1] if closes(self.lines[self.i - 1], marker) and self.i - 1 > 0 else marker
         lang, title = material.fence_info(info)
         opener = line if lang == info else opened.group("indent") + marker + lang  # options dropped, if any
         code = [material.without_annotation(code_line(b)) for b in body if not _included(b)]
@@ -318,7 +259,7 @@ class _Walk:
         docusaurus = None if directive else _DOCUSAURUS_OPEN.match(rest)
         if directive is None and docusaurus is None:
             return None
-        body, self.i = _collect(self.lines, self.i + 1, opened.group("marker"))
+        body, self.i = collect(self.lines, self.i + 1, opened.group("marker"))
         if directive:
             return _unfold_directive(directive.group("name"), directive.group("args"), body, "```")
         assert docusaurus is not None

@@ -1,8 +1,9 @@
 """Inline markup of the doc-site dialects as the text a reader sees.
 
-The line-level half of ``dialects``: MyST roles (``{ref}`text <target>``` → ``text``), Hugo shortcodes inside
-a line, Liquid/Jinja tags and variables, mdBook includes, Material icons, attribute lists, keys
-(``++ctrl+c++`` → ``Ctrl+C``), emoji shortcodes (``:white_check_mark:`` → ✅) and footnote references.
+The line-level half of ``dialects``: MyST roles (``{ref}`text <target>``` → ``text``, a target's title
+through ``crossrefs``), Hugo shortcodes inside a line, Liquid/Jinja tags and variables, mdBook includes,
+Material icons, attribute lists, keys (``++ctrl+c++`` → ``Ctrl+C``), emoji shortcodes
+(``:white_check_mark:`` → ✅) and footnote references.
 Code spans are left as they are, except that Hugo renders a shortcode even inside one and escapes them as
 ``{{</* x */>}}``.
 """
@@ -13,12 +14,13 @@ import functools
 import re
 from importlib import resources
 
+from .crossrefs import kind_of, role_text
+
 HUGO_SHORTCODE = re.compile(r"\{\{([<%])\s*(/?)\s*([\w/.-]+)((?:[^{}]|\{[^{}]*\})*?)\s*(/?)\s*[>%]\}\}")
 _LIQUID_TAG = re.compile(r"\{%-?.*?-?%\}")
 _TEMPLATE_VAR = re.compile(r"\{\{(?![<%#]).*?\}\}")
 MDBOOK = re.compile(r"\{\{#[\w-]+[^}]*\}\}")
 _MYST_ROLE = re.compile(r"\{([\w:.-]+)\}`([^`]*)`")
-_ROLE_TARGET = re.compile(r"^(.*?)\s*<[^<>]+>$", re.DOTALL)
 _ICON = re.compile(r":(?:material|octicons|fontawesome|simple)-[\w-]+:(?:\{[^}]*\})?")
 _ATTR_LIST = re.compile(r"\{:?\s*(?:[.#][\w-]+|[\w-]+=\"[^\"]*\")(?:\s+(?:[.#][\w-]+|[\w-]+=(?:\"[^\"]*\"|\S+)))*\s*\}")
 _KEYS = re.compile(r"\+\+([\w+-]+?)\+\+")
@@ -30,11 +32,11 @@ _CODE_ROLES = frozenset("code file kbd command option envvar samp program litera
 
 
 def _role(match: re.Match[str]) -> str:
-    """``{ref}`Explicit text <target>``` → ``Explicit text``; ``{term}`x``` → ``x``; code roles stay code."""
-    name, content = match.group(1).rsplit(":", 1)[-1].lower(), match.group(2)
-    explicit = _ROLE_TARGET.match(content)
-    text = explicit.group(1) if explicit and explicit.group(1) else content.lstrip("~!")
-    is_code = name in _CODE_ROLES or match.group(1).startswith(("py:", "js:", "c:", "cpp:", "rst:"))
+    """``{ref}`Explicit text <target>``` → ``Explicit text``; ``{ref}`label``` → the section's title when the folder
+    has it (``crossrefs``); ``{py:class}`~a.b.C``` → ``C``; ``{term}`x``` → ``x``; code roles stay code."""
+    role, content = match.group(1), match.group(2)
+    text = role_text(role, content)
+    is_code = kind_of(role) in _CODE_ROLES or role.startswith(("py:", "js:", "c:", "cpp:", "rst:"))
     return f"`{text}`" if is_code and text else text
 
 

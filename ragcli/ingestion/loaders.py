@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import DocumentRejected, DuplicateKey, strict_json
 from ..text import slugify
+from .crossrefs import active_salt
 from .metadata import load_yaml_mapping, reserved_keys, split_front_matter, validate_metadata
 from .sources import (
     DEFAULT_MAX_FILE_BYTES,
@@ -139,7 +140,7 @@ def load_file(
     if fmt not in ("markdown", "text"):  # those were checked line by line as the file has them
         check_line_lengths(text, source, what="a line of its text")
     fp = file_fingerprint(src, data, default_acl, salt)
-    body_hash = content_hash(text.encode("utf-8"))
+    body_hash = content_hash((text + active_salt()).encode("utf-8"))  # what its references show is its text too
     doc = _build(meta, text, fmt, source, src.relative, default_acl, fp, body_hash, body)
     if pdf is not None:
         doc = replace(doc, pdf=pdf)

@@ -28,10 +28,13 @@ from ..settings import ParseLimits, index_root, parse_limits
 from ..structure import Embedded, embed_passages
 from .changes import acl_warnings, check_root, check_unique, settle_previous
 from .chunking import CHUNKER_VERSION, chunk_document
+from .crossrefs import resolving, salt_of
 from .folder import Folder, open_folder
 from .incremental import Incremental, Loaded
 from .loaders import Document
 from .progress import Progress
+from .references import ReferenceTable
+from .references import scan as scan_references
 from .report import IngestReport, ParsingLimits, PdfReport, UnreadPdf
 from .sources import DEFAULT_MAX_FILE_BYTES, SourceFile, file_fingerprint
 from .workers import Parsed, ParseTask, Refused, parser
@@ -162,6 +165,7 @@ class _Run:
         )
         # What a passage depends on beyond its file: a change re-chunks everything (vectors are reused by text).
         self.salt = f"chunker={CHUNKER_VERSION};model={self.model.sha256};ids={PASSAGE_IDS}"
+        self.references = ReferenceTable()
 
     def ingest(
         self,
@@ -218,6 +222,7 @@ class _Run:
             self.report.reject(r.source, r.reason)
             failed.add(r.source)
         self.progress.files(len(files))
+        self.references = scan_references(folder, files, self.max_file_bytes)  # before any file is parsed
         loaded: dict[str, Loaded] = {}
         pool = parser(self.limits)
         try:
@@ -249,13 +254,15 @@ class _Run:
                 yield _Ready(src, [rejected])
                 continue
             key = str(src.path)
+            titles = self.references.titles_for(src.relative)  # a retitled target makes the file new
+            salt = self.salt + salt_of(titles)
             recorded = None if src.is_jsonl else diff.fingerprint_of(key)
-            if recorded is not None and file_fingerprint(src, data, self.default_acl, self.salt) == recorded:
+            if recorded is not None and file_fingerprint(src, data, self.default_acl, salt) == recorded:
                 reused = diff.reuse(key)  # an unchanged file costs one read and one hash
                 if reused is not None:
                     yield _Ready(src, [reused])
                     continue
-            yield ParseTask(src, data, self.default_acl, self.salt, self.max_file_bytes)
+            yield ParseTask(src, data, self.default_acl, salt, self.max_file_bytes, titles)
 
     def _parsed(self, task: ParseTask, parsed: Parsed, diff: Incremental) -> _Ready:
         """A parsed file's documents cut into passages (or its rejections)."""
@@ -283,7 +290,8 @@ class _Run:
             reused = diff.reuse(key)
             if reused is not None:
                 return reused
-        passages = chunk_document(doc, self.tenant, self.embedder.count_tokens)
+        with resolving(self.references.titles_for(doc.path)):  # MyST roles are rendered as the text is cut
+            passages = chunk_document(doc, self.tenant, self.embedder.count_tokens)
         if doc.pdf is not None and (doc.pdf.ocr or doc.pdf.unread):
             _note_scans(self.report, doc.source, doc.pdf)
         if not passages:

@@ -6,15 +6,9 @@ option lists as lists, tables (grid, simple, list-table, csv-table) with their
 header row and spans repeated, literal blocks as code, admonitions as labelled
 prose (``Note: ...``), block quotes as quotes.
 
-Sphinx-only markup degrades to its text, never to an error or to markup:
-
-* a role docutils does not know (``:ref:`Title <target>```, ``:func:`~a.b```)
-  is the text Sphinx shows (``Title``, ``b``);
-* a directive docutils does not know keeps its content, parsed as
-  reStructuredText, under its argument as a label (``.. py:function:: f(x)``);
-  code-like ones (``code-block`` is docutils' own) are code, version notes
-  (``versionadded``...) labelled prose, and navigation or build directives
-  (``toctree``, ``index``, ``highlight``, ``literalinclude``...) add nothing.
+Sphinx-only markup degrades to its text, never to an error or to markup: the
+roles and directives docutils does not know are run by ``sphinx_markup``
+(a cross-reference shows its target's title, ``crossrefs``).
 
 Nothing is read from outside the file: ``include``, ``raw`` and file or URL
 options are disabled. A field list at the very top (before or right after the
@@ -23,7 +17,6 @@ title) is metadata, read like front matter through ``metadata.text_fields``.
 
 from __future__ import annotations
 
-import contextlib
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -31,6 +24,7 @@ from typing import Any
 from ..errors import DocumentRejected
 from . import mdwriter as md
 from .metadata import text_fields
+from .sphinx_markup import lenient_lookups, resolve_refs
 
 _SETTINGS = {
     "report_level": 5,  # no message is printed; unknown markup is handled below
@@ -47,28 +41,6 @@ _SETTINGS = {
     "language_code": "en",
     "strip_comments": True,
 }
-_CODE_DIRECTIVES = {
-    "code-cell", "ipython", "doctest", "testcode", "testoutput", "testsetup", "testcleanup",
-    "jupyter-execute", "productionlist", "prompt", "mermaid", "graphviz", "digraph", "graph", "plantuml",
-}  # fmt: skip
-_SPHINX_CODE = {"code-block", "sourcecode", "code"}
-_VERSION_DIRECTIVES = {
-    "versionadded": "New in version",
-    "versionchanged": "Changed in version",
-    "deprecated": "Deprecated since version",
-    "versionremoved": "Removed in version",
-}
-_LABELS = {"seealso": "See also", "todo": "Todo"}
-_UNLABELLED = {"only", "ifconfig", "hlist", "glossary", "grid", "rst-class", "cssclass", "tab-set", "tabs"}
-"""Directives whose argument is a condition or a layout, not a label: their content alone."""
-_ARGUMENT_IS_TEXT = {"centered"}
-_SILENT_DIRECTIVES = {
-    "toctree", "index", "highlight", "currentmodule", "module", "tabularcolumns", "sectionauthor", "moduleauthor",
-    "codeauthor", "literalinclude", "autosummary", "automodule", "include", "default-domain", "program",
-}  # fmt: skip
-_NOT_PYTHON = frozenset({"ref", "doc", "term", "file", "samp", "kbd", "guilabel", "menuselection", "envvar", "option"})
-"""Roles whose text is not a Python name: a leading dot there is the reader's (``:file:`.env```)."""
-_EXPLICIT_TITLE = re.compile(r"^(.+?)\s*<[^<>]*>$", re.DOTALL)
 _SKIPPED = frozenset(
     {"comment", "target", "substitution_definition", "system_message", "raw", "pending", "decoration", "docinfo"}
     | {"meta", "transition", "image", "problematic", "footnote_reference"}
@@ -79,7 +51,7 @@ _SKIPPED = frozenset(
 def rst_to_markdown(text: str, source: str) -> tuple[dict[str, Any], str]:
     """Return (metadata from the top field list, the body as Markdown); DocumentRejected if docutils fails."""
     document = _parse(text, source)
-    _resolve_refs(document)
+    resolve_refs(document)
     meta = _top_fields(document, source)
     return meta, md.join(_blocks(document.children, depth=1))
 
@@ -90,173 +62,10 @@ def _parse(text: str, source: str) -> Any:
     from docutils.utils import SystemMessage
 
     try:
-        with _lenient_lookups():
+        with lenient_lookups():
             return publish_doctree(text, source_path=source, parser=Parser(), settings_overrides=dict(_SETTINGS))
     except (SystemMessage, RecursionError, ValueError, TypeError, AttributeError, IndexError) as exc:
         raise DocumentRejected(source, f"reStructuredText could not be parsed ({type(exc).__name__})") from None
-
-
-# --------------------------------------------------------------------------- unknown roles and directives
-
-
-def _shown_text(
-    name: str, rawtext: str, text: str, lineno: int, inliner: Any, options: Any = None, content: Any = None
-) -> Any:
-    """The role docutils runs for a role it does not know: the text Sphinx would show."""
-    from docutils import nodes
-    from docutils.utils import unescape
-
-    shown = nodes.inline(rawtext, role_text(name, unescape(text)))
-    if name.lower().rsplit(":", 1)[-1] == "ref" and not _EXPLICIT_TITLE.match(unescape(text)):
-        shown[_REF] = " ".join(unescape(text).lower().split())  # the section's title, if this page has it
-    return [shown], []
-
-
-_REF = "ragcli_ref"
-"""The attribute a ``:ref:`target``` without a title carries until the page's section titles are known."""
-
-
-def _resolve_refs(document: Any) -> None:
-    """A ``:ref:`` to a label on this page shows that section's title, as Sphinx would (else the label)."""
-    from docutils import nodes
-
-    titles: dict[str, str] = {}
-    for section in document.findall(nodes.section):
-        title = section.next_node(nodes.title)
-        for name in section["names"]:
-            titles.setdefault(name, title.astext() if title is not None else name)
-    for ref in document.findall(lambda n: isinstance(n, nodes.inline) and _REF in n.attributes):
-        title = titles.get(ref[_REF])
-        if title:
-            ref.children = []
-            ref += nodes.Text(title)
-
-
-def inline_plain(state: Any, text: str, lineno: int) -> str:
-    """Inline reStructuredText as the plain text Sphinx shows (a caption, a tab's title): ````x```` → ``x``."""
-    parsed, _ = state.inline_text(text, lineno)
-    return " ".join("".join(node.astext() for node in parsed).split())
-
-
-def role_text(role: str, text: str) -> str:
-    """What Sphinx shows for a role: ``Title <target>`` -> Title, ``~a.b.c`` -> c, ``!name`` -> name.
-
-    A ``:doc:`` without a title shows the other document's title, which is not
-    known here: its file name stands in (``/deploying/asgi`` -> asgi).
-    """
-    explicit = _EXPLICIT_TITLE.match(text)
-    if explicit:
-        return explicit.group(1)
-    text = text.lstrip("!")
-    if role.rsplit(":", 1)[-1] == "doc":
-        return text.rstrip("/").rsplit("/", 1)[-1]
-    if role.rsplit(":", 1)[-1] not in _NOT_PYTHON:
-        text = text.lstrip(".")  # ``.Request``: a name searched for as a suffix, shown without its dot
-    return text[1:].lstrip(".").rsplit(".", 1)[-1] if text.startswith("~") else text
-
-
-@contextlib.contextmanager
-def _lenient_lookups() -> Iterator[None]:
-    """While parsing, a role or directive docutils does not know is run by ours instead of failing.
-
-    docutils looks roles and directives up through two module functions and has
-    no hook for unknown names, so those are wrapped for the duration of the parse.
-    """
-    from docutils.parsers.rst import directives, roles
-
-    find_directive, find_role = directives.directive, roles.role
-
-    def directive(name: str, language: Any, document: Any) -> tuple[Any, list[Any]]:
-        if name.lower() == "date":  # the ingest day in the text would make passage IDs depend on the day
-            return _no_date(), []
-        if name.lower() in _SPHINX_CODE:  # Sphinx's options (:caption:, :linenos:) would fail docutils' own
-            return _unknown_directive(), []
-        found, messages = find_directive(name, language, document)
-        return (found or _unknown_directive()), messages
-
-    def role(name: str, language: Any, lineno: int, reporter: Any) -> tuple[Any, list[Any]]:
-        found, messages = find_role(name, language, lineno, reporter)
-        return (found or _shown_text), messages
-
-    directives.directive, roles.role = directive, role
-    try:
-        yield
-    finally:
-        directives.directive, roles.role = find_directive, find_role
-
-
-def _no_date() -> Any:
-    """``.. |d| date::`` as nothing: its text is the day of the ingest, not of the document (``|d|`` reads as "")."""
-    from docutils import nodes
-    from docutils.parsers.rst import Directive
-
-    class NoDate(Directive):  # type: ignore[misc]  # docutils ships no types: Directive is Any
-        optional_arguments = 1
-        final_argument_whitespace = True
-        has_content = False
-
-        def run(self) -> list[Any]:
-            return [nodes.Text("")]
-
-    return NoDate
-
-
-def _unknown_directive() -> Any:
-    from docutils import nodes
-    from docutils.parsers.rst import Directive, directives
-
-    class AnyOption(dict[str, Any]):
-        """Every option name is accepted as text (one entry keeps it truthy, so docutils parses options at all)."""
-
-        def __missing__(self, key: str) -> Any:
-            return directives.unchanged
-
-    class Unknown(Directive):  # type: ignore[misc]  # docutils ships no types: Directive is Any
-        optional_arguments = 1
-        final_argument_whitespace = True
-        has_content = True
-        option_spec = AnyOption(caption=directives.unchanged)
-
-        def run(self) -> list[Any]:
-            name = self.name.lower().rsplit(":", 1)[-1]  # py:function -> function
-            argument = " ".join(self.arguments)
-            if name in _SILENT_DIRECTIVES:
-                return []
-            if name in _CODE_DIRECTIVES or name in _SPHINX_CODE:
-                return self.code(argument)
-            label, lead = inline_plain(self.state, argument, self.lineno) if argument else "", ""
-            if name in _UNLABELLED:
-                label = ""
-            elif name in _ARGUMENT_IS_TEXT:
-                label, lead = "", argument
-            elif name in _VERSION_DIRECTIVES:
-                version, _, lead = " ".join(argument.split()).partition(" ")
-                label = f"{_VERSION_DIRECTIVES[name]} {version}".strip()
-            elif name in _LABELS:
-                label, lead = _LABELS[name], argument
-            box = nodes.admonition() if label else nodes.container()
-            if label:
-                box += nodes.title(label, label)
-            if lead.strip():
-                inline, messages = self.state.inline_text(lead, self.lineno)
-                box += nodes.paragraph(lead, "", *inline)
-            if self.content:
-                self.state.nested_parse(self.content, self.content_offset, box)
-            if len(box.children) > (1 if label else 0):
-                return [box]
-            # A version note without text still says something: "New in version 2.0."
-            return [nodes.paragraph(label, label + ".")] if name in _VERSION_DIRECTIVES else []
-
-        def code(self, language: str) -> list[Any]:
-            """A literal block; a ``:caption:`` is the sentence introducing it."""
-            code = "\n".join(self.content)
-            if not code.strip():
-                return []
-            caption = inline_plain(self.state, str(self.options.get("caption", "")), self.lineno)
-            intro = [nodes.paragraph(caption, caption.rstrip(":") + ":")] if caption else []
-            return [*intro, nodes.literal_block(code, code, language=language)]
-
-    return Unknown
 
 
 # --------------------------------------------------------------------------- metadata

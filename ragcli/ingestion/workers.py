@@ -20,6 +20,11 @@ one worker dies it breaks the whole executor and fails every queued file, and
 it cannot stop one task that runs too long; ``pebble`` could, but is not a
 dependency. The pool here is one loop over ``multiprocessing.connection.wait``.
 
+Out of descriptors (``EMFILE``, a low ``ulimit -n``) a worker cannot start: with one running, the pool
+goes on with those it has (slower, the same limits); with none, the ingest stops with one ``IndexWriteError``
+before anything is written. No fallback to parsing in process: it would drop the limits on untrusted files
+unasked, and a process out of descriptors fails again when the index writer opens its segment files.
+
 ``InProcess`` (``RAGCLI_PARSE_WORKERS=0``) calls ``parse`` in the ingesting
 process: the same boundary for exceptions, no limits.
 """
@@ -29,12 +34,13 @@ from __future__ import annotations
 import sys
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from ..errors import DocumentRejected
+from ..errors import DocumentRejected, IndexWriteError
 from ..settings import ParseLimits
+from .crossrefs import resolving
 from .loaders import Document, load_file, load_jsonl
 from .sources import SourceData, SourceFile
 
@@ -64,6 +70,8 @@ class ParseTask:
     default_acl: tuple[str, ...]
     salt: str
     max_bytes: int
+    titles: Mapping[str, str] = field(default_factory=dict)
+    """The titles this file's cross-references show (``references.ReferenceTable.titles_for``)."""
 
 
 Parsed = list[Document | Refused]
@@ -74,10 +82,8 @@ def parse(task: ParseTask, limits: ParseLimits | None = None) -> Parsed:
     """Parse one file; whatever a parser raises becomes that file's rejection (the one boundary)."""
     src = task.src
     try:
-        if src.is_jsonl:
-            items = load_jsonl(src, task.data, default_acl=task.default_acl, salt=task.salt)
-            return [item if isinstance(item, Document) else Refused(item.source, item.reason) for item in items]
-        return [load_file(src, task.data, default_acl=task.default_acl, salt=task.salt, max_bytes=task.max_bytes)]
+        with resolving(task.titles):
+            return _load(task)
     except DocumentRejected as rejected:
         return [Refused(rejected.source, rejected.reason)]
     except MemoryError:
@@ -88,6 +94,14 @@ def parse(task: ParseTask, limits: ParseLimits | None = None) -> Parsed:
     except Exception as exc:  # the point of this boundary: an unforeseen parser error costs this file only
         what = src.format or "JSONL"
         return [Refused(str(src.path), f"the {what} parser failed on it ({_kind(exc)}); not indexed")]
+
+
+def _load(task: ParseTask) -> Parsed:
+    src = task.src
+    if src.is_jsonl:
+        items = load_jsonl(src, task.data, default_acl=task.default_acl, salt=task.salt)
+        return [item if isinstance(item, Document) else Refused(item.source, item.reason) for item in items]
+    return [load_file(src, task.data, default_acl=task.default_acl, salt=task.salt, max_bytes=task.max_bytes)]
 
 
 def _kind(exc: BaseException) -> str:
@@ -116,6 +130,7 @@ class ParsePool:
         self.limits = limits
         self._idle: list[_Worker] = []
         self._all: list[_Worker] = []
+        self._most = limits.workers  # lowered when the system refuses another process (see _worker)
 
     def run(self, jobs: Iterable[T | ParseTask]) -> Iterator[T | tuple[ParseTask, Parsed]]:
         """Each job as it is, or a task with its result, in the order given; at most two tasks per worker read ahead."""
@@ -152,9 +167,15 @@ class ParsePool:
         if self._idle:
             return self._idle.pop()
         busy = len(self._all)
-        if busy >= self.limits.workers:
+        if busy >= self._most:
             return None
-        worker = _Worker(self.limits)
+        try:
+            worker = _Worker(self.limits)
+        except OSError as exc:
+            if not busy:
+                raise _cannot_start(exc) from None
+            self._most = busy  # the workers already running parse the rest: slower, the same limits
+            return None
         self._all.append(worker)
         return worker
 
@@ -216,6 +237,21 @@ class ParsePool:
 _END: Any = object()
 
 
+def _cannot_start(exc: OSError) -> IndexWriteError:
+    """The one line for a pool that cannot start its first worker, with the way out for a low descriptor limit."""
+    import errno
+    import resource
+
+    reason = exc.strerror or type(exc).__name__
+    if exc.errno in (errno.EMFILE, errno.ENFILE):
+        reason += f" (the limit is {resource.getrlimit(resource.RLIMIT_NOFILE)[0]:,}; raise it with 'ulimit -n')"
+    return IndexWriteError(
+        f"cannot start a process to parse the files: {reason}; "
+        "RAGCLI_PARSE_WORKERS=0 parses in this process, without its CPU and memory limits; "
+        "the previous index is unchanged"
+    )
+
+
 class _Slot:
     """One job in the read-ahead window: a task being parsed, or a result ready to hand on."""
 
@@ -232,21 +268,27 @@ class _Worker:
     def __init__(self, limits: ParseLimits) -> None:
         import os
         import subprocess
-        import sys
         from multiprocessing.connection import Connection
 
-        task_read, task_write = os.pipe()
-        result_read, result_write = os.pipe()
-        command = [sys.executable, "-c", _SERVE, str(task_read), str(result_write), str(limits.cpu_seconds)]
-        command.append(str(limits.memory_mb))
-        # stderr is dropped: what a crashing parser prints may quote the document, and the rejection says enough.
-        self.process = subprocess.Popen(
-            command,
-            pass_fds=(task_read, result_write),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        opened: list[int] = []
+        try:
+            opened += os.pipe()
+            opened += os.pipe()
+            task_read, task_write, result_read, result_write = opened
+            command = [sys.executable, "-c", _SERVE, str(task_read), str(result_write), str(limits.cpu_seconds)]
+            command.append(str(limits.memory_mb))
+            # stderr is dropped: what a crashing parser prints may quote the document, and the rejection says enough.
+            self.process = subprocess.Popen(
+                command,
+                pass_fds=(task_read, result_write),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        except OSError:
+            for fd in opened:  # a worker that could not start (EMFILE, most often) leaves no descriptor open
+                os.close(fd)
+            raise
         os.close(task_read)
         os.close(result_write)
         self.send = Connection(task_write, readable=False)

@@ -32,6 +32,8 @@ from .service import DOCUMENTS_URI, DocumentsJson, Service, ToolReply, log
 from .tools import INPUTS, TITLES, ToolName, description, input_schema
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
     from mcp.server import ServerRequestContext
 
 RESOURCE_NOT_FOUND = -32002
@@ -86,62 +88,73 @@ def tool_result(reply: ToolReply) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(text=reply.text or "")], structured_content=reply.data)
 
 
-def check_documents_uri(uri: object) -> None:
-    """The one resource there is; any other URI is the protocol's "not found"."""
-    if str(uri) != DOCUMENTS_URI:
-        raise MCPError(code=RESOURCE_NOT_FOUND, message="Resource not found", data={"uri": str(uri)[:200]})
-
-
-def documents_result(listing: DocumentsJson) -> types.ReadResourceResult:
-    """The documents resource's contents: the listing as JSON."""
-    return types.ReadResourceResult(
-        contents=[
-            types.TextResourceContents(uri=DOCUMENTS_URI, mime_type="application/json", text=listing.model_dump_json())
-        ]
-    )
-
-
-def build_server(service: Service) -> Server[Any]:
-    """The low-level SDK server whose handlers call ``service``."""
-    tools = tool_list()
-    principal = service.principal
-    documents_resource = types.Resource(
+def documents_resource(title: str, day: str) -> types.Resource:
+    """The one resource as ``resources/list`` shows it: ``title`` says whose documents, ``day`` on which day."""
+    return types.Resource(
         uri=DOCUMENTS_URI,
         name="documents",
-        title=f"Documents {principal.user} may see in {principal.tenant}",
+        title=title,
         description='JSON: {"documents": [{"id", "title"}]}, each document with at least one passage this user may see '
-        "on the as-of day.",
+        f"{day}.",
         mime_type="application/json",
     )
+
+
+def listing_handlers(resource: types.Resource) -> dict[str, Any]:
+    """``tools/list`` and ``resources/list``, the same in ``ragcli mcp`` and ``serve``'s ``/mcp``: the ``Server``
+    keyword arguments that install them."""
+    tools = tool_list()
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
 
+    async def list_resources(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=[resource])
+
+    return {"on_list_tools": list_tools, "on_list_resources": list_resources}
+
+
+async def read_documents(uri: object, listing: Callable[[], Awaitable[DocumentsJson]]) -> types.ReadResourceResult:
+    """``resources/read``: the documents resource, listed by ``listing`` (a thread here, a worker of ``serve``'s pool
+    there). Any other URI is the protocol's "not found"; a ragcli error (a damaged index) is this read's error, an
+    unforeseen one is logged and told in general words; the server goes on serving either way."""
+    if str(uri) != DOCUMENTS_URI:
+        raise MCPError(code=RESOURCE_NOT_FOUND, message="Resource not found", data={"uri": str(uri)[:200]})
+    try:
+        found = await listing()
+    except MCPError:
+        raise  # the caller's own refusal (serve: overloaded), as it worded it
+    except RagcliError as exc:
+        raise MCPError(code=types.INTERNAL_ERROR, message=exc.message) from None
+    except Exception:
+        log.exception(json.dumps({"event": "documents", "ok": False, "error": "internal error"}))
+        raise MCPError(
+            code=types.INTERNAL_ERROR, message="internal error; the server log (stderr) has the details"
+        ) from None
+    return types.ReadResourceResult(
+        contents=[
+            types.TextResourceContents(uri=DOCUMENTS_URI, mime_type="application/json", text=found.model_dump_json())
+        ]
+    )
+
+
+def build_server(service: Service) -> Server[Any]:
+    """The low-level SDK server whose handlers call ``service``."""
+    principal = service.principal
+    resource = documents_resource(f"Documents {principal.user} may see in {principal.tenant}", "on the as-of day")
+
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
         reply = await anyio.to_thread.run_sync(service.call, params.name, params.arguments)
         return tool_result(reply)
 
-    async def list_resources(
-        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
-    ) -> types.ListResourcesResult:
-        return types.ListResourcesResult(resources=[documents_resource])
-
     async def read_resource(
         ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
-        check_documents_uri(params.uri)
-        try:
-            listing: DocumentsJson = await anyio.to_thread.run_sync(service.documents)
-        except RagcliError as exc:  # a damaged index: an error for this read, never the end of the server
-            raise MCPError(code=types.INTERNAL_ERROR, message=exc.message) from None
-        except Exception:
-            log.exception(json.dumps({"event": "documents", "ok": False, "error": "internal error"}))
-            raise MCPError(
-                code=types.INTERNAL_ERROR, message="internal error; the server log (stderr) has the details"
-            ) from None
-        return documents_result(listing)
+        return await read_documents(params.uri, lambda: anyio.to_thread.run_sync(service.documents))
 
     server: Server[Any] = Server(
         "ragcli",
@@ -152,10 +165,9 @@ def build_server(service: Service) -> Server[Any]:
             "Use `search` for ranked passages and `ask` for an answer whose citations code has checked. "
             "The user, tenant and date are fixed by the server; no argument changes them."
         ),
-        on_list_tools=list_tools,
         on_call_tool=call_tool,
-        on_list_resources=list_resources,
         on_read_resource=read_resource,
+        **listing_handlers(resource),
     )
     return server
 

@@ -3,7 +3,7 @@
     config        ``ServeConfig``: the TOML file ([server], [oidc], [api_keys]), validated strictly
     refusal       ``Refused`` and its reason codes (counted in /metrics, never told to the client)
     tokens        ``JwtVerifier``: a JWT checked with the issuer's JWKS -> a ``Principal``
-    keys          ``ApiKeys``: hashed API keys bound to principals; ``new_key``
+    keys          ``ApiKeys``: hashed API keys bound to principals; ``new_key``, ``add_key`` (``ragcli keys add``)
     credentials   ``Credentials`` (the MCP SDK's TokenVerifier) and Starlette's authentication backend
     metrics       ``Metrics``: the Prometheus counters, histograms and gauges of /metrics
     workers       ``Worker``: its own ``Retriever`` (generation pinned per request) and answer backend

@@ -36,6 +36,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..errors import InputError, RagcliError
+from ..principal import Principal
 from .api import AskRequest, SearchRequest, ask_on, parse_request, search_on
 from .config import ServerSection
 from .credentials import REFUSED_KEY, CredentialBackend, Credentials, principal_of
@@ -121,13 +122,20 @@ async def _read_body(request: Request, limit: int) -> bytes:
     return body
 
 
+async def _request(
+    state: ServeState, request: Request, model: type[SearchRequest] | type[AskRequest]
+) -> tuple[Principal, SearchRequest | AskRequest]:
+    """The request's principal and its validated body (InputError, in plain words, for a body not acceptable)."""
+    principal = principal_of(request.scope)
+    assert principal is not None  # Guard let only authenticated requests in
+    raw = await _read_body(request, state.server.max_body_bytes)
+    s = state.server
+    return principal, parse_request(raw, model, max_chars=s.max_query_chars, allow_as_of=s.allow_as_of)
+
+
 def _search(state: ServeState) -> Callable[[Request], Awaitable[Response]]:
     async def run(request: Request) -> Response:
-        principal = principal_of(request.scope)
-        assert principal is not None  # Guard let only authenticated requests in
-        raw = await _read_body(request, state.server.max_body_bytes)
-        s = state.server
-        body = parse_request(raw, SearchRequest, max_chars=s.max_query_chars, allow_as_of=s.allow_as_of)
+        principal, body = await _request(state, request, SearchRequest)
         assert isinstance(body, SearchRequest)
         started = time.perf_counter()
         text, facts = await state.pool.run(lambda w: _timed(search_on, w, principal, body))
@@ -139,11 +147,7 @@ def _search(state: ServeState) -> Callable[[Request], Awaitable[Response]]:
 
 def _ask(state: ServeState) -> Callable[[Request], Awaitable[Response]]:
     async def run(request: Request) -> Response:
-        principal = principal_of(request.scope)
-        assert principal is not None
-        raw = await _read_body(request, state.server.max_body_bytes)
-        s = state.server
-        body = parse_request(raw, AskRequest, max_chars=s.max_query_chars, allow_as_of=s.allow_as_of)
+        principal, body = await _request(state, request, AskRequest)
         assert isinstance(body, AskRequest)
         started = time.perf_counter()
         text, facts = await state.pool.run(lambda w: _timed(ask_on, w, principal, body))

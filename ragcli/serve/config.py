@@ -115,14 +115,20 @@ def read_capped(path: Path, limit: int, where: str, limit_text: str) -> tuple[tu
     """A server-side file's (mtime, size) stamp and its bytes, at most ``limit`` of them: a file the server
     cannot read, or one over the limit, is one ``error:`` line naming ``where``."""
     try:
-        stat = path.stat()
+        stamp = file_stamp(path)
         with path.open("rb") as fh:
             raw = fh.read(limit + 1)
     except OSError as exc:
         raise InputError(f"cannot read {where}: {exc.strerror or exc}") from None
     if len(raw) > limit:
         raise InputError(f"{where} is larger than {limit_text}")
-    return (stat.st_mtime_ns, stat.st_size), raw
+    return stamp, raw
+
+
+def file_stamp(path: Path) -> tuple[int, int]:
+    """What tells that a server-side file changed (its modification time and size); OSError when it is gone."""
+    stat = path.stat()
+    return stat.st_mtime_ns, stat.st_size
 
 
 def toml_table(raw: bytes, where: str) -> dict[str, object]:

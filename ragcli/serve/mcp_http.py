@@ -1,7 +1,7 @@
 """``/mcp``: the MCP server over Streamable HTTP, each request's principal from its own bearer token.
 
 The same tools, schemas and resource as ``ragcli mcp`` (``ragcli.mcp``'s
-``tool_list`` and ``Service``), on the SDK's low-level ``Server`` and its
+``listing_handlers``, ``read_documents`` and ``Service``), on the SDK's low-level ``Server`` and its
 ``StreamableHTTPSessionManager``. Unlike stdio, no user is fixed at start:
 each tool call reads the principal of the credential that came with it
 (``get_access_token()``, the SDK's request-scoped token), and the SDK binds
@@ -19,9 +19,9 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from .. import __version__
-from ..errors import RagcliError, error_line
-from ..mcp.server import check_documents_uri, documents_result, tool_list, tool_result
-from ..mcp.service import DOCUMENTS_URI, DocumentsJson, Service, ToolReply
+from ..errors import error_line
+from ..mcp.server import documents_resource, listing_handlers, read_documents, tool_result
+from ..mcp.service import DocumentsJson, Service, ToolReply
 from .credentials import PrincipalToken
 from .limits import Overloaded, Pool
 
@@ -66,20 +66,7 @@ def _service(principal: Principal, worker: Worker) -> Service:
 
 
 def build_mcp_server(pool: Pool, metrics: Metrics) -> Server[Any]:
-    tools = tool_list()
-    documents_resource = types.Resource(
-        uri=DOCUMENTS_URI,
-        name="documents",
-        title="Documents the signed-in user may see",
-        description='JSON: {"documents": [{"id", "title"}]}, each document with at least one passage this user may see '
-        "today.",
-        mime_type="application/json",
-    )
-
-    async def list_tools(
-        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
-    ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=tools)
+    resource = documents_resource("Documents the signed-in user may see", "today")
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
         principal = _principal()
@@ -93,33 +80,27 @@ def build_mcp_server(pool: Pool, metrics: Metrics) -> Server[Any]:
             ).inc()
         return tool_result(reply)
 
-    async def list_resources(
-        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
-    ) -> types.ListResourcesResult:
-        return types.ListResourcesResult(resources=[documents_resource])
-
     async def read_resource(
         ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
-        check_documents_uri(params.uri)
         principal = _principal()
-        try:
-            listing: DocumentsJson = await pool.run(lambda w: _service(principal, w).documents())
-        except Overloaded:
-            raise MCPError(code=types.INTERNAL_ERROR, message=OVERLOADED) from None
-        except RagcliError as exc:
-            raise MCPError(code=types.INTERNAL_ERROR, message=exc.message) from None
-        return documents_result(listing)
+
+        async def listing() -> DocumentsJson:
+            try:
+                return await pool.run(lambda w: _service(principal, w).documents())
+            except Overloaded:
+                raise MCPError(code=types.INTERNAL_ERROR, message=OVERLOADED) from None
+
+        return await read_documents(params.uri, listing)
 
     return Server(
         "ragcli",
         version=__version__,
         title="ragcli",
         instructions=INSTRUCTIONS,
-        on_list_tools=list_tools,
         on_call_tool=call_tool,
-        on_list_resources=list_resources,
         on_read_resource=read_resource,
+        **listing_handlers(resource),
     )
 
 

@@ -24,8 +24,8 @@ from pydantic import ValidationError
 
 from ..errors import InputError
 from ..principal import Principal
-from .config import ASYMMETRIC, OidcSection, read_capped, resolve_path
-from .refusal import MAX_TOKEN_CHARS, Refused
+from .config import ASYMMETRIC, OidcSection, file_stamp, read_capped, resolve_path
+from .refusal import MAX_TOKEN_CHARS, Reason, Refused
 
 if TYPE_CHECKING:
     import jwt
@@ -78,22 +78,8 @@ class JwtVerifier:
                 leeway=self.oidc.leeway_s,
                 options={"require": REQUIRED_CLAIMS, "verify_signature": True, "strict_aud": False},
             )
-        except jwt.ExpiredSignatureError:
-            raise Refused("expired") from None
-        except jwt.ImmatureSignatureError:
-            raise Refused("not_yet_valid") from None
-        except jwt.InvalidAudienceError:
-            raise Refused("audience") from None
-        except jwt.InvalidIssuerError:
-            raise Refused("issuer") from None
-        except jwt.InvalidSignatureError:
-            raise Refused("signature") from None
-        except jwt.InvalidAlgorithmError:
-            raise Refused("algorithm") from None
-        except jwt.MissingRequiredClaimError:
-            raise Refused("claims") from None
-        except jwt.InvalidTokenError:
-            raise Refused("malformed") from None
+        except jwt.InvalidTokenError as exc:
+            raise Refused(_reason(exc)) from None
 
     def _principal(self, claims: dict[str, Any]) -> Principal:
         """User, groups and tenant from the configured claims; the groups claim must be a list of strings."""
@@ -109,6 +95,22 @@ class JwtVerifier:
             return Principal.model_validate({"user": user, "tenant": tenant, "groups": tuple(groups)})
         except ValidationError:
             raise Refused("claims") from None
+
+
+def _reason(exc: jwt.InvalidTokenError) -> Reason:
+    """The check a token PyJWT refused failed: its most specific error class (subclasses first), else malformed."""
+    import jwt
+
+    checks: tuple[tuple[type[jwt.InvalidTokenError], Reason], ...] = (
+        (jwt.ExpiredSignatureError, "expired"),
+        (jwt.ImmatureSignatureError, "not_yet_valid"),
+        (jwt.InvalidAudienceError, "audience"),
+        (jwt.InvalidIssuerError, "issuer"),
+        (jwt.InvalidSignatureError, "signature"),
+        (jwt.InvalidAlgorithmError, "algorithm"),
+        (jwt.MissingRequiredClaimError, "claims"),
+    )
+    return next((reason for kind, reason in checks if isinstance(exc, kind)), "malformed")
 
 
 class _FileKeys:
@@ -130,8 +132,7 @@ class _FileKeys:
             found = self._keys.get(kid)
             if found is None:
                 try:
-                    stat = self.path.stat()
-                    if (stat.st_mtime_ns, stat.st_size) != self._stamp:
+                    if file_stamp(self.path) != self._stamp:
                         self._stamp, self._keys = self._read()
                 except (OSError, InputError):
                     raise Refused("jwks_unavailable") from None

@@ -1,0 +1,185 @@
+"""Sphinx-only markup under docutils: the roles and directives docutils does not know, read as Sphinx shows them.
+
+docutils fails on a role or directive it does not know; Sphinx defines hundreds. While ``rst`` parses, every
+unknown name is run by the ones here (``lenient_lookups``):
+
+* a role is the text Sphinx shows (``crossrefs.role_text``): ``:ref:`Title <target>``` → Title, a label or a
+  document the folder has → its title, ``:func:`~a.b``` → ``b``; a ``:ref:`` to a section of the same page
+  shows that section's title (``resolve_refs``) even when the file is converted on its own;
+* a directive keeps its content, parsed as reStructuredText, under its argument as a label
+  (``.. py:function:: f(x)``); code-like ones are code (a ``:caption:`` the sentence before it), version
+  notes (``versionadded``...) labelled prose, and navigation or build directives (``toctree``, ``index``,
+  ``highlight``, ``literalinclude``...) add nothing;
+* ``.. |d| date::`` is nothing: its text would be the day of the ingest.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+from .crossrefs import EXPLICIT_TITLE, kind_of, role_text
+
+_CODE_DIRECTIVES = {
+    "code-cell", "ipython", "doctest", "testcode", "testoutput", "testsetup", "testcleanup",
+    "jupyter-execute", "productionlist", "prompt", "mermaid", "graphviz", "digraph", "graph", "plantuml",
+}  # fmt: skip
+_SPHINX_CODE = {"code-block", "sourcecode", "code"}
+_VERSION_DIRECTIVES = {
+    "versionadded": "New in version",
+    "versionchanged": "Changed in version",
+    "deprecated": "Deprecated since version",
+    "versionremoved": "Removed in version",
+}
+_LABELS = {"seealso": "See also", "todo": "Todo"}
+_UNLABELLED = {"only", "ifconfig", "hlist", "glossary", "grid", "rst-class", "cssclass", "tab-set", "tabs"}
+"""Directives whose argument is a condition or a layout, not a label: their content alone."""
+_ARGUMENT_IS_TEXT = {"centered"}
+_SILENT_DIRECTIVES = {
+    "toctree", "index", "highlight", "currentmodule", "module", "tabularcolumns", "sectionauthor", "moduleauthor",
+    "codeauthor", "literalinclude", "autosummary", "automodule", "include", "default-domain", "program",
+}  # fmt: skip
+
+
+def shown_text(
+    name: str, rawtext: str, text: str, lineno: int, inliner: Any, options: Any = None, content: Any = None
+) -> Any:
+    """The role docutils runs for a role it does not know: the text Sphinx would show."""
+    from docutils import nodes
+    from docutils.utils import unescape
+
+    shown = nodes.inline(rawtext, role_text(name, unescape(text)))
+    if kind_of(name) == "ref" and not EXPLICIT_TITLE.match(unescape(text)):
+        shown[_REF] = " ".join(unescape(text).lower().split())  # the section's title, if this page has it
+    return [shown], []
+
+
+_REF = "ragcli_ref"
+"""The attribute a ``:ref:`target``` without a title carries until the page's section titles are known."""
+
+
+def resolve_refs(document: Any) -> None:
+    """A ``:ref:`` to a label on this page shows that section's title, as Sphinx would (else the label)."""
+    from docutils import nodes
+
+    titles: dict[str, str] = {}
+    for section in document.findall(nodes.section):
+        title = section.next_node(nodes.title)
+        for name in section["names"]:
+            titles.setdefault(name, title.astext() if title is not None else name)
+    for ref in document.findall(lambda n: isinstance(n, nodes.inline) and _REF in n.attributes):
+        title = titles.get(ref[_REF])
+        if title:
+            ref.children = []
+            ref += nodes.Text(title)
+
+
+def inline_plain(state: Any, text: str, lineno: int) -> str:
+    """Inline reStructuredText as the plain text Sphinx shows (a caption, a tab's title): ````x```` → ``x``."""
+    parsed, _ = state.inline_text(text, lineno)
+    return " ".join("".join(node.astext() for node in parsed).split())
+
+
+@contextlib.contextmanager
+def lenient_lookups() -> Iterator[None]:
+    """While parsing, a role or directive docutils does not know is run by ours instead of failing.
+
+    docutils looks roles and directives up through two module functions and has
+    no hook for unknown names, so those are wrapped for the duration of the parse.
+    """
+    from docutils.parsers.rst import directives, roles
+
+    find_directive, find_role = directives.directive, roles.role
+
+    def directive(name: str, language: Any, document: Any) -> tuple[Any, list[Any]]:
+        if name.lower() == "date":  # the ingest day in the text would make passage IDs depend on the day
+            return _no_date(), []
+        if name.lower() in _SPHINX_CODE:  # Sphinx's options (:caption:, :linenos:) would fail docutils' own
+            return _unknown_directive(), []
+        found, messages = find_directive(name, language, document)
+        return (found or _unknown_directive()), messages
+
+    def role(name: str, language: Any, lineno: int, reporter: Any) -> tuple[Any, list[Any]]:
+        found, messages = find_role(name, language, lineno, reporter)
+        return (found or shown_text), messages
+
+    directives.directive, roles.role = directive, role
+    try:
+        yield
+    finally:
+        directives.directive, roles.role = find_directive, find_role
+
+
+def _no_date() -> Any:
+    """``.. |d| date::`` as nothing: its text is the day of the ingest, not of the document (``|d|`` reads as "")."""
+    from docutils import nodes
+    from docutils.parsers.rst import Directive
+
+    class NoDate(Directive):  # type: ignore[misc]  # docutils ships no types: Directive is Any
+        optional_arguments = 1
+        final_argument_whitespace = True
+        has_content = False
+
+        def run(self) -> list[Any]:
+            return [nodes.Text("")]
+
+    return NoDate
+
+
+def _unknown_directive() -> Any:
+    from docutils import nodes
+    from docutils.parsers.rst import Directive, directives
+
+    class AnyOption(dict[str, Any]):
+        """Every option name is accepted as text (one entry keeps it truthy, so docutils parses options at all)."""
+
+        def __missing__(self, key: str) -> Any:
+            return directives.unchanged
+
+    class Unknown(Directive):  # type: ignore[misc]  # docutils ships no types: Directive is Any
+        optional_arguments = 1
+        final_argument_whitespace = True
+        has_content = True
+        option_spec = AnyOption(caption=directives.unchanged)
+
+        def run(self) -> list[Any]:
+            name = self.name.lower().rsplit(":", 1)[-1]  # py:function -> function
+            argument = " ".join(self.arguments)
+            if name in _SILENT_DIRECTIVES:
+                return []
+            if name in _CODE_DIRECTIVES or name in _SPHINX_CODE:
+                return self.code(argument)
+            label, lead = inline_plain(self.state, argument, self.lineno) if argument else "", ""
+            if name in _UNLABELLED:
+                label = ""
+            elif name in _ARGUMENT_IS_TEXT:
+                label, lead = "", argument
+            elif name in _VERSION_DIRECTIVES:
+                version, _, lead = " ".join(argument.split()).partition(" ")
+                label = f"{_VERSION_DIRECTIVES[name]} {version}".strip()
+            elif name in _LABELS:
+                label, lead = _LABELS[name], argument
+            box = nodes.admonition() if label else nodes.container()
+            if label:
+                box += nodes.title(label, label)
+            if lead.strip():
+                inline, messages = self.state.inline_text(lead, self.lineno)
+                box += nodes.paragraph(lead, "", *inline)
+            if self.content:
+                self.state.nested_parse(self.content, self.content_offset, box)
+            if len(box.children) > (1 if label else 0):
+                return [box]
+            # A version note without text still says something: "New in version 2.0."
+            return [nodes.paragraph(label, label + ".")] if name in _VERSION_DIRECTIVES else []
+
+        def code(self, language: str) -> list[Any]:
+            """A literal block; a ``:caption:`` is the sentence introducing it."""
+            code = "\n".join(self.content)
+            if not code.strip():
+                return []
+            caption = inline_plain(self.state, str(self.options.get("caption", "")), self.lineno)
+            intro = [nodes.paragraph(caption, caption.rstrip(":") + ":")] if caption else []
+            return [*intro, nodes.literal_block(code, code, language=language)]
+
+    return Unknown
