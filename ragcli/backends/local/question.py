@@ -100,9 +100,6 @@ _ASKED_VERB = re.compile(
 )
 """"Which environment variable sets how many times ...": the thing asked for ("environment variable"), before
 the verb that says what it does."""
-_HOW_MANY = re.compile(r"^\s*how\s+(?:many|much)\s+(?P<thing>[\w-]+(?:\s+[\w-]+)?)", re.IGNORECASE)
-""""How many packages does uv download ...": what is counted ("packages"); the words after it that BM25 drops
-(``does``, ``is``) fall out of the terms."""
 _GENERIC_CAPITALS = frozenset(
     "i ok okay faq api apis url urls http https json yaml toml html css cli gui ui id ids os "
     "mac macos linux windows unix".split()
@@ -159,7 +156,8 @@ class Question:
 
 
 def _asked_for(text: str) -> frozenset[str]:
-    match = _ASKED_VERB.match(text) or _ASKED_FOR.match(text) or _HOW_MANY.match(text)
+    # Not "how many / how much X": the amount answers it, and X is often said otherwise ("time off": "leave").
+    match = _ASKED_VERB.match(text) or _ASKED_FOR.match(text)
     return frozenset(query_terms(match.group("thing"))) if match else frozenset()
 
 
