@@ -22,8 +22,6 @@ it answers. Two rules decide, in order:
                   hold (1 for other questions)
        focus      share of the question's terms (weighted by how few passages hold them) the best window or
                   its headings hold: the thing asked about, not only shared vocabulary
-       heading    the best window's passage's title and headings' cosine with the question (the embedder's):
-                  the section is about what is asked, not only a sentence in it
        unmatched  rare words of the question no passage holds in any form (the only feature that
                   can only make an answer less likely)
 
@@ -44,19 +42,7 @@ from ...text import query_terms
 from .question import Question
 from .selector import FIT_OF_WANT, WindowFeatures
 
-FEATURES = (
-    "best",
-    "cosine",
-    "overlap",
-    "coverage",
-    "fit",
-    "named",
-    "retrieval",
-    "focus",
-    "asked_for",
-    "heading",
-    "unmatched",
-)
+FEATURES = ("best", "cosine", "overlap", "coverage", "fit", "named", "retrieval", "focus", "asked_for", "unmatched")
 SIGNS = {
     "best": 1,
     "cosine": 1,
@@ -67,7 +53,6 @@ SIGNS = {
     "retrieval": 1,
     "focus": 1,
     "asked_for": 1,
-    "heading": 1,
     "unmatched": -1,
 }
 """The direction each feature may move P(answerable): the fit bounds every coefficient to its sign."""
@@ -112,7 +97,6 @@ def features(
         "retrieval": _retrieval(evidence, found),
         "focus": window.focus,
         "asked_for": window.asked_for,
-        "heading": window.heading_cosine,
         "unmatched": float(len(unmatched)),
     }
 
