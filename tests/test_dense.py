@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from support.cli import cli, result_ids
 from support.corpus import status_of, write_round, write_user
 
+from ragcli.errors import IndexCorruptError
 from ragcli.index import TenantIndex
 from ragcli.index.dense import (
     RESCORE_CANDIDATES,
@@ -28,7 +29,8 @@ from ragcli.index.dense import (
     scale_of,
     top,
 )
-from ragcli.index.layout import EMBEDDINGS, QUANTIZED
+from ragcli.index.int8_scan import blocked_codes
+from ragcli.index.layout import EMBEDDINGS, QUANTIZED, QUANTIZED_SUMS
 from ragcli.index.manifest import DocumentEntry, ModelEntry
 from ragcli.index.writer import NewGeneration, write_generation, write_lock
 from ragcli.ingestion.chunking import CHUNKER_VERSION
@@ -227,6 +229,22 @@ def test_denied_vectors_overwritten_with_nan_change_no_result(tmp_path: Path) ->
         assert index.view(_scope()).dense(query, 25) == before
 
 
+@pytest.mark.parametrize("damage", ["sums of another shape", "codes of another block size"])
+def test_quantized_files_that_do_not_match_the_manifest_are_refused(tmp_path: Path, damage: str) -> None:
+    """Codes whose blocks disagree with their sums or the row count are a damaged index, not a wrong ranking."""
+    _write_tenant(tmp_path, quantize_codes=True)
+    with TenantIndex.open(tmp_path, TENANT) as index:
+        path = index.path
+        assert index.quantized is not None
+        blocks, block_rows = index.quantized.blocks, index.quantized.block_rows
+    if damage == "sums of another shape":
+        np.save(path / QUANTIZED_SUMS, np.zeros((blocks, block_rows + 64), dtype=np.int32))
+    else:
+        np.save(path / QUANTIZED, np.zeros((blocks * 384, block_rows // 2), dtype=np.int8))
+    with pytest.raises(IndexCorruptError, match="quantized"):
+        TenantIndex.open(tmp_path, TENANT)
+
+
 # --------------------------------------------------------------------------- ingest --quantize
 
 
@@ -244,7 +262,7 @@ def test_ingest_quantize_writes_the_codes_later_ingests_keep_them_and_search_is_
         cli("ingest", docs, "--tenant", TENANT, "--acl", "everyone", "--quantize", "--index", index).returncode == 0
     )  # nothing changed
     with TenantIndex.open(index, TENANT) as ix:
-        assert ix.quantized is not None and ix.quantized.codes.array.shape == ix.embeddings.shape
+        assert ix.quantized is not None and ix.quantized.blocks * ix.quantized.block_rows >= ix.size
     assert result_ids(cli(*query)) == exact
     assert status_of(index, TENANT).healthy  # every checksum verified, the codes included
 
@@ -252,7 +270,8 @@ def test_ingest_quantize_writes_the_codes_later_ingests_keep_them_and_search_is_
     assert cli("ingest", docs, "--tenant", TENANT, "--acl", "everyone", "--index", index).returncode == 0
     with TenantIndex.open(index, TENANT) as ix:
         assert ix.quantized is not None and ix.size == 4
-        assert np.array_equal(ix.quantized.codes.array, quantize(ix.embeddings, ix.quantized.scale))
+        codes = quantize(ix.embeddings, ix.quantized.scale)
+        assert np.array_equal(ix.quantized.codes.array, blocked_codes(codes, ix.quantized.block_rows))
 
 
 def _resident_kib(path: Path) -> int:

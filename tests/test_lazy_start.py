@@ -83,6 +83,17 @@ def test_an_ask_loads_and_builds_only_what_it_uses(sample_root: Path) -> None:
     }
 
 
+def test_a_bm25_search_loads_no_numpy_and_no_model_runtime(sample_root: Path) -> None:
+    """A BM25 search needs Tantivy and the permission columns of its hits' rows: no numpy (the reader checks the
+    array headers without it, ``index.npyfile``), no onnxruntime, no tokenizer, no Markdown parser."""
+    args = ("search", "refund policy", "--mode", "bm25", "--as", USERS / "alice.json", "--index", sample_root)
+    for output in ("--json", "--format=jsonl"):
+        run = _run(*args, output)
+        assert run["code"] == 0
+        assert "tantivy" in run["modules"]
+        assert [m for m in HEAVY if m in run["modules"] and m != "tantivy"] == []
+
+
 _FIRST_USE = """
 import json, sys
 from pydantic import ValidationError

@@ -82,3 +82,27 @@ def test_a_plugin_installed_is_found_and_used(tmp_path: Path) -> None:
 def test_the_users_own_setting_stands(tmp_path: Path) -> None:
     run = _run(tmp_path, extra={"PYDANTIC_DISABLE_PLUGINS": "some_plugin"})
     assert run["disabled"] == "some_plugin" and not (tmp_path / "pydantic-plugins.json").exists()
+
+
+def test_a_folder_that_changes_without_a_distribution_keeps_the_verdict(tmp_path: Path) -> None:
+    """The working folder of ``python -m ragcli`` changes all day: a new file there is not a new package, so
+    pydantic is not searched again; a distribution added to that same folder is (and its plugin found)."""
+    cache, site = tmp_path / "cache", tmp_path / "site"
+    site.mkdir()
+    assert _run(cache, path=str(site))["disabled"] == "__all__"
+    (site / "notes.txt").write_text("not a package", encoding="utf-8")
+    os.utime(site, ns=(1, 1))  # the folder's time moved (set, so a coarse clock cannot hide the change)
+    again = _run(cache, path=str(site))
+    assert again["disabled"] == "__all__" and again["searched"] is False
+    verdict = json.loads((cache / "pydantic-plugins.json").read_text(encoding="utf-8"))
+    assert len(verdict["environments"]) == 1  # the same environment: nothing was counted again
+    assert verdict["folders"][str(site)][0] == 1
+    (site / "ragcli_test_plugin.py").write_text(PLUGIN, encoding="utf-8")
+    info = site / "ragcli_test_plugin-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: ragcli-test-plugin\nVersion: 0.1\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text("[pydantic]\ntest = ragcli_test_plugin:plugin\n", encoding="utf-8")
+    marker = tmp_path / "marker"
+    found = _run(cache, path=str(site), extra={"PLUGIN_MARKER": str(marker)})
+    assert found["disabled"] is None and found["searched"] is True
+    assert marker.read_text(encoding="utf-8") == "used"

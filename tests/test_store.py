@@ -134,6 +134,9 @@ def test_view_mask_is_the_acl_and_validity_rule(tiny, groups, name, day):
     expected = [visible_to(p, principal, day) for p in all_passages(tiny, "t")]  # row order
     with TenantIndex.open(tiny, "t") as ix:
         view = ix.view(Scope(principal, day))
+        # Row by row first (a BM25 search checks its hits this way, without numpy), then the whole mask.
+        assert [view._visible(row) for row in range(ix.size)] == expected
+        assert "mask" not in vars(view)
         assert view.mask.tolist() == expected
         assert view.count() == sum(expected)
 
@@ -288,6 +291,23 @@ def test_damage_a_stat_can_see_is_refused_on_every_open(tiny_copy, damage):
 def test_every_damage_is_refused_by_a_verified_open(tiny_copy, damage):
     DAMAGE[damage](generation_dir(tiny_copy))
     _refused(tiny_copy, verify=True)
+
+
+def test_a_row_whose_offsets_do_not_rise_is_damage_where_it_is_read(tiny_copy):
+    """offsets.npy is checked at its ends on open (O(1)) and row by row as rows are read: a flipped high byte
+    in the middle never asks for a huge read; the rows it bounds are damaged, the others read whole."""
+    offsets_file = generation_dir(tiny_copy) / "offsets.npy"
+    values = np.load(offsets_file)
+    values[2] = values[2] + (1 << 40)
+    np.save(offsets_file, values)  # the same size: only a checksum or a read of rows 1 and 2 sees it
+    with TenantIndex.open(tiny_copy, "t") as ix:
+        assert ix._rows.passage(0).tenant == "t" and ix._rows.passage(3).tenant == "t"
+        for row in (1, 2):
+            with pytest.raises(IndexCorruptError, match="offsets.npy does not index passages.jsonl"):
+                ix._rows.passage(row)
+            with pytest.raises(IndexCorruptError, match="offsets.npy does not index passages.jsonl"):
+                ix._rows.passage_id(row)
+    assert "offsets.npy does not match its checksum" in _refused(tiny_copy, verify=True)
 
 
 def test_search_open_reads_no_whole_file_but_status_does(tiny_copy):

@@ -4,7 +4,9 @@
     manifest    the generation's own description, validated; checksums
     rows        passages.jsonl + offsets.npy: passage records by row
     bm25        the Tantivy schema, BM25 writing and permission-filtered queries
-    dense       dense scoring from the mapped matrix in windows of allowed rows; the int8 quantized scan
+    dense       dense scoring from the mapped matrix in windows of allowed rows; int8 codes, exact rescoring
+    int8_scan   the int8 scan: codes in dimension-major blocks, scored by onnxruntime's integer kernel
+    npyfile     the .npy format read without numpy: headers and small columns (a BM25 search imports no numpy)
     reader      ``TenantIndex``: a published generation opened read-only (cheap checks)
     view        ``View``: the index as one scope may see it; the only way to rank or fetch passages
     writer      the write lock, building a generation aside, atomic publish, removing old generations

@@ -16,13 +16,13 @@ Memory stays flat: behind each window the pages it touched are given back
 maps them again without reading the disk), and a 1M-row tenant does not keep
 its 1.5 GB of vectors resident in every reader.
 
-The quantized scan (``QuantizedMatrix``): int8 vectors with one scale per
-dimension, written beside the float32 vectors at publish when asked for
-(``ingest --quantize``). A query is scored on them first (a quarter of the
-bytes, scanned and given back in the same windows), and the best ``RESCORE_CANDIDATES``
-are scored again exactly in float32: the ranking returned is exact over those
-candidates, and a row outside them is one the exact ranking would almost
-never put in a top 10 (recall@10 against exact: ``bench/quantized_quality.py``).
+The quantized scan: int8 vectors with one scale per dimension (``quantize``,
+``scale_of``), written beside the float32 vectors at publish when asked for
+(``ingest --quantize``) and scanned by ``int8_scan`` (a quarter of the bytes,
+onnxruntime's integer kernel). The best ``RESCORE_CANDIDATES`` of that scan are
+scored again exactly in float32 (``rescored``): the ranking returned is exact
+over those candidates, and a row outside them is one the exact ranking would
+almost never put in a top 10 (recall@10 against exact: ``bench/quantized_quality.py``).
 """
 
 from __future__ import annotations
@@ -192,37 +192,13 @@ def scale_of(vectors: np.ndarray, block_rows: int = 65536) -> np.ndarray:
     return np.where(peak > 0, peak / QUANT_LEVELS, 1.0).astype(np.float32)
 
 
-class QuantizedMatrix:
-    """The int8 codes of a generation's vectors and their per-dimension scale."""
-
-    def __init__(self, codes: MappedMatrix, scale: np.ndarray) -> None:
-        self.codes = codes
-        self.scale = scale
-
-    def approximate_scores(self, spans: Spans, query: np.ndarray) -> np.ndarray:
-        """``codes @ (scale * query)`` of every allowed row, ascending: the float score up to rounding."""
-        import numpy as np
-
-        folded = (self.scale * np.asarray(query, dtype=np.float32)).astype(np.float32)
-        out = np.empty(spans.covered, dtype=np.float32)
-        array, done = self.codes.array, 0
-        for start, end in spans.windows.tolist():
-            # einsum casts the int8 codes in small buffered blocks: no float copy of the window.
-            np.einsum("ij,j->i", array[start:end], folded, out=out[done : done + end - start])
-            self.codes.release(start, end)
-            done += end - start
-        kept: np.ndarray = out[spans.keep]
-        return kept
-
-
 def rescored(
-    matrix: MappedMatrix, quantized: QuantizedMatrix, spans: Spans, rows: np.ndarray, query: np.ndarray, limit: int
+    matrix: MappedMatrix, approximate: np.ndarray, rows: np.ndarray, query: np.ndarray, limit: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The best ``limit`` allowed rows: the quantized scan's best ``max(limit, RESCORE_CANDIDATES)``, rescored
-    exactly in float32. (rows, exact scores), best first."""
+    """The best ``limit`` allowed rows: the best ``max(limit, RESCORE_CANDIDATES)`` by ``approximate`` (the
+    quantized scan's score of each of ``rows``), rescored exactly in float32. (rows, exact scores), best first."""
     import numpy as np
 
-    approximate = quantized.approximate_scores(spans, query)
     candidates, _ = top(approximate, rows, max(limit, RESCORE_CANDIDATES))
     candidates = np.sort(candidates)
     if candidates.size == 0:

@@ -8,7 +8,9 @@
             documents.json   what each source document contributed (read by ingest and status only)
             passages.jsonl   one passage record per row; offsets.npy indexes it
             embeddings.npy   float32 (rows, dim), opened memory-mapped
-            quantized.npy    int8 (rows, dim), optional (``ingest --quantize``): the vectors' codes (``dense``)
+            quantized_blocks.npy  int8 (blocks * dim, block rows), optional (``ingest --quantize``): the vectors'
+                             codes in dimension-major blocks (``int8_scan``)
+            quantized_sums.npy   int32 (blocks, block rows): each row's sum of codes
             quantized_scale.npy  float32 (dim,): the per-dimension scale of those codes
             unit_vectors.npy float16 (units, dim): one vector per unit of each passage (``structure``)
             unit_offsets.npy int64 (rows + 1): passage i's units are unit_vectors[o[i]:o[i+1]]
@@ -50,7 +52,8 @@ DOCUMENTS = "documents.json"
 PASSAGES = "passages.jsonl"
 OFFSETS = "offsets.npy"
 EMBEDDINGS = "embeddings.npy"
-QUANTIZED = "quantized.npy"
+QUANTIZED = "quantized_blocks.npy"
+QUANTIZED_SUMS = "quantized_sums.npy"
 QUANTIZED_SCALE = "quantized_scale.npy"
 UNIT_VECTORS = "unit_vectors.npy"
 UNIT_OFFSETS = "unit_offsets.npy"

@@ -1,10 +1,13 @@
 """``TenantIndex``: one tenant's published generation, opened read-only.
 
 Opening resolves CURRENT once and loads one whole generation: the manifest
-(validated), the permission columns, the memory-mapped embeddings, the row
-file and the BM25 index. It checks only what is cheap (the manifest parses,
-every file has its listed size, array shapes agree), so a search never reads
-a whole file it does not need; ``audit`` and the writer verify checksums.
+(validated), the permission columns, the row file and the BM25 index. It
+checks only what is cheap (the manifest parses, every file has its listed
+size, array headers agree with the manifest), so a search never reads a whole
+file it does not need; ``audit`` and the writer verify checksums. The headers
+and the small columns are read without numpy (``npyfile``); the arrays are
+mapped with numpy when first used (a dense ranking, the audit), so a BM25
+search never imports it.
 
 While open it holds a shared lock on its generation's directory: a writer
 removes an old generation only when no reader holds it (``layout``), so an
@@ -16,17 +19,18 @@ A ``TenantIndex`` offers no passage and no ranking by itself: call
 
 from __future__ import annotations
 
+import math
 import os
 import weakref
+from collections.abc import Sequence
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import IndexCorruptError
 from ..principal import Scope
-from ..structure import UNITS_VERSION
-from . import layout
+from . import layout, npyfile
 from .bm25 import open_bm25
-from .dense import MappedMatrix, QuantizedMatrix
 from .layout import (
     ACL,
     BM25_DIRECTORY,
@@ -35,6 +39,7 @@ from .layout import (
     PASSAGES,
     QUANTIZED,
     QUANTIZED_SCALE,
+    QUANTIZED_SUMS,
     UNIT_OFFSETS,
     UNIT_VECTORS,
     VALID_FROM,
@@ -47,6 +52,9 @@ from .view import View
 if TYPE_CHECKING:
     import numpy as np
     import tantivy
+
+    from .dense import MappedMatrix
+    from .int8_scan import QuantizedMatrix
 
 OPEN_ATTEMPTS = 3
 
@@ -66,7 +74,7 @@ class TenantIndex:
         self._release = weakref.finalize(self, os.close, hold)
         try:
             self._load_arrays()
-            self._rows = RowFile(generation, self.tenant, self.offsets)
+            self._rows = RowFile(generation, self.tenant, self._offsets)
         except BaseException:
             self._release()
             raise
@@ -107,111 +115,204 @@ class TenantIndex:
         raise AssertionError("unreachable")
 
     def _load_arrays(self) -> None:
-        import numpy as np
-
+        """Check every array's header against the manifest and read the small columns, without numpy
+        (``npyfile``): the arrays themselves are mapped on first use (``vectors``, ``acl``, ...)."""
         m = self.manifest
         try:
-            self.vectors = MappedMatrix(self.path / EMBEDDINGS)
-            self.embeddings: np.ndarray = self.vectors.array
-            self.offsets: np.ndarray = np.load(self.path / OFFSETS)
-            acl_packed = np.load(self.path / ACL)
-            self.valid_from: np.ndarray = np.load(self.path / VALID_FROM)
-            self.valid_until: np.ndarray = np.load(self.path / VALID_UNTIL)
+            embeddings = npyfile.read_header(self.path / EMBEDDINGS)
+            offsets_header, self._offsets = npyfile.read_column(self.path / OFFSETS)
+            acl_header, self._acl_bits = npyfile.read_column(self.path / ACL)
+            from_header, self._valid_from = npyfile.read_column(self.path / VALID_FROM)
+            until_header, self._valid_until = npyfile.read_column(self.path / VALID_UNTIL)
         except FileNotFoundError:
             raise
         except (ValueError, OSError, EOFError) as exc:
             raise IndexCorruptError.damaged(self.tenant, f"unreadable array ({exc})") from None
         n = m.passages
-        groups = len(m.groups)
-        self.acl: np.ndarray = (
-            np.unpackbits(acl_packed, axis=1, count=groups).astype(bool) if n else np.zeros((0, groups), bool)
-        )
+        self._acl_stride = (len(m.groups) + 7) // 8
+        """Bytes of acl.npy per row: its bits packed eight ACL entries a byte, first entry in the high bit."""
         shapes_ok = (
-            self.embeddings.shape == (n, m.model.dim)
-            and self.embeddings.dtype == np.float32
-            and self.offsets.shape == (n + 1,)
-            and self.acl.shape == (n, groups)
-            and self.valid_from.shape == (n,)
-            and self.valid_until.shape == (n,)
+            embeddings.shape == (n, m.model.dim)
+            and embeddings.descr == "<f4"
+            and offsets_header.shape == (n + 1,)
+            and acl_header.shape == (n, self._acl_stride)
+            and acl_header.kind == "u1"
+            and from_header.shape == (n,)
+            and until_header.shape == (n,)
         )
         if not shapes_ok:
             raise IndexCorruptError.damaged(self.tenant, "array shapes do not match the manifest")
-        self._check_offsets()
-        self._load_units()
-        self._load_quantized()
+        self._check_offsets(offsets_header.kind)
+        self._check_quantized()
 
-    def _load_quantized(self) -> None:
-        """The int8 codes of the vectors, when the generation was written with them (``ingest --quantize``); the
-        manifest lists them, so an index without them is whole and scored exactly."""
+    # The arrays, mapped with numpy when first asked for (a BM25 search never asks).
+
+    @cached_property
+    def vectors(self) -> MappedMatrix:
+        """The float32 vectors, mapped (``embeddings`` is their array)."""
+        return self._mapped(EMBEDDINGS)
+
+    @cached_property
+    def embeddings(self) -> np.ndarray:
+        return self.vectors.array
+
+    @cached_property
+    def offsets(self) -> np.ndarray:
+        """Row ``r`` is bytes ``offsets[r]:offsets[r+1]`` of passages.jsonl."""
         import numpy as np
 
+        return np.frombuffer(self._offsets, dtype=np.int64)
+
+    @cached_property
+    def acl(self) -> np.ndarray:
+        """Per row and ACL entry of ``manifest.groups``: may the entry read the row."""
+        import numpy as np
+
+        n, groups = self.manifest.passages, len(self.manifest.groups)
+        if not n:
+            return np.zeros((0, groups), bool)
+        packed = np.frombuffer(self._acl_bits, dtype=np.uint8).reshape(n, self._acl_stride)
+        return np.unpackbits(packed, axis=1, count=groups).astype(bool)
+
+    @cached_property
+    def valid_from(self) -> np.ndarray:
+        import numpy as np
+
+        return np.frombuffer(self._valid_from, dtype=np.dtype(self._valid_from.format))
+
+    @cached_property
+    def valid_until(self) -> np.ndarray:
+        import numpy as np
+
+        return np.frombuffer(self._valid_until, dtype=np.dtype(self._valid_until.format))
+
+    @cached_property
+    def quantized(self) -> QuantizedMatrix | None:
+        """The int8 codes of the vectors, when the generation was written with them (``ingest --quantize``)."""
+        if self._quantized_scale is None:
+            return None
+        import numpy as np
+
+        from .int8_scan import QuantizedMatrix
+
+        try:
+            sums = np.load(self.path / QUANTIZED_SUMS)
+        except (ValueError, OSError, EOFError) as exc:
+            raise IndexCorruptError.damaged(self.tenant, f"unreadable quantized vectors ({exc})") from None
+        scale = np.frombuffer(self._quantized_scale, dtype=np.float32)
+        return QuantizedMatrix(self._mapped(QUANTIZED), sums, scale)
+
+    @cached_property
+    def unit_vectors(self) -> np.ndarray | None:
+        """The units' vectors (float16, mapped), when the generation has them cut the way this ragcli cuts."""
+        if self._unit_offsets is None:
+            return None
+        import numpy as np
+
+        try:
+            vectors: np.ndarray = np.load(self.path / UNIT_VECTORS, mmap_mode="r")
+        except (ValueError, OSError, EOFError) as exc:
+            raise IndexCorruptError.damaged(self.tenant, f"unreadable unit vectors ({exc})") from None
+        return vectors
+
+    @cached_property
+    def unit_offsets(self) -> np.ndarray | None:
+        if self._unit_offsets is None:
+            return None
+        import numpy as np
+
+        return np.frombuffer(self._unit_offsets, dtype=np.int64)
+
+    def _mapped(self, name: str) -> MappedMatrix:
+        from .dense import MappedMatrix
+
+        try:
+            return MappedMatrix(self.path / name)
+        except (ValueError, OSError, EOFError) as exc:
+            raise IndexCorruptError.damaged(self.tenant, f"unreadable array ({exc})") from None
+
+    def row_permitted(self, row: int, columns: Sequence[int], day: int) -> bool:
+        """Whether an ACL entry among ``columns`` may read ``row`` and the row is valid on ``day``: one row of the
+        permission columns, read without numpy (``View`` builds the whole mask only when it ranks densely)."""
+        bits, stride = self._acl_bits, self._acl_stride
+        if not any(npyfile.packed_bit(bits, stride, row, c) for c in columns):
+            return False
+        return bool(self._valid_from[row] <= day < self._valid_until[row])
+
+    def _check_quantized(self) -> None:
+        """The int8 codes' shape and their scale (positive, finite), when the manifest lists them: an index
+        without them is whole and scored exactly."""
         m = self.manifest
-        self.quantized: QuantizedMatrix | None = None
+        self._quantized_scale: memoryview | None = None
         if QUANTIZED not in m.checksums:
             return
         try:
-            codes = MappedMatrix(self.path / QUANTIZED)
-            scale = np.load(self.path / QUANTIZED_SCALE)
+            codes = npyfile.read_header(self.path / QUANTIZED)
+            sums = npyfile.read_header(self.path / QUANTIZED_SUMS)
+            scale_header, scale = npyfile.read_floats(self.path / QUANTIZED_SCALE)
         except (ValueError, OSError, EOFError) as exc:
             raise IndexCorruptError.damaged(self.tenant, f"unreadable quantized vectors ({exc})") from None
+        blocks, block_rows = sums.shape if len(sums.shape) == 2 else (-1, 0)
         ok = (
-            codes.array.shape == (m.passages, m.model.dim)
-            and codes.array.dtype == np.int8
-            and scale.shape == (m.model.dim,)
-            and scale.dtype == np.float32
-            and bool(np.all(np.isfinite(scale) & (scale > 0)))
+            block_rows > 0
+            and blocks == -(-m.passages // block_rows)
+            and codes.shape == (blocks * m.model.dim, block_rows)
+            and codes.kind == "i1"
+            and sums.kind == "i4"
+            and scale_header.shape == (m.model.dim,)
+            and scale_header.kind == "f4"
+            and all(math.isfinite(s) and s > 0 for s in scale)
         )
         if not ok:
             raise IndexCorruptError.damaged(self.tenant, "quantized vector shapes do not match the manifest")
-        self.quantized = QuantizedMatrix(codes, scale)
+        self._quantized_scale = scale
 
-    def _load_units(self) -> None:
-        """The units' vectors, when the generation has them and they were cut the way this ragcli cuts units
-        (otherwise the local answerer computes them itself: slower, never wrong)."""
-        import numpy as np
+    @cached_property
+    def _unit_offsets(self) -> memoryview | None:
+        """The units' offsets, when the generation has unit vectors cut the way this ragcli cuts units (otherwise
+        the local answerer computes them itself: slower, never wrong). Checked when first used (by the local
+        answerer): a search does not read them."""
+        from ..structure import UNITS_VERSION
 
         m = self.manifest
-        self.unit_vectors: np.ndarray | None = None
-        self.unit_offsets: np.ndarray | None = None
         if m.units_version != UNITS_VERSION or m.units is None:
-            return
+            return None
         try:
-            vectors = np.load(self.path / UNIT_VECTORS, mmap_mode="r")
-            offsets = np.load(self.path / UNIT_OFFSETS)
+            vectors = npyfile.read_header(self.path / UNIT_VECTORS)
+            offsets_header, offsets = npyfile.read_column(self.path / UNIT_OFFSETS)
         except (ValueError, OSError, EOFError) as exc:
             raise IndexCorruptError.damaged(self.tenant, f"unreadable unit vectors ({exc})") from None
         ok = (
             vectors.shape == (m.units, m.model.dim)
-            and vectors.dtype == np.float16
-            and offsets.shape == (m.passages + 1,)
-            and offsets.dtype == np.int64
-            and (offsets.size == 0 or (int(offsets[0]) == 0 and int(offsets[-1]) == m.units))
+            and vectors.kind == "f2"
+            and offsets_header.shape == (m.passages + 1,)
+            and offsets_header.kind == "i8"
+            and (offsets_header.count == 0 or (offsets[0] == 0 and offsets[-1] == m.units))
         )
         if not ok:
             raise IndexCorruptError.damaged(self.tenant, "unit vector shapes do not match the manifest")
-        self.unit_vectors, self.unit_offsets = vectors, offsets
+        return offsets
 
     def units_of(self, row: int) -> np.ndarray | None:
         """The unit vectors of the passage at ``row`` (float32), or None when the generation has none.
         Unscoped: ``View.unit_vectors`` is the way for a reader."""
         import numpy as np
 
-        if self.unit_vectors is None or self.unit_offsets is None:
+        if self.unit_vectors is None or self._unit_offsets is None:
             return None
-        start, end = int(self.unit_offsets[row]), int(self.unit_offsets[row + 1])
+        start, end = int(self._unit_offsets[row]), int(self._unit_offsets[row + 1])
         if not 0 <= start <= end <= len(self.unit_vectors):
             raise IndexCorruptError.damaged(self.tenant, "unit offsets out of range")
         return np.asarray(self.unit_vectors[start:end], dtype=np.float32)
 
-    def _check_offsets(self) -> None:
-        """Row ``r`` is bytes ``offsets[r]:offsets[r+1]`` of passages.jsonl: they must rise from 0 to its size
-        (a flipped byte would otherwise ask for a read of exabytes)."""
-        import numpy as np
-
-        offsets = self.offsets
+    def _check_offsets(self, kind: str) -> None:
+        """Row ``r`` is bytes ``offsets[r]:offsets[r+1]`` of passages.jsonl: they must run from 0 to its size.
+        That they rise in between is checked by each read (``RowFile``), so an open stays O(1): a flipped byte
+        must never ask for a read of exabytes, and the row that reads it is reported damaged."""
+        offsets = self._offsets
         size = self.manifest.checksums.get(PASSAGES, [None])[0]
-        rising = offsets.dtype == np.int64 and offsets[0] == 0 and bool(np.all(offsets[1:] > offsets[:-1]))
-        if not rising or (size is not None and int(offsets[-1]) != size):
+        ends_ok = kind == "i8" and offsets[0] == 0 and (size is None or offsets[-1] == size)
+        if not ends_ok:
             raise IndexCorruptError.damaged(self.tenant, f"{OFFSETS} does not index {PASSAGES}")
 
     # -- what it is -------------------------------------------------------------

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -87,13 +88,24 @@ def write_rows(directory: Path, passages: Sequence[Passage], text_hashes: Sequen
 class RowFile:
     """Random access to the passage records of one generation."""
 
-    def __init__(self, directory: Path, tenant: str, offsets: np.ndarray) -> None:
+    def __init__(self, directory: Path, tenant: str, offsets: Sequence[int] | np.ndarray) -> None:
+        """``offsets``: row ``r`` is bytes ``offsets[r]:offsets[r+1]`` of passages.jsonl (``offsets.npy``'s values,
+        as a numpy array or a ``memoryview``)."""
         self.tenant = tenant
         self.offsets = offsets
         self._file: BinaryIO = (directory / PASSAGES).open("rb")
+        self._size = os.fstat(self._file.fileno()).st_size
+
+    def _span(self, row: int) -> tuple[int, int]:
+        """Row ``row``'s bytes; offsets that do not rise inside the file are damage (a flipped byte of
+        offsets.npy must never ask for a read of exabytes)."""
+        start, end = int(self.offsets[row]), int(self.offsets[row + 1])
+        if not 0 <= start < end <= self._size:
+            raise IndexCorruptError.damaged(self.tenant, f"{OFFSETS} does not index {PASSAGES}")
+        return start, end
 
     def record(self, row: int) -> dict[str, Any]:
-        start, end = int(self.offsets[row]), int(self.offsets[row + 1])
+        start, end = self._span(row)
         self._file.seek(start)
         try:
             data = json.loads(self._file.read(end - start))
@@ -105,7 +117,7 @@ class RowFile:
 
     def passage_id(self, row: int) -> str:
         """Only the ID of row ``row``: the record's first field, decoded without parsing the rest."""
-        start, end = int(self.offsets[row]), int(self.offsets[row + 1])
+        start, end = self._span(row)
         self._file.seek(start)
         try:
             line = self._file.read(end - start).decode("utf-8")

@@ -1,9 +1,10 @@
 """``View``: a generation as one scope (principal + as-of date) may see it.
 
 The only way to rank or fetch passages. The permission mask (ACL entries of
-the principal, validity on the as-of day) is built once when the view is
-opened; BM25 filters inside Tantivy with the same rule and is re-checked
-against the mask; dense scoring keeps the scores of allowed rows only (``dense``), and its hits
+the principal, validity on the as-of day) is built once per view, when first
+needed (a BM25-only search checks just its hits' rows by the same rule);
+BM25 filters inside Tantivy with the same rule and is re-checked against
+the mask; dense scoring keeps the scores of allowed rows only (``dense``), and its hits
 are checked once more against Tantivy's permission filter (defence in depth:
 a damaged or edited mask cannot widen the dense ranker alone); ``passage``
 refuses a row outside the mask, and every row it reads must carry the
@@ -28,7 +29,8 @@ if TYPE_CHECKING:
     import numpy as np
     import tantivy
 
-    from .dense import MappedMatrix, QuantizedMatrix, Spans
+    from .dense import MappedMatrix, Spans
+    from .int8_scan import BlockSpans, QuantizedMatrix
     from .manifest import Manifest
     from .rows import RowFile
 
@@ -39,17 +41,30 @@ class Generation(Protocol):
 
     tenant: str
     manifest: Manifest
-    acl: np.ndarray
-    """Per row and ACL entry of ``manifest.groups``: may the entry read the row."""
-    valid_from: np.ndarray
-    valid_until: np.ndarray
-    embeddings: np.ndarray
-    vectors: MappedMatrix
-    """The float32 vectors (``embeddings`` is their array), mapped."""
-    quantized: QuantizedMatrix | None
-    """Their int8 codes, when the generation has them."""
     _bm25: tantivy.Index
     _rows: RowFile
+
+    # The arrays: read-only here, mapped by the reader when first asked for.
+    @property
+    def acl(self) -> np.ndarray:
+        """Per row and ACL entry of ``manifest.groups``: may the entry read the row."""
+
+    @property
+    def valid_from(self) -> np.ndarray: ...
+
+    @property
+    def valid_until(self) -> np.ndarray: ...
+
+    @property
+    def embeddings(self) -> np.ndarray: ...
+
+    @property
+    def vectors(self) -> MappedMatrix:
+        """The float32 vectors (``embeddings`` is their array), mapped."""
+
+    @property
+    def quantized(self) -> QuantizedMatrix | None:
+        """Their int8 codes, when the generation has them."""
 
     @property
     def size(self) -> int: ...
@@ -60,6 +75,8 @@ class Generation(Protocol):
     def check_model(self, model_id: str, sha256: str) -> None: ...
 
     def units_of(self, row: int) -> np.ndarray | None: ...
+
+    def row_permitted(self, row: int, columns: Sequence[int], day: int) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -79,17 +96,30 @@ class View:
             raise InputError(f"principal of tenant '{scope.tenant}' cannot read tenant '{index.tenant}'")
         self.index = index
         self.scope = scope
-        self.mask = self._permission_mask()
-        """Boolean per row: may this scope see it."""
+        self._columns = [i for i, g in enumerate(index.manifest.groups) if g in scope.acl_tokens]
+        """The ACL entries of ``manifest.groups`` this scope holds."""
 
-    def _permission_mask(self) -> np.ndarray:
+    @cached_property
+    def mask(self) -> np.ndarray:
+        """Boolean per row: may this scope see it. Built when first needed (dense ranking, counting): a BM25
+        search checks only its hits' rows (``_visible``), without numpy."""
         import numpy as np
 
         index = self.index
-        columns = [i for i, g in enumerate(index.manifest.groups) if g in self.scope.acl_tokens]
+        columns = self._columns
         acl_ok = index.acl[:, columns].any(axis=1) if columns else np.zeros(index.size, dtype=bool)
         day = self.scope.day
-        return acl_ok & (index.valid_from <= day) & (day < index.valid_until)
+        mask: np.ndarray = acl_ok & (index.valid_from <= day) & (day < index.valid_until)
+        return mask
+
+    def _visible(self, row: int) -> bool:
+        """``mask[row]``: read from the mask once it is built, else from the row's own permission columns (the same
+        rule on the same files: ``TenantIndex.row_permitted``)."""
+        if not 0 <= row < self.index.size:
+            return False
+        if "mask" in self.__dict__:
+            return bool(self.mask[row])
+        return self.index.row_permitted(row, self._columns, self.scope.day)
 
     @cached_property
     def allowed_rows(self) -> np.ndarray:
@@ -116,7 +146,7 @@ class View:
         except ValueError as exc:
             raise IndexCorruptError.damaged(self.index.tenant, f"BM25 search failed ({exc})") from None
         # Belt and braces: the same rule computed from the permission columns.
-        return [Hit(row, score) for row, score in found if 0 <= row < self.index.size and self.mask[row]]
+        return [Hit(row, score) for row, score in found if self._visible(row)]
 
     def identifier_matches(self, identifiers: Sequence[str], limit: int) -> list[Hit]:
         """Allowed rows holding any of ``identifiers`` (as the ident field spells them), best first.
@@ -133,7 +163,7 @@ class View:
             for term in dict.fromkeys(identifiers):
                 query = tantivy.Query.term_query(bm25.schema, "ident", term, index_option="freq")
                 for row, score in filtered_search(bm25, query, permission, limit):
-                    if 0 <= row < self.index.size and self.mask[row]:
+                    if self._visible(row):
                         count, total = held.get(row, (0, 0.0))
                         held[row] = (count + 1, total + score)
         except ValueError as exc:
@@ -161,6 +191,13 @@ class View:
 
         return Spans.of(self.allowed_rows, self.index.vectors.row_bytes)
 
+    @cached_property
+    def block_spans(self) -> BlockSpans | None:
+        """The windows of the int8 codes' blocks that hold the allowed rows (``int8_scan.BlockSpans``), found once
+        per view; None when the generation has no codes."""
+        quantized = self.index.quantized
+        return quantized.spans(self.allowed_rows) if quantized is not None else None
+
     def dense(self, vector: np.ndarray, limit: int, *, exact: bool = False) -> list[Hit]:
         """Cosine similarity over allowed rows only: no denied vector enters a kept score (``dense``).
 
@@ -172,9 +209,10 @@ class View:
         rows = self.allowed_rows
         if rows.size == 0 or limit <= 0:
             return []
-        quantized = self.index.quantized
-        if quantized is not None and not exact:
-            best, scores = rescored(self.index.vectors, quantized, self.spans, rows, vector, limit)
+        quantized, block_spans = self.index.quantized, self.block_spans
+        if quantized is not None and block_spans is not None and not exact:
+            approximate = quantized.approximate_scores(block_spans, vector)
+            best, scores = rescored(self.index.vectors, approximate, rows, vector, limit)
         else:
             best, scores = top(allowed_scores(self.index.vectors, self.spans, vector), rows, limit)
         hits = [Hit(int(r), float(s)) for r, s in zip(best.tolist(), scores.tolist(), strict=True)]
@@ -226,7 +264,7 @@ class View:
         here = self.passage(row)
         out = []
         for r in (row + step for step in steps):
-            if 0 <= r < self.index.size and self.mask[r]:
+            if self._visible(r):
                 p = self._read(r)
                 if (p.doc_id, p.version) == (here.doc_id, here.version):
                     out.append(p)
@@ -251,7 +289,7 @@ class View:
         return out
 
     def _check_visible(self, row: int) -> None:
-        if not (0 <= row < self.index.size and self.mask[row]):
+        if not self._visible(row):
             raise InputError(f"row {row} is not visible to this scope")
 
     def count(self) -> int:

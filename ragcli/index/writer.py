@@ -49,6 +49,7 @@ from .layout import (
     MANIFEST,
     QUANTIZED,
     QUANTIZED_SCALE,
+    QUANTIZED_SUMS,
     UNIT_OFFSETS,
     UNIT_VECTORS,
     VALID_FROM,
@@ -203,20 +204,32 @@ def _write_files(build: Path, gen: NewGeneration) -> list[str]:
 
 
 def write_quantized(build: Path, vectors: np.ndarray, block_rows: int = 65536) -> list[str]:
-    """The int8 codes of every vector and their per-dimension scale, beside the float32 vectors, and their file
-    names; quantized in blocks, so writing a 1M-row tenant needs no second float copy."""
+    """The int8 codes of every vector in the scan's blocked layout (``int8_scan.blocked_codes``), their row sums
+    and per-dimension scale, beside the float32 vectors, and their file names. Quantized ``block_rows`` at a
+    time (a multiple of the scan's block), so writing a 1M-row tenant needs no second float copy."""
     import numpy as np
 
     from .dense import quantize, scale_of
+    from .int8_scan import block_rows_for, blocked_codes, row_sums
 
+    rows, dim = vectors.shape
     scale = scale_of(vectors)
-    codes = np.lib.format.open_memmap(build / QUANTIZED, mode="w+", dtype=np.int8, shape=vectors.shape)
-    for start in range(0, vectors.shape[0], block_rows):
-        codes[start : start + block_rows] = quantize(vectors[start : start + block_rows], scale)
+    per_block = block_rows_for(rows)
+    blocks = -(-rows // per_block)
+    step = max(1, block_rows // per_block) * per_block
+    codes = np.lib.format.open_memmap(build / QUANTIZED, mode="w+", dtype=np.int8, shape=(blocks * dim, per_block))
+    sums = np.zeros(blocks * per_block, dtype=np.int32)
+    for start in range(0, rows, step):
+        part = quantize(vectors[start : start + step], scale)
+        first = start // per_block * dim
+        laid = blocked_codes(part, per_block)
+        codes[first : first + laid.shape[0]] = laid
+        sums[start : start + len(part)] = row_sums(part)
     codes.flush()
     del codes
+    np.save(build / QUANTIZED_SUMS, sums.reshape(blocks, per_block))
     np.save(build / QUANTIZED_SCALE, scale)
-    return [QUANTIZED, QUANTIZED_SCALE]
+    return [QUANTIZED, QUANTIZED_SUMS, QUANTIZED_SCALE]
 
 
 def _write_units(build: Path, units: list[np.ndarray], dim: int) -> None:

@@ -28,7 +28,8 @@ chunking     structure-first splitting into ``Passage``s under the model's token
 incremental  what can be kept from the generation being replaced
 changes      withdrawn (fail closed), kept, deleted; one folder per tenant; one ID per document; ACL spelling
 progress     the hooks progress bars are drawn with, and a remaining-time estimate from a moving rate
-workers      parsing each file in a worker process under CPU, wall and memory limits; any failure one rejection
+workers      parsing each file in a worker process under CPU, wall and memory limits
+parsing      one file's parse, the boundary where any parser failure becomes that file's one rejection
 pipeline     ``ingest()``: the whole run, under the tenant's write lock
 ray_embed    ``RayEmbedding``: the passages that need vectors embedded on a Ray cluster (``--ray``)
 job          ``IngestJob``: what one ingest does, described once for ``ingest`` and ``watch``

@@ -16,7 +16,6 @@ from collections.abc import Callable, Container, Hashable, Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, TypeVar
 
-from ..embedder import Embedder
 from ..index import Hit, TenantIndex, View
 from ..principal import Scope
 from ..settings import index_root
@@ -30,6 +29,7 @@ from .response import Candidate, CandidateStatus, RankerHit, SearchResponse, Sea
 if TYPE_CHECKING:
     import numpy as np
 
+    from ..embedder import Embedder
     from ..index.view import Generation
     from ..passage import Passage
 
@@ -65,6 +65,8 @@ class Retriever:
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
+            from ..embedder import Embedder  # the model's code is imported by the first dense ranking only
+
             self._embedder = Embedder()
         return self._embedder
 
