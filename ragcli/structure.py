@@ -59,10 +59,37 @@ class Block:
 
 @functools.lru_cache(maxsize=1)
 def parser() -> Any:
-    """The one Markdown parser: CommonMark with tables (imported on first use)."""
+    """The one Markdown parser: CommonMark with tables (imported on first use), reading blocks only.
+
+    Its core ``inline`` and ``text_join`` rules are off: block tokens (types, levels, line maps) do not
+    depend on them, and they were a third of every parse. The one reader of inline content, a heading's
+    text, asks for it with ``inline_children``.
+    """
     from markdown_it import MarkdownIt
 
-    return MarkdownIt("commonmark").enable("table")
+    md = MarkdownIt("commonmark").enable("table")
+    md.core.ruler.disable(["inline", "text_join"])
+    return md
+
+
+def block_tokens(text: str, env: dict[str, Any] | None = None) -> list[Any]:
+    """The block tokens of ``text``; ``env`` receives its link reference definitions (``inline_children`` needs
+    them: ``[text][ref]`` is a link only where ``ref`` is defined)."""
+    return list(parser().parse(text, {} if env is None else env))
+
+
+def inline_children(token: Any, env: dict[str, Any]) -> list[Any]:
+    """An ``inline`` token's children as a full parse gives them: the core ``inline`` then ``text_join`` rules
+    run on this one token, with the ``env`` of the parse it came from (once: a block parse leaves them empty)."""
+    if not token.children:
+        from markdown_it.rules_core import inline, text_join
+        from markdown_it.rules_core.state_core import StateCore
+
+        state = StateCore(token.content, parser(), env)
+        state.tokens = [token]
+        inline(state)
+        text_join(state)
+    return list(token.children or ())
 
 
 def line_offsets(text: str) -> list[int]:
@@ -119,7 +146,7 @@ def _paragraphs(text: str) -> list[Block]:
 
 def parsed_blocks(text: str) -> list[Block]:
     """The top-level blocks of ``text`` as markdown-it finds them (``blocks`` skips it for plain paragraphs)."""
-    tokens = parser().parse(text)
+    tokens = block_tokens(text)
     lines = text.split("\n")
     out: list[Block] = []
     for i, tok in enumerate(tokens):

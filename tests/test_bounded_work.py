@@ -13,8 +13,9 @@ from support.corpus import WORDS, all_passages, markdown, write
 
 from ragcli import ingest
 from ragcli.embedder import MAX_MODEL_TOKENS
-from ragcli.ingestion.chunking import _Sizer, chunk_document
+from ragcli.ingestion.chunking import chunk_document
 from ragcli.ingestion.loaders import MAX_LINE_CHARS, load_file
+from ragcli.ingestion.sizing import Counts, Sizer
 from ragcli.ingestion.sources import SourceData, SourceFile
 
 
@@ -46,7 +47,7 @@ def test_a_line_at_the_limit_is_cut_into_passages_under_the_cap(tmp_path: Path, 
 
 
 def test_the_word_cut_is_the_greedy_one_word_at_a_time_cut(embedder) -> None:
-    sizer = _Sizer(embedder.count_tokens, 64)
+    sizer = Sizer(Counts(embedder.count_tokens), 64)
     rng = random.Random(7)
     for n in (1, 5, 63, 64, 65, 300, 2000):
         words = [rng.choice([*WORDS, "zq" * rng.randint(1, 40), "PEP-723", "ERR_4021"]) for _ in range(n)]

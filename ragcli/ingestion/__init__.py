@@ -24,7 +24,9 @@ inline_markup  the dialects' inline markup (roles, shortcodes, icons, emoji, key
 crossrefs    what a cross-reference shows: the target's title the folder has (``resolving``), else its text
 references   the folder's labels and titles, collected before parsing; each file's reference titles
 markdown     Markdown as sections of blocks: admonitions unfolded, soft wraps joined
+sizing       model token counts (once per text, batched, added up) and a block over the cap cut on its structure
 chunking     structure-first splitting into ``Passage``s under the model's token cap
+embedding    where new passages' vectors are computed (``EmbeddingBackend``), filled in shortest first
 incremental  what can be kept from the generation being replaced
 changes      withdrawn (fail closed), kept, deleted; one folder per tenant; one ID per document; ACL spelling
 progress     the hooks progress bars are drawn with, and a remaining-time estimate from a moving rate

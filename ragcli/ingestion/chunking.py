@@ -8,7 +8,8 @@ cap. A sentence that introduces a code block, list or table (it ends with
 split, every part repeats the introducing sentence. A block over the cap is
 split on its own structure: table rows (with the header row repeated), list
 items, code lines, and for prose sentence boundaries with a one-sentence
-overlap. Only a single sentence longer than the cap is cut by words.
+overlap. Only a single sentence longer than the cap is cut by words (the cutting
+and the token counts are ``sizing``'s).
 
 Passage IDs are ``{doc_id}@{version}#{section}`` with ``-2``, ``-3`` for later
 parts of one section, so they stay the same across runs while the content
@@ -18,15 +19,13 @@ the index records it, and a new value re-chunks every document.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Sequence
-
 from ..embedder import MAX_MODEL_TOKENS, SPECIAL_TOKENS
 from ..passage import HEADING_SEPARATOR, Passage
 from ..text import slugify, split_sentences
 from .loaders import Document
 from .markdown import Block, Section, markdown_sections, plain_sections
 from .mdwriter import read_page_mark
+from .sizing import Counts, Sizer, TokenCounter
 
 CHUNKER_VERSION = 8
 """3: soft wraps joined, admonitions and tabs unfolded, an introducing sentence kept with its block.
@@ -38,236 +37,16 @@ text; Material/pymdownx/mkdocstrings markup and Sphinx captions, tab titles and 
 passages record their pages (and OCR) and a page starts a new passage; ruled tables are tables; a PDF without an
 outline has no ``Page N`` section per page (its passages have pages instead).
 8: Sphinx and MyST cross-references show their target's title from the folder (``references``)."""
-OVERLAP_MAX_TOKENS = 48
-"""A sentence repeated at the start of the next part must be short, or it crowds out new text."""
 INTRODUCED_KINDS = ("code", "list", "table")
 
 Piece = tuple[str, tuple[int, ...], bool]
 """Text that fits, the PDF pages it comes from and whether OCR read it (() and False for other formats)."""
 
-TokenCounter = Callable[[Sequence[str]], list[int]]
-"""Counts model tokens (without special tokens) for each text."""
 
-_EXCEPTION_START = re.compile(
-    r"^(except|unless|however|but|exception|this does not apply|note:|only if)\b", re.IGNORECASE
-)
+# --------------------------------------------------------------------------- packing a section
 
 
-# --------------------------------------------------------------------------- sizing
-
-
-class _Sizer:
-    """Packs units into parts of at most ``budget`` tokens, counting with the model's tokenizer."""
-
-    def __init__(self, count: TokenCounter, budget: int) -> None:
-        self.count = count
-        self.budget = budget
-
-    def tokens(self, text: str) -> int:
-        return self.count([text])[0]
-
-    def fits(self, text: str) -> bool:
-        return self.tokens(text) <= self.budget
-
-    def split_block(self, block: Block) -> list[str]:
-        if self.fits(block.text):
-            return [block.text]
-        if block.kind == "table":
-            return self._split_table(block.text)
-        if block.kind == "list":
-            items = _list_items(block.text)
-            return self._pack([u for item in items for u in self._container_units(item)], joiner="\n")
-        if block.kind == "code":
-            return self._split_code(block.text)
-        if block.kind == "quote":
-            return self._pack(self._container_units(block.text), joiner="\n")
-        return self._split_prose(block.text)
-
-    def _container_units(self, text: str) -> list[str]:
-        """A list item or a quote that does not fit, cut on its own structure as a top-level section is: its
-        paragraphs whole (or by sentences), its code by lines with every part fenced again and the sentence that
-        introduces the code repeated; never by words through the middle of a line of code."""
-        if self.fits(text):
-            return [text]
-        units: list[str] = []
-        lead = ""
-        for is_code, lines in _segments(text.split("\n")):
-            if not is_code:
-                for paragraph in _paragraphs(lines):
-                    units += [paragraph] if self.fits(paragraph) else self._split_prose(_unquoted(paragraph))
-                lead = units[-1] if units and units[-1].rstrip().endswith(":") else ""
-                continue
-            code = "\n".join(lines)
-            room = max(16, self.budget - self.tokens(lead) - 1) if lead else 0
-            if lead and not self.fits(f"{lead}\n{code}") and room >= self.budget // 2:
-                # Every part of the code says what it is for, as the parts of a top-level block do.
-                parts = _Sizer(self.count, room)._split_code(code)
-                units[-1] = f"{lead}\n{parts[0]}"
-                units += [f"{lead}\n{part}" for part in parts[1:]]
-            else:
-                units += self._split_code(code)
-            lead = ""
-        return units
-
-    def _split_table(self, text: str) -> list[str]:
-        rows = text.split("\n")
-        header = "\n".join(rows[:2])
-        body = rows[2:]
-        room = _Sizer(self.count, max(16, self.budget - self.tokens(header) - 1))
-        return [f"{header}\n{part}" for part in room._pack(body, joiner="\n")]
-
-    def _split_code(self, text: str) -> list[str]:
-        """Code by lines; a fenced block's parts are each fenced again, so every part still reads as code."""
-        lines = text.split("\n")
-        first, last = _bare(lines[0]), _bare(lines[-1]) if len(lines) > 1 else ""
-        fenced = len(lines) > 2 and first.startswith(("```", "~~~")) and last in ("```", "~~~", first[:3])
-        if not fenced:
-            return self._pack(lines, joiner="\n")
-        opener, closer = lines[0], lines[-1]
-        room = _Sizer(self.count, max(16, self.budget - self.tokens(f"{opener}\n{closer}") - 2))
-        return [f"{opener}\n{part}\n{closer}" for part in room._pack(lines[1:-1], joiner="\n")]
-
-    def _split_prose(self, text: str) -> list[str]:
-        sentences = _glue_exceptions(split_sentences(" ".join(text.split())), self)
-        parts: list[str] = []
-        current: list[str] = []
-        for sentence in sentences:
-            for unit in self._words_if_needed(sentence):
-                candidate = " ".join([*current, unit])
-                if current and not self.fits(candidate):
-                    parts.append(" ".join(current))
-                    last = current[-1]
-                    # Overlap: repeat the previous sentence so a part does not start mid-thought.
-                    keep = [last] if self.tokens(last) <= OVERLAP_MAX_TOKENS and self.fits(f"{last} {unit}") else []
-                    current = [*keep, unit]
-                else:
-                    current.append(unit)
-        if current:
-            parts.append(" ".join(current))
-        return parts
-
-    def _pack(self, units: list[str], joiner: str) -> list[str]:
-        parts: list[str] = []
-        current: list[str] = []
-        for raw in units:
-            for unit in self._words_if_needed(raw):
-                if current and not self.fits(joiner.join([*current, unit])):
-                    parts.append(joiner.join(current))
-                    current = []
-                current.append(unit)
-        if current:
-            parts.append(joiner.join(current))
-        return parts
-
-    def _words_if_needed(self, unit: str) -> list[str]:
-        """The last resort: cut one over-long unit into word windows."""
-        if self.fits(unit):
-            return [unit]
-        words = unit.split()
-        pieces: list[str] = []
-        start = 0
-        while start < len(words):
-            count = self._words_that_fit(words, start)
-            pieces.append(" ".join(words[start : start + count]))
-            start += count
-        # A single "word" over the cap (a base64 blob): cut it by characters.
-        out: list[str] = []
-        for piece in pieces:
-            while not self.fits(piece) and len(piece) > 1:
-                cut = max(1, len(piece) * self.budget // max(1, self.tokens(piece)) - 1)
-                # Tokens are not spread evenly over characters ("!!!!" is one token
-                # per character, "aaaa" a few for many): shrink until the cut fits.
-                while cut > 1 and not self.fits(piece[:cut]):
-                    cut = max(1, min(cut - 1, cut * self.budget // max(1, self.tokens(piece[:cut]))))
-                out.append(piece[:cut])
-                piece = piece[cut:]
-            out.append(piece)
-        return out
-
-    def _words_that_fit(self, words: list[str], start: int) -> int:
-        """How many words from ``start`` fit together (at least 1): the same greedy cut as adding one word at a
-        time (a prefix's token count only grows with its words), found with O(log n) token counts instead of one
-        per word, so a very long line costs time linear in its length."""
-
-        def fits(n: int) -> bool:
-            return self.fits(" ".join(words[start : start + n]))
-
-        left = len(words) - start
-        good, bad = 1, 2
-        while bad <= left and fits(bad):
-            good, bad = bad, bad * 2
-        bad = min(bad, left + 1)
-        while bad - good > 1:
-            middle = (good + bad) // 2
-            good, bad = (middle, bad) if fits(middle) else (good, middle)
-        return good
-
-
-_QUOTE_PREFIX = re.compile(r"^[ \t]*(?:>[ \t]?)+")
-_FENCE_MARK = re.compile(r"^(`{3,}|~{3,})")
-
-
-def _bare(line: str) -> str:
-    """A line without its indentation and blockquote markers."""
-    return _QUOTE_PREFIX.sub("", line).strip()
-
-
-def _segments(lines: list[str]) -> list[tuple[bool, list[str]]]:
-    """Runs of lines, each a fenced code block (True, fences included) or what lies between (False); a fence
-    may be indented (in a list item) or quoted (``> ```python``)."""
-    out: list[tuple[bool, list[str]]] = []
-    marker: str | None = None
-    for line in lines:
-        bare = _bare(line)
-        opened = _FENCE_MARK.match(bare)
-        if marker is None and opened and not (opened.group(1)[0] == "`" and "`" in bare[opened.end() :]):
-            marker = opened.group(1)
-            out.append((True, [line]))
-        elif marker is not None:
-            out[-1][1].append(line)
-            if bare and set(bare) == {marker[0]} and len(bare) >= len(marker):
-                marker = None
-        elif out and not out[-1][0]:
-            out[-1][1].append(line)
-        else:
-            out.append((False, [line]))
-    return out
-
-
-def _paragraphs(lines: list[str]) -> list[str]:
-    """Non-blank runs of lines (a list item's lead line, a quoted paragraph)."""
-    text = "\n".join(lines)
-    return [p.strip("\n") for p in re.split(r"\n(?:[ \t>]*\n)+", text) if p.strip(" \t\n>")]
-
-
-def _unquoted(text: str) -> str:
-    """A quoted paragraph without its ``>`` markers, to be cut by sentences."""
-    return "\n".join(_QUOTE_PREFIX.sub("", line) for line in text.split("\n"))
-
-
-def _list_items(text: str) -> list[str]:
-    """Top-level items of a Markdown list, each with its nested lines."""
-    items: list[str] = []
-    for line in text.split("\n"):
-        if re.match(r"^([-*+]|\d+[.)])\s", line) or not items:
-            items.append(line)
-        else:
-            items[-1] += "\n" + line
-    return items
-
-
-def _glue_exceptions(sentences: list[str], sizer: _Sizer) -> list[str]:
-    """Keep a rule and the exception that follows it in one unit when they fit."""
-    out: list[str] = []
-    for sentence in sentences:
-        if out and _EXCEPTION_START.match(sentence) and sizer.fits(f"{out[-1]} {sentence}"):
-            out[-1] = f"{out[-1]} {sentence}"
-        else:
-            out.append(sentence)
-    return out
-
-
-def _pieces(blocks: list[Block], sizer: _Sizer) -> list[Piece]:
+def _pieces(blocks: list[Block], sizer: Sizer) -> list[Piece]:
     """The section as pieces that each fit: blocks whole or split, an introducing sentence glued to its block."""
     pieces: list[Piece] = []
     i = 0
@@ -289,27 +68,27 @@ def _merged(*pages: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(sorted({n for group in pages for n in group}))
 
 
-def _introduced(intro: Block, block: Block, sizer: _Sizer) -> list[str]:
+def _introduced(intro: Block, block: Block, sizer: Sizer) -> list[str]:
     """A paragraph ending in ':' with the block it introduces;
     each part of a split block repeats the introducing sentence."""
     whole = f"{intro.text}\n\n{block.text}"
-    if sizer.fits(whole):
+    if sizer.fits(whole, (intro.text, block.text)):
         return [whole]
     sentences = split_sentences(intro.text) or [intro.text]
     lead = sentences[-1]
     room = max(16, sizer.budget - sizer.tokens(lead) - 2)
     if room < sizer.budget // 4:  # an introduction as long as a passage: no room to repeat it
         return sizer.split_block(intro) + sizer.split_block(block)
-    parts = _Sizer(sizer.count, room).split_block(block)
+    parts = sizer.within(room).split_block(block)
     before = intro.text.rstrip()[: -len(lead)].strip()
     earlier = sizer.split_block(Block("text", before)) if before else []
     first_lead = lead
-    if earlier and sizer.fits(f"{earlier[-1]} {lead}\n\n{parts[0]}"):
+    if earlier and sizer.fits(f"{earlier[-1]} {lead}\n\n{parts[0]}", (earlier[-1], lead, parts[0])):
         first_lead = f"{earlier.pop()} {lead}"
     return [*earlier, f"{first_lead}\n\n{parts[0]}", *(f"{lead}\n\n{part}" for part in parts[1:])]
 
 
-def _pack_section(blocks: list[Block], sizer: _Sizer) -> list[Piece]:
+def _pack_section(blocks: list[Block], sizer: Sizer) -> list[Piece]:
     """Pieces together while they fit; a piece that does not fit with the others starts a new passage."""
     parts: list[Piece] = []
     current: list[Piece] = []
@@ -321,7 +100,8 @@ def _pack_section(blocks: list[Block], sizer: _Sizer) -> list[Piece]:
     for piece in _pieces(blocks, sizer):
         # A PDF's next page starts a new passage: its citation names one page, and OCR marks only what it read.
         next_page = bool(current and piece[1] and current[-1][1] and piece[1][0] > current[-1][1][-1])
-        if current and (next_page or not sizer.fits("\n\n".join([*(p[0] for p in current), piece[0]]))):
+        texts = [*(p[0] for p in current), piece[0]]
+        if current and (next_page or not sizer.fits("\n\n".join(texts), texts)):
             close()
             current = []
         current.append(piece)
@@ -334,10 +114,18 @@ def _pack_section(blocks: list[Block], sizer: _Sizer) -> list[Piece]:
 
 
 def chunk_document(
-    doc: Document, tenant: str, count_tokens: TokenCounter, max_tokens: int = MAX_MODEL_TOKENS
+    doc: Document,
+    tenant: str,
+    count_tokens: TokenCounter,
+    max_tokens: int = MAX_MODEL_TOKENS,
+    *,
+    counts_add_up: bool = False,
 ) -> list[Passage]:
     """Cut one document into passages of at most ``max_tokens``
-    model tokens, special tokens and heading line included."""
+    model tokens, special tokens and heading line included.
+
+    ``counts_add_up``: texts joined by whitespace count the sum of their tokens with ``count_tokens``
+    (``Embedder.counts_add_up``), so packing adds counts up (``sizing.Counts``); the passages are the same."""
     if doc.reads_as == "markdown":
         sections = markdown_sections(doc.text, doc.title)
     else:
@@ -346,11 +134,14 @@ def chunk_document(
         sections = _paged(sections)
     passages: list[Passage] = []
     used: set[str] = set()
-    for section in sections:
-        header = HEADING_SEPARATOR.join((doc.title, *section.path)) + "\n\n"
+    counts = Counts(count_tokens, add_up=counts_add_up)
+    headers = [HEADING_SEPARATOR.join((doc.title, *section.path)) + "\n\n" for section in sections]
+    # Every header and block counted in one batch: most blocks fit whole, and are never counted again.
+    counts.prime([*headers, *(block.text for section in sections for block in section.blocks)])
+    for section, header in zip(sections, headers, strict=True):
         # The embedder adds its special tokens ([CLS], [SEP]) to every input.
-        budget = max(32, max_tokens - count_tokens([header])[0] - SPECIAL_TOKENS)
-        parts = _pack_section(section.blocks, _Sizer(count_tokens, budget))
+        budget = max(32, max_tokens - counts.of(header) - SPECIAL_TOKENS)
+        parts = _pack_section(section.blocks, Sizer(counts, budget))
         slug = _section_slug(section.path, used)
         for n, (text, pages, ocr) in enumerate(parts, start=1):
             key = _unique(slug if n == 1 else f"{slug}-{n}", used)

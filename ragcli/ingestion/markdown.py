@@ -19,10 +19,11 @@ Four steps, each keeping the text a passage will quote from:
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..structure import parser
+from ..structure import block_tokens, inline_children
 from ..text import unix_newlines
 from .dialects import indented_body, label_body, unfold_dialects
 from .inline_markup import inline
@@ -92,31 +93,97 @@ def _in_fence(lines: list[str]) -> bool:
     return sum(1 for line in lines if line.lstrip().startswith(("```", "~~~"))) % 2 == 1
 
 
+# --------------------------------------------------------------------------- the one parse
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """One markdown-it parse of a text: its lines, its block tokens and its link references (``env``)."""
+
+    text: str
+    lines: list[str]
+    tokens: list[Any]
+    env: dict[str, Any]
+
+
+def parse_markdown(text: str) -> Parsed:
+    env: dict[str, Any] = {}
+    return Parsed(text, text.split("\n"), block_tokens(text, env), env)
+
+
 # --------------------------------------------------------------------------- 2. soft wraps
 
 
 def unwrap_paragraphs(text: str) -> str:
     """Join the soft-wrapped lines of every paragraph into one line (hard breaks are kept)."""
-    lines = text.split("\n")
-    tokens = parser().parse(text)
+    return unwrapped(parse_markdown(text)).text
+
+
+def unwrapped(doc: Parsed) -> Parsed:
+    """``doc`` with the soft-wrapped lines of every paragraph joined, and its tokens' line maps moved to the
+    joined lines: the parse of the joined text, without parsing it again.
+
+    Joining a paragraph's lines leaves every block where it was (a paragraph's lines are its lines because no
+    line after its first could open a block), except where the first line is only a beginning: a link
+    reference definition (``[x]: <a``) or an HTML tag (``<span``) completed by the next line; a line kept
+    after a hard break, or a line after the paragraph that reads as a table's rule, that makes the joined
+    line a table's header. Those texts are parsed again (as before: their passages stay the same).
+    """
+    lines = doc.lines
     joined: dict[int, str] = {}
-    dropped: set[int] = set()
-    for tok in tokens:
+    dropped: list[int] = []
+    again = False
+    for i, tok in enumerate(doc.tokens):
         if tok.type != "paragraph_open" or tok.map is None:
             continue
         start, end = tok.map
         if end - start < 2:
             continue
-        line = lines[start]
-        for n in range(start + 1, end):
-            if line.endswith("  ") or line.endswith("\\"):
-                joined[start] = line
-                start, line = n, lines[n]
-                continue
-            line = f"{line.rstrip()} {_continuation(lines[n])}"
-            dropped.add(n)
-        joined[start] = line
-    return "\n".join(joined.get(n, lines[n]) for n in range(len(lines)) if n not in dropped)
+        kept, joins = _join(lines, start, end, joined, dropped)
+        again = again or (joins and (kept or _could_open(doc, i, end)))
+    if not dropped:
+        return doc
+    skip = set(dropped)
+    text = "\n".join(joined.get(n, lines[n]) for n in range(len(lines)) if n not in skip)
+    if again:
+        return parse_markdown(text)
+    for tok in doc.tokens:
+        if tok.map is not None:
+            tok.map = [tok.map[0] - bisect_left(dropped, tok.map[0]), tok.map[1] - bisect_left(dropped, tok.map[1])]
+    return Parsed(text, text.split("\n"), doc.tokens, doc.env)
+
+
+def _join(lines: list[str], start: int, end: int, joined: dict[int, str], dropped: list[int]) -> tuple[bool, bool]:
+    """Join lines ``start``..``end`` of one paragraph into ``joined`` (the line each joined run starts on) and
+    ``dropped`` (the lines joined into another); whether a hard break kept a line, and whether any was joined."""
+    line = lines[start]
+    kept = joins = False
+    for n in range(start + 1, end):
+        if line.endswith("  ") or line.endswith("\\"):
+            joined[start] = line
+            start, line, kept = n, lines[n], True
+            continue
+        line = f"{line.rstrip()} {_continuation(lines[n])}"
+        dropped.append(n)
+        joins = True
+    joined[start] = line
+    return kept, joins
+
+
+def _could_open(doc: Parsed, i: int, end: int) -> bool:
+    """Whether the paragraph opened by ``doc.tokens[i]`` (ending before line ``end``), once joined, could read as
+    another block: a reference definition or HTML tag its first line only began, or a table's header row."""
+    content = doc.tokens[i + 1].content if i + 1 < len(doc.tokens) else ""
+    after = doc.lines[end] if end < len(doc.lines) else ""
+    return (
+        content.startswith("<")
+        or (content.startswith("[") and "]:" in content)
+        or bool(_RULE_LIKE.fullmatch(after))  # a table's first line after it reads as the joined line's rule
+    )
+
+
+_RULE_LIKE = re.compile(r"[ \t>|:]*-[ \t>|:-]*")
+"""A line that could be a table's delimiter row (``|---|:--|``), in a quote or not."""
 
 
 def _continuation(line: str) -> str:
@@ -128,12 +195,11 @@ def _continuation(line: str) -> str:
 
 
 def markdown_sections(text: str, title: str) -> list[Section]:
-    """Sections (by heading) of blocks, after expanding admonitions and joining soft wraps."""
+    """Sections (by heading) of blocks, after expanding admonitions and joining soft wraps (one parse)."""
     # The line numbers markdown-it maps blocks to must index ``lines`` (text from the Python API may hold "\r").
     text = unix_newlines(text)
-    text = unwrap_paragraphs(expand_mkdocs(unfold_dialects(text)))
-    tokens = parser().parse(text)
-    lines = text.split("\n")
+    doc = unwrapped(parse_markdown(expand_mkdocs(unfold_dialects(text))))
+    tokens, lines = doc.tokens, doc.lines
     sections = [Section(())]
     stack: list[tuple[int, str]] = []
     for i, tok in enumerate(tokens):
@@ -141,7 +207,7 @@ def markdown_sections(text: str, title: str) -> list[Section]:
             continue
         if tok.type == "heading_open":
             level = int(tok.tag[1])
-            heading = heading_text(tokens[i + 1]) if i + 1 < len(tokens) else ""
+            heading = heading_text(tokens[i + 1], doc.env) if i + 1 < len(tokens) else ""
             while stack and stack[-1][0] >= level:
                 stack.pop()
             # A top heading that repeats the title adds nothing to the path (``## Custom Keybindings`` on a page
@@ -160,14 +226,15 @@ def markdown_sections(text: str, title: str) -> list[Section]:
 _HEADING_ATTRS = re.compile(r"\s*\{:?\s*[#.][^{}]*\}\s*$")
 
 
-def heading_text(inline_token: Any) -> str:
+def heading_text(inline_token: Any, env: dict[str, Any]) -> str:
     """A heading as plain text: a link as its text, code without its backticks, inline HTML and anchors dropped.
 
     ``## Implementing [get](x.md) <a name="impl"></a> {#impl}`` reads ``Implementing get``: the heading path,
-    the title and the passage ID's slug are all built from what a reader of the rendered page sees.
+    the title and the passage ID's slug are all built from what a reader of the rendered page sees. ``env`` is
+    the parse's (its link references).
     """
     parts: list[str] = []
-    for child in inline_token.children or ():
+    for child in inline_children(inline_token, env):
         if child.type in ("text", "code_inline"):
             parts.append(child.content)
         elif child.type in ("softbreak", "hardbreak"):
@@ -179,10 +246,11 @@ def heading_text(inline_token: Any) -> str:
 
 def first_h1(text: str) -> str | None:
     """The text of the document's first top-level ``# H1`` (a lower heading is never a title)."""
-    tokens = parser().parse(unix_newlines(text))
+    doc = parse_markdown(unix_newlines(text))
+    tokens = doc.tokens
     for i, tok in enumerate(tokens[:-1]):
         if tok.type == "heading_open" and tok.level == 0 and tok.tag == "h1":
-            heading = " ".join(inline(heading_text(tokens[i + 1])).split())  # icons, roles, attribute lists
+            heading = " ".join(inline(heading_text(tokens[i + 1], doc.env)).split())  # icons, roles, attribute lists
             if heading:
                 return heading
     return None

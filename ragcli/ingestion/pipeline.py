@@ -13,22 +13,22 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from ..embedder import Embedder
 from ..errors import DocumentRejected, IndexWriteError
 from ..index.manifest import ModelEntry
 from ..index.previous import PreviousGeneration
 from ..index.writer import NewGeneration, WriteLock, write_generation, write_lock
-from ..passage import Passage
 from ..principal import suspicious_character
 from ..settings import ParseLimits, index_root, parse_limits
-from ..structure import Embedded, embed_passages
 from .changes import acl_warnings, check_root, check_unique, settle_previous
 from .chunking import CHUNKER_VERSION, chunk_document
 from .crossrefs import resolving, salt_of
+from .embedding import EmbeddingBackend as EmbeddingBackend  # where ``job`` and library users have it
+from .embedding import LocalEmbedding, embed_into
 from .folder import Folder, open_folder
 from .incremental import Incremental, Loaded
 from .loaders import Document
@@ -43,8 +43,6 @@ PASSAGE_IDS = 3
 """How passage IDs are made (3: a version carries its text's hash); part of every fingerprint, so a change re-chunks."""
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from .pdf import PdfPages
 
 
@@ -61,31 +59,6 @@ class Empty:
     """A document with no text of its own once its site markup is read (see ``IngestReport.empty``)."""
 
     source: str
-
-
-EMBED_STEP = 16
-"""Passages per call to the embedder: progress moves this often."""
-
-
-class EmbeddingBackend(Protocol):
-    """Where the vectors of new passages are computed; discovery, diffing and publishing stay in the ingest.
-
-    ``embed_steps`` yields, per step of passages and in step order, what
-    ``structure.embed_passages(embedder, step)`` gives: the (len(step), dim)
-    passage vectors and each passage's unit vectors. The default runs the
-    embedder in this process; ``ray_embed.RayEmbedding`` runs the same model on
-    a Ray cluster.
-    """
-
-    def embed_steps(self, embedder: Embedder, steps: Sequence[Sequence[Passage]]) -> Iterator[Embedded]: ...
-
-
-class LocalEmbedding:
-    """The default backend: the embedder in this process, one step at a time."""
-
-    def embed_steps(self, embedder: Embedder, steps: Sequence[Sequence[Passage]]) -> Iterator[Embedded]:
-        for step in steps:
-            yield embed_passages(embedder, step)
 
 
 def ingest(
@@ -291,7 +264,9 @@ class _Run:
             if reused is not None:
                 return reused
         with resolving(self.references.titles_for(doc.path)):  # MyST roles are rendered as the text is cut
-            passages = chunk_document(doc, self.tenant, self.embedder.count_tokens)
+            passages = chunk_document(
+                doc, self.tenant, self.embedder.count_tokens, counts_add_up=self.embedder.counts_add_up
+            )
         if doc.pdf is not None and (doc.pdf.ocr or doc.pdf.unread):
             _note_scans(self.report, doc.source, doc.pdf)
         if not passages:
@@ -332,7 +307,9 @@ class _Run:
     def _publish(self, lock: WriteLock, diff: Incremental, items: list[Loaded], root: str) -> None:
         passages = [p for item in items for p in item.passages]
         vectors, units, todo = diff.reused_vectors(items, self.model.dim)
-        self._embed(vectors, units, todo, [passages[i] for i in todo])
+        embed_into(
+            self.embedder, self.embedding, self.progress, self.tenant, vectors, units, todo, [passages[i] for i in todo]
+        )
         self.report.embedded = len(todo)
         gen = NewGeneration(
             passages=passages,
@@ -354,29 +331,6 @@ class _Run:
             ) from None
         self.report.published = True
         self.report.passages = len(passages)
-
-    def _embed(self, vectors: np.ndarray, units: list[np.ndarray], rows: list[int], passages: list[Passage]) -> None:
-        """Embed ``passages`` into ``vectors[rows]`` and their units into ``units[rows]``, shortest first,
-        reporting progress in model work."""
-        texts = [p.index_text for p in passages]
-        tokens = self.embedder.count_tokens(texts) if texts else []
-        order = sorted(range(len(texts)), key=tokens.__getitem__)
-        steps = [order[start : start + EMBED_STEP] for start in range(0, len(order), EMBED_STEP)]
-        work = [self.embedder.batch_work([tokens[i] for i in step]) for step in steps]
-        self.progress.embedding(len(texts), sum(work))
-        results = iter(self.embedding.embed_steps(self.embedder, [[passages[i] for i in step] for step in steps]))
-        for step, step_work in zip(steps, work, strict=True):
-            # A backend that returns less (or other shapes) than asked must not publish zero vectors.
-            embedded = next(results, None)
-            if embedded is None or embedded[0].shape != (len(step), vectors.shape[1]) or len(embedded[1]) != len(step):
-                raise IndexWriteError(
-                    f"the embedding backend of tenant '{self.tenant}' returned incomplete vectors; "
-                    "the previous index is unchanged"
-                )
-            vectors[[rows[i] for i in step]] = embedded[0]
-            for i, matrix in zip(step, embedded[1], strict=True):
-                units[rows[i]] = matrix
-            self.progress.embedded(step_work)
 
 
 def _note_scans(report: IngestReport, source: str, pages: PdfPages) -> None:

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 RAY_INSTALL = "pip install 'ragcli[ray]'"
 STEPS_PER_TASK = 4
-"""Ingest steps (``pipeline.EMBED_STEP`` passages each) per Ray task: big
+"""Ingest steps (``embedding.EMBED_STEP`` passages each) per Ray task: big
 enough to hide the call overhead, small enough for progress and retries."""
 MAX_RESTARTS = 3
 """Times an actor whose process died is started again (and its batch retried) before the ingest fails."""
@@ -105,7 +105,7 @@ def _node() -> str:
 
 
 class RayEmbedding:
-    """An ``EmbeddingBackend`` (see ``pipeline``) that embeds on a Ray cluster; use it as a context manager.
+    """An ``EmbeddingBackend`` (see ``embedding``) that embeds on a Ray cluster; use it as a context manager.
 
     ``address=None`` starts a local Ray instance with this machine's CPUs (or
     uses the one already started in this process); an address joins a running
