@@ -154,6 +154,8 @@ def test_a_question_is_told_from_a_request(text: str, asks: bool) -> None:
         ("What is the phone bridge code for a SEV1 incident?", {"phone", "bridg", "code"}),
         ("Which port does the preview server use?", {"port"}),
         ("How do I pin a version?", set()),
+        ("Which environment variable sets how many times rustup retries?", {"environ", "variabl"}),
+        ("How much paid time off does the main carer get?", set()),
     ],
 )
 def test_the_thing_a_what_question_asks_for(text: str, thing: set[str]) -> None:

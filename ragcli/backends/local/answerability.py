@@ -70,7 +70,9 @@ class Rule:
     """Abstain under this P(answerable)."""
 
     def probability(self, values: Mapping[str, float]) -> float:
-        z = self.intercept + sum(self.coefficients[n] * (values[n] - self.means[n]) / self.scales[n] for n in FEATURES)
+        """Each coefficient finds its feature by name; a feature without a coefficient plays no part (as
+        ``selector.Weights``: numbers fitted before a feature was added still read)."""
+        z = self.intercept + sum(c * (values[n] - self.means[n]) / self.scales[n] for n, c in self.coefficients.items())
         return 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, z))))
 
 

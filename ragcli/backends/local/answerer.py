@@ -162,7 +162,10 @@ class LocalModel:
         every = [u for found_units in per_passage for u in found_units]
         if not every:
             return Candidates(asked, missing, unmatched, [])
-        cosines = self._cosines(asked.text, per_passage, vectors or Vectors())
+        vectors = vectors or Vectors()
+        query = self._query(asked.text, vectors)
+        cosines = self._cosines(query, per_passage, vectors)
+        headings = self._heading_cosines(query, passages)
         weights = term_weights(asked, [frozenset(query_terms(p.index_text)) for p in evidence])
         options = []
         for position, (passage, found_units) in enumerate(zip(passages, per_passage, strict=True), start=1):
@@ -170,11 +173,23 @@ class LocalModel:
             rank = hit.rank if hit is not None else position
             similar = hit.cosine if hit is not None and hit.cosine is not None else 0.0
             heading = frozenset(query_terms(passage.heading_label))
+            titled = headings[passage.heading_label]
             for window in _quotable(windows(found_units), asked):
-                options.append((window, features(asked, window, cosines, rank, heading, weights, similar)))
+                options.append((window, features(asked, window, cosines, rank, heading, weights, similar, titled)))
         return Candidates(asked, missing, unmatched, options)
 
-    def _cosines(self, question: str, per_passage: list[list[Unit]], vectors: Vectors) -> dict[Unit, float]:
+    def _query(self, question: str, vectors: Vectors) -> np.ndarray:
+        """The question's vector: the search's own when it is given, else embedded here the same way."""
+        assert self.embedder is not None
+        return vectors.question if vectors.question is not None else self.embedder.embed([question])[0]
+
+    def _heading_cosines(self, query: np.ndarray, passages: Sequence[Passage]) -> dict[str, float]:
+        """Each passage's title and heading path's cosine with the question (one batch for the passages read)."""
+        assert self.embedder is not None
+        labels = list(dict.fromkeys(p.heading_label for p in passages))
+        return dict(zip(labels, (float(c) for c in self.embedder.embed(labels) @ query), strict=True))
+
+    def _cosines(self, query: np.ndarray, per_passage: list[list[Unit]], vectors: Vectors) -> dict[Unit, float]:
         """Each unit's cosine with the question; a unit's vector is its tokens read in their passage, plus its
         heading (``structure.embed_passages``): the index's stored ones, else computed here, the same way."""
         embedder = self.embedder
@@ -186,7 +201,6 @@ class LocalModel:
             if found_units and found_units[0].passage.id not in stored
         ]
         computed = dict(zip((p.id for p in todo), embed_passages(embedder, todo)[1], strict=True)) if todo else {}
-        query = vectors.question if vectors.question is not None else embedder.embed([question])[0]
         cosines: dict[Unit, float] = {}
         for found_units in per_passage:
             if not found_units:

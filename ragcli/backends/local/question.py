@@ -93,6 +93,13 @@ _ASKED_FOR = re.compile(
 )
 """"What is the phone bridge code for a SEV1 incident?": the thing asked for ("phone bridge code"), before what
 it is asked about ("a SEV1 incident")."""
+_ASKED_VERB = re.compile(
+    r"^\s*(?:what|which)\s+(?P<thing>[\w-]+(?:\s+[\w-]+)?)\s+(?:sets|makes|controls|defines|changes|raises|"
+    r"enables|disables|turns|tells|decides|determines|configures|lets|gives|shows|selects|holds|keeps)\b",
+    re.IGNORECASE,
+)
+""""Which environment variable sets how many times ...": the thing asked for ("environment variable"), before
+the verb that says what it does."""
 _GENERIC_CAPITALS = frozenset(
     "i ok okay faq api apis url urls http https json yaml toml html css cli gui ui id ids os "
     "mac macos linux windows unix".split()
@@ -149,7 +156,8 @@ class Question:
 
 
 def _asked_for(text: str) -> frozenset[str]:
-    match = _ASKED_FOR.match(text)
+    # Not "how many / how much X": the amount answers it, and X is often said otherwise ("time off": "leave").
+    match = _ASKED_VERB.match(text) or _ASKED_FOR.match(text)
     return frozenset(query_terms(match.group("thing"))) if match else frozenset()
 
 

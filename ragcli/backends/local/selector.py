@@ -85,9 +85,12 @@ class WindowFeatures:
     focus                  share of the question's terms, each weighted by how few evidence passages hold it, that
                            the window or its passage's title and headings hold: what the question is about (the
                            setting, the task) must be there, not only words it shares with many pages
-    asked_for              share of the thing a "what is the X ..." question asks for (X's terms) that the window or
-                           its headings hold; 1 for other questions ("phone bridge code": a timeline that only says
-                           "bridge opened" holds a third of it)
+    asked_for              share of the thing a "what is the X ..." or "which X sets ..." question
+                           asks for (X's terms) that the window or its headings hold; 1 for other questions
+                           ("phone bridge code": a timeline that only says "bridge opened" holds a third of it)
+    heading_cosine         its passage's title and headings' cosine with the question (the embedder's). Weighed with
+                           ``passage_cosine`` (which reads the headings too) it tells a passage whose text matches
+                           the question from one that matches by its heading alone (its fitted weight is negative)
     """
 
     cosine: float
@@ -113,6 +116,7 @@ class WindowFeatures:
     novel_name: float
     focus: float
     asked_for: float
+    heading_cosine: float = 0.0
 
     def __getitem__(self, name: str) -> float:
         value: float = getattr(self, name)
@@ -186,6 +190,7 @@ def features(
     heading_terms: frozenset[str],
     weights: Mapping[str, float],
     passage_cosine: float = 0.0,
+    heading_cosine: float = 0.0,
 ) -> WindowFeatures:
     """The window's features (``WindowFeatures`` says what each one means)."""
     text = window.quote
@@ -222,6 +227,7 @@ def features(
         asked_for=len(question.asked_for & (terms | heading_terms)) / len(question.asked_for)
         if question.asked_for
         else 1.0,
+        heading_cosine=heading_cosine,
     )
 
 
