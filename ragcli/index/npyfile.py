@@ -68,19 +68,20 @@ def read_header(path: Path) -> Header:
 
 def read_column(path: Path) -> tuple[Header, memoryview]:
     """A whole integer array of ``path`` as a flat ``memoryview`` of its values (row-major)."""
-    header = read_header(path)
-    code = FORMATS.get(header.kind)
-    if code is None or not _native(header.descr):
-        raise ValueError(f"{path.name} holds {header.descr}, not a native integer column")
-    return header, _values(path, header, code)
+    return _read_native(path, FORMATS, "integer")
 
 
 def read_floats(path: Path) -> tuple[Header, memoryview]:
     """A whole float array of ``path`` (a per-dimension scale: a few hundred values) as a flat ``memoryview``."""
+    return _read_native(path, FLOATS, "float")
+
+
+def _read_native(path: Path, codes: dict[str, str], kind: str) -> tuple[Header, memoryview]:
+    """The header and values of ``path`` when it holds a native-order type of ``codes`` (ValueError otherwise)."""
     header = read_header(path)
-    code = FLOATS.get(header.kind)
+    code = codes.get(header.kind)
     if code is None or not _native(header.descr):
-        raise ValueError(f"{path.name} holds {header.descr}, not a native float column")
+        raise ValueError(f"{path.name} holds {header.descr}, not a native {kind} column")
     return header, _values(path, header, code)
 
 
