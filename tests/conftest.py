@@ -15,10 +15,21 @@ field (``max_examples``, ``deadline``, a ``database=None``), and the rest comes 
 
 import os
 
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 
-settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
-settings.register_profile("dev", print_blob=False)
+# Both built on Hypothesis's own "default" profile, not on whatever is loaded now: under CI Hypothesis loads
+# its built-in "ci" profile at import, and a profile registered without a parent inherits the loaded one.
+_BASE = settings.get_profile("default")
+settings.register_profile(
+    "ci",
+    _BASE,
+    derandomize=True,
+    database=None,
+    print_blob=True,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile("dev", _BASE, print_blob=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev"))
 
 pytest_plugins = ["support.fixtures", "support.scheduling"]
