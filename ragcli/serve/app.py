@@ -36,7 +36,6 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..errors import InputError, RagcliError
-from ..principal import Principal
 from .api import AskRequest, SearchRequest, ask_on, parse_request, search_on
 from .config import ServerSection
 from .credentials import REFUSED_KEY, CredentialBackend, Credentials, principal_of
@@ -122,40 +121,39 @@ async def _read_body(request: Request, limit: int) -> bytes:
     return body
 
 
-async def _request(
-    state: ServeState, request: Request, model: type[SearchRequest] | type[AskRequest]
-) -> tuple[Principal, SearchRequest | AskRequest]:
-    """The request's principal and its validated body (InputError, in plain words, for a body not acceptable)."""
-    principal = principal_of(request.scope)
-    assert principal is not None  # Guard let only authenticated requests in
-    raw = await _read_body(request, state.server.max_body_bytes)
-    s = state.server
-    return principal, parse_request(raw, model, max_chars=s.max_query_chars, allow_as_of=s.allow_as_of)
+def _v1(
+    state: ServeState,
+    route: str,
+    model: type[SearchRequest] | type[AskRequest],
+    work: Callable[..., tuple[str, dict[str, Any]]],
+    counted: Callable[[dict[str, Any]], None] | None = None,
+) -> Callable[[Request], Awaitable[Response]]:
+    """POST /v1/``route``: the principal and its validated body (InputError, in plain words, for a body not
+    acceptable), ``work`` on a worker, the route's own metrics from its facts (``counted``) and one log line."""
 
-
-def _search(state: ServeState) -> Callable[[Request], Awaitable[Response]]:
     async def run(request: Request) -> Response:
-        principal, body = await _request(state, request, SearchRequest)
-        assert isinstance(body, SearchRequest)
+        principal = principal_of(request.scope)
+        assert principal is not None  # Guard let only authenticated requests in
+        s = state.server
+        raw = await _read_body(request, s.max_body_bytes)
+        body = parse_request(raw, model, max_chars=s.max_query_chars, allow_as_of=s.allow_as_of)
         started = time.perf_counter()
-        text, facts = await state.pool.run(lambda w: _timed(search_on, w, principal, body))
-        _log("search", principal.tenant, started, **facts)
+        text, facts = await state.pool.run(lambda w: _timed(work, w, principal, body))
+        if counted is not None:
+            counted(facts)
+        _log(route, principal.tenant, started, **facts)
         return Response(text, media_type="application/json")
 
     return run
 
 
-def _ask(state: ServeState) -> Callable[[Request], Awaitable[Response]]:
-    async def run(request: Request) -> Response:
-        principal, body = await _request(state, request, AskRequest)
-        assert isinstance(body, AskRequest)
-        started = time.perf_counter()
-        text, facts = await state.pool.run(lambda w: _timed(ask_on, w, principal, body))
+def _dispositions(state: ServeState) -> Callable[[dict[str, Any]], None]:
+    """Counts each answer's disposition and reason (the ``ragcli_answers`` counter)."""
+
+    def count(facts: dict[str, Any]) -> None:
         state.metrics.dispositions.labels(disposition=facts["disposition"], reason=facts["reason"]).inc()
-        _log("ask", principal.tenant, started, **facts)
-        return Response(text, media_type="application/json")
 
-    return run
+    return count
 
 
 def _timed(work: Callable[..., tuple[str, dict[str, Any]]], *args: Any) -> tuple[str, dict[str, Any]]:
@@ -248,8 +246,14 @@ def build_app(state: ServeState, *, host: str) -> Starlette:
                 tasks.cancel_scope.cancel()
 
     routes = [
-        Route("/v1/search", _endpoint(state, "search", _search(state)), methods=["POST"]),
-        Route("/v1/ask", _endpoint(state, "ask", _ask(state)), methods=["POST"]),
+        Route(
+            "/v1/search", _endpoint(state, "search", _v1(state, "search", SearchRequest, search_on)), methods=["POST"]
+        ),
+        Route(
+            "/v1/ask",
+            _endpoint(state, "ask", _v1(state, "ask", AskRequest, ask_on, _dispositions(state))),
+            methods=["POST"],
+        ),
         Route("/mcp", Guard(_Mcp(manager, state.metrics), state.metrics, "mcp")),
         Route("/healthz", _healthz(state), methods=["GET"]),
         Route("/metrics", _metrics(state), methods=["GET"]),
