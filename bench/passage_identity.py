@@ -1,6 +1,6 @@
 """The passages a chunker change must not change: dump every passage of some corpora, then compare two dumps.
 
-A corpus is read the way ``ingest`` reads it (``folder`` discovery, ``workers.parse``
+A corpus is read the way ``ingest`` reads it (``folder`` discovery, ``parsing.parse``
 in process, ``chunking.chunk_document`` with the model's tokenizer), without the
 model run: what the index would hold is each passage's ID, text, title, heading
 path and carried length, and the unit spans (``structure.unit_spans``) its unit
@@ -32,8 +32,8 @@ def corpus_records(corpus: Path) -> Iterator[dict[str, Any]]:
     from ragcli.ingestion.chunking import chunk_document
     from ragcli.ingestion.folder import open_folder
     from ragcli.ingestion.loaders import Document
+    from ragcli.ingestion.parsing import ParseTask, parse
     from ragcli.ingestion.sources import DEFAULT_MAX_FILE_BYTES
-    from ragcli.ingestion.workers import ParseTask, parse
     from ragcli.structure import unit_spans
 
     embedder = Embedder()

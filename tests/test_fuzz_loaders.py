@@ -5,7 +5,7 @@ lists, a table, tracked changes and properties, a PDF with an outline...). Hypot
 bit flips, quotes and brackets dropped into attribute values, a slice repeated, nesting made deep; for a Word
 file inside its XML parts too (re-zipped), so the mutation reaches the XML parsers and not only the zip reader.
 
-The promise held: ``workers.parse`` (the boundary every ingested file goes through) gives a Document or a
+The promise held: ``parsing.parse`` (the boundary every ingested file goes through) gives a Document or a
 rejection for every input, never an exception; and an ingest of a folder of mutated files through the CLI
 exits 0 or 2, without a traceback, with the one good file published. The quick set runs a small fixed
 budget; ``-m slow`` runs FUZZ_SLOW_EXAMPLES (default 2,000) per format and prints what came out.
@@ -38,8 +38,8 @@ from support.docx_files import (
 )
 
 from ragcli.ingestion.loaders import Document
+from ragcli.ingestion.parsing import ParseTask, Refused, parse
 from ragcli.ingestion.sources import SourceData, SourceFile
-from ragcli.ingestion.workers import ParseTask, Refused, parse
 
 REPO = Path(__file__).resolve().parents[1]
 QUICK = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck), database=None)

@@ -1,6 +1,9 @@
-"""One file's parse, the boundary every ingested file goes through: whatever a parser library raises becomes
-that file's one rejection (``Refused``), naming the exception's type, never its text (which may quote the
-document). ``workers`` runs it in limited worker processes, or in this process.
+"""One file's parse, the boundary every ingested file goes through.
+
+A ``DocumentRejected`` stays what it is, and *any* other exception a parser library raises (lxml's
+``SyntaxError``, a pypdf ``KeyError``, a ``MemoryError``...) becomes that file's one rejection
+(``Refused``), naming the exception's type, never its text (which may quote the document). ``workers``
+runs it in limited worker processes, or in this process.
 """
 
 from __future__ import annotations

@@ -32,12 +32,13 @@ from .embedding import LocalEmbedding, embed_into
 from .folder import Folder, open_folder
 from .incremental import Incremental, Loaded
 from .loaders import Document
+from .parsing import Parsed, ParseTask, Refused
 from .progress import Progress
 from .references import ReferenceTable
 from .references import scan as scan_references
 from .report import IngestReport, ParsingLimits, PdfReport, UnreadPdf
 from .sources import DEFAULT_MAX_FILE_BYTES, SourceFile, file_fingerprint
-from .workers import Parsed, ParseTask, Refused, parser
+from .workers import parser
 
 PASSAGE_IDS = 3
 """How passage IDs are made (3: a version carries its text's hash); part of every fingerprint, so a change re-chunks."""

@@ -1,10 +1,7 @@
 """Parsing untrusted files where a failure costs one file: worker processes with CPU, wall and memory limits.
 
-Every file an ingest parses goes through ``parse``, the one boundary: a
-``DocumentRejected`` stays what it is, and *any* other exception a parser
-library raises (lxml's ``SyntaxError``, a pypdf ``KeyError``, a
-``MemoryError``...) becomes that file's one rejection, naming the exception's
-type, never its text (which may quote the document).
+Every file an ingest parses goes through ``parsing.parse``, the one boundary
+where any parser failure becomes that file's one rejection.
 
 ``ParsePool`` runs ``parse`` in worker processes, each a fresh interpreter
 (nothing of the ingest is forked: not its ONNX threads, not a library user's
@@ -40,8 +37,6 @@ from typing import Any, TypeVar
 from ..errors import IndexWriteError
 from ..settings import ParseLimits
 from .parsing import Parsed, ParseTask, Refused, parse
-
-__all__ = ["InProcess", "ParsePool", "ParseTask", "Parsed", "Refused", "parse", "parser", "serve"]
 
 TASKS_PER_WORKER = 200
 """Files one worker parses before it is replaced: memory a parser library keeps is given back."""
