@@ -297,7 +297,7 @@ class _NumberFormats:
     def __init__(self, document: WordDocument) -> None:
         try:
             self.numbering = document.part.numbering_part.element
-        except (KeyError, NotImplementedError):
+        except (KeyError, NotImplementedError):  # python-docx's answer for a document without a numbering part
             self.numbering = None
 
     def ordered(self, num_id: str, ilvl: int, styles: list[str]) -> bool:
