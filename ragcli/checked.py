@@ -125,71 +125,71 @@ def exclude_if(test: Callable[[Any], bool]) -> dict[str, Any]:
 
 
 class _Marker:
-    """A constraint for ``Annotated``: changes the schema of the type it annotates, here and in pydantic."""
+    """A constraint for ``Annotated``: changes the schema of the type it annotates, here and in pydantic.
+
+    Plain classes, not dataclasses: a marker is made once, at import, where a dataclass's generated methods
+    would cost more than all its uses."""
+
+    __slots__ = ("keys",)
+
+    def __init__(self, **keys: Any) -> None:
+        self.keys = {k: v for k, v in keys.items() if v is not None and v is not False}
 
     def apply(self, schema: CoreSchema) -> CoreSchema:
-        raise NotImplementedError
+        return {**schema, **self.keys}
 
     def __get_pydantic_core_schema__(self, source: Any, handler: Callable[[Any], CoreSchema]) -> CoreSchema:
         return self.apply(handler(source))
 
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in self.keys.items())})"
 
-@dataclasses.dataclass(frozen=True)
+
 class Strict(_Marker):
     """No conversion: a number is not text, text is not a number."""
 
-    def apply(self, schema: CoreSchema) -> CoreSchema:
-        return {**schema, "strict": True}
+    def __init__(self) -> None:
+        super().__init__(strict=True)
 
 
-@dataclasses.dataclass(frozen=True)
 class Text(_Marker):
     """Bounds of a string (its length after ``strip_whitespace``)."""
 
-    min_length: int | None = None
-    max_length: int | None = None
-    strip_whitespace: bool = False
-
-    def apply(self, schema: CoreSchema) -> CoreSchema:
-        bounds = {"min_length": self.min_length, "max_length": self.max_length}
-        extra = {k: v for k, v in bounds.items() if v is not None}
-        return {**schema, **extra, **({"strip_whitespace": True} if self.strip_whitespace else {})}
+    def __init__(
+        self, *, min_length: int | None = None, max_length: int | None = None, strip_whitespace: bool = False
+    ) -> None:
+        super().__init__(min_length=min_length, max_length=max_length, strip_whitespace=strip_whitespace)
 
 
-@dataclasses.dataclass(frozen=True)
 class Size(_Marker):
     """How many items a list or tuple may have."""
 
-    min_length: int | None = None
-    max_length: int | None = None
-
-    def apply(self, schema: CoreSchema) -> CoreSchema:
-        bounds = {"min_length": self.min_length, "max_length": self.max_length}
-        return {**schema, **{k: v for k, v in bounds.items() if v is not None}}
+    def __init__(self, *, min_length: int | None = None, max_length: int | None = None) -> None:
+        super().__init__(min_length=min_length, max_length=max_length)
 
 
-@dataclasses.dataclass(frozen=True)
 class Before(_Marker):
     """``function(value)`` runs before the type's own check (a ``ValueError`` is a validation error)."""
 
-    function: Callable[[Any], Any]
+    def __init__(self, function: Callable[[Any], Any]) -> None:
+        super().__init__(function=function)
 
     def apply(self, schema: CoreSchema) -> CoreSchema:
         from pydantic_core import core_schema as cs
 
-        return cs.no_info_before_validator_function(self.function, schema)
+        return cs.no_info_before_validator_function(self.keys["function"], schema)
 
 
-@dataclasses.dataclass(frozen=True)
 class After(_Marker):
     """``function(value)`` runs on the checked value; what it returns is kept (a ``ValueError`` is an error)."""
 
-    function: Callable[[Any], Any]
+    def __init__(self, function: Callable[[Any], Any]) -> None:
+        super().__init__(function=function)
 
     def apply(self, schema: CoreSchema) -> CoreSchema:
         from pydantic_core import core_schema as cs
 
-        return cs.no_info_after_validator_function(self.function, schema)
+        return cs.no_info_after_validator_function(self.keys["function"], schema)
 
 
 # --------------------------------------------------------------------------- annotations -> schema
