@@ -5,8 +5,8 @@ The records a cold start reads and writes are of this kind: the user file
 and ask (``search.response``, ``answer.outcome``) and ask's trace
 (``answer.trace``). As pydantic models they made every ``ragcli search`` and
 ``ragcli ask`` import pydantic, build each model's validator with it and load
-its plugin machinery: the largest part of a cold start above Python's own
-imports (docs/defaults.md, "Start-up time"). pydantic-core, the engine under
+its plugin machinery: about a third of a cold hybrid search's CPU above the
+import floor (docs/defaults.md, "Start-up time"). pydantic-core, the engine under
 pydantic, validates and serialises the same way from a schema given to it
 directly, for a fraction of the import.
 
