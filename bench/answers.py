@@ -108,7 +108,7 @@ def squad_cases(data: Path, n: int, seed: int) -> list[Any]:
     from ragcli.principal import Principal, Scope
 
     principal = {"user": "bench", "tenant": "squad2-dev", "groups": ["everyone"]}
-    scope = Scope.of(Principal(**principal))
+    scope = Scope.of(Principal.model_validate(principal))
     return [
         Case(
             id=c["id"],

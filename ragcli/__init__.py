@@ -13,13 +13,16 @@ only when a name that needs them is first used.
 Layers, top to bottom (nothing imports upward; ``lint-imports`` checks it):
 ``cli`` | ``serve`` | ``mcp`` > ``eval`` > ``backends`` > ``answer`` > ``search`` | ``ingestion`` >
 ``index`` > foundation (``principal``, ``passage``, ``text``, ``structure``, ``embedder``,
-``model_spec``, ``model_cache``, ``dates``, ``settings``, ``escape``, ``errors``, ``lazy``, ``record``). ``cli`` is the
+``model_spec``, ``model_cache``, ``dates``, ``settings``, ``escape``, ``errors``, ``lazy``, ``record``,
+``checked``). ``cli`` is the
 ``ragcli`` command, ``mcp`` the same library as a Model Context Protocol server,
 ``serve`` the HTTP server for a team (``ragcli serve``: verified credentials, /v1 and /mcp);
 ``model_spec`` says which embedding model runs; ``model_cache`` keeps the embedder's start-up work between
 runs; ``lazy`` makes
 package exports load on first use (as here); ``record`` is the base of every pydantic
-model, built on first use; ``escape`` writes untrusted text for where it lands (a spreadsheet, rendered
+model, built on first use; ``checked`` the base of the records a cold start reads and writes (the user file,
+the manifest, the ``--json`` of search and ask, the trace): dataclasses that pydantic-core validates and
+serialises without pydantic's import; ``escape`` writes untrusted text for where it lands (a spreadsheet, rendered
 Markdown, a command line).
 """
 

@@ -12,7 +12,7 @@ import datetime as dt
 import re
 from typing import Annotated, Any
 
-from pydantic import BeforeValidator
+from .checked import Before
 
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 DAY0 = dt.date(1970, 1, 1)
@@ -42,8 +42,8 @@ def parse_iso_date(value: Any) -> dt.date:
     raise ValueError(f"{value!r} is not a date: write it as YYYY-MM-DD")
 
 
-IsoDate = Annotated[dt.date, BeforeValidator(parse_iso_date)]
-"""Use in pydantic models: a field that holds a date written ``YYYY-MM-DD``."""
+IsoDate = Annotated[dt.date, Before(parse_iso_date)]
+"""Use in pydantic models and ``checked`` records: a field that holds a date written ``YYYY-MM-DD``."""
 
 
 def day_number(day: dt.date) -> int:

@@ -110,6 +110,7 @@ _PLAIN: dict[str, str] = {
     "dict_type": "must be an object",
     "model_type": "must be an object",
     "model_attributes_type": "must be an object",
+    "dataclass_type": "must be an object",
     "date_type": "must be a date (YYYY-MM-DD)",
     "date_parsing": "must be a date (YYYY-MM-DD)",
     "date_from_datetime_parsing": "must be a date (YYYY-MM-DD)",
@@ -161,7 +162,7 @@ def plain_validation_message(exc: ValidationError, *, where: str, known_fields: 
     """
     error = exc.errors(include_url=False)[0]
     loc = ".".join(str(p) for p in error["loc"])
-    if error["type"] == "extra_forbidden":
+    if error["type"] in ("extra_forbidden", "unexpected_keyword_argument"):  # a model's, a ``checked`` record's
         key = str(error["loc"][-1]) if error["loc"] else "?"
         close = difflib.get_close_matches(key, list(known_fields), n=1)
         hint = f" (did you mean '{close[0]}'?)" if close else ""

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -165,6 +164,8 @@ def new_graph_build(model_sha256: str, runtime_version: str) -> GraphBuild | Non
     """A private directory to write the optimised graph to, or None when the cache is not writable."""
     final = _graph_dir(model_sha256, runtime_version)
     try:
+        import secrets  # only a start that writes the cache needs it
+
         final.parent.mkdir(parents=True, exist_ok=True)
         directory = final.parent / f".build-{secrets.token_hex(6)}"
         directory.mkdir()
@@ -192,6 +193,8 @@ def _read_json(path: Path) -> dict[str, Any]:
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:
     """Write through a temporary file and a rename, so a reader never sees half a file."""
+    import secrets
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}")

@@ -21,19 +21,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import (
-    AfterValidator,
-    BeforeValidator,
-    ConfigDict,
-    Field,
-    Strict,
-    StringConstraints,
-    ValidationError,
-)
-
 from . import dates
+from .checked import After, Before, Checked, Size, Strict, Text, field_names
 from .errors import DuplicateKey, InputError, PrincipalError, plain_validation_message, strict_json
-from .record import Record
 
 TENANT_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
 _TENANT_RE = re.compile(TENANT_PATTERN)
@@ -112,10 +102,10 @@ def _plain_name(name: str) -> str:
 Name = Annotated[
     str,
     Strict(),
-    StringConstraints(min_length=1, max_length=MAX_FIELD_CHARS, strip_whitespace=True),
-    AfterValidator(_plain_name),
+    Text(min_length=1, max_length=MAX_FIELD_CHARS, strip_whitespace=True),
+    After(_plain_name),
 ]
-TenantName = Annotated[str, Strict(), AfterValidator(_tenant_rule)]
+TenantName = Annotated[str, Strict(), After(_tenant_rule)]
 TODAY = "today"
 
 
@@ -123,13 +113,14 @@ def _day_or_today(value: object) -> object:
     return value if value == TODAY else dates.parse_iso_date(value)
 
 
-DayOrToday = Annotated[dt.date | Literal["today"], BeforeValidator(_day_or_today)]
+DayOrToday = Annotated[dt.date | Literal["today"], Before(_day_or_today)]
 
 
-class AsOfBound(Record):
+@dataclass(frozen=True, kw_only=True)
+class AsOfBound(Checked):
     """The dates a principal may ask about (``"as_of": {"min": "2026-01-01", "max": "today"}``); ``today`` moves."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    extra = "forbid"
 
     min: DayOrToday | None = None
     max: DayOrToday | None = None
@@ -152,16 +143,17 @@ def _named(given: object, day: object) -> str:
     return f"today ({day.isoformat()})" if given == TODAY else day.isoformat()  # type: ignore[attr-defined]
 
 
-class Principal(Record):
+@dataclass(frozen=True, kw_only=True)
+class Principal(Checked):
     """The person a search or answer is for."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    extra = "forbid"
 
     user: Name
     """User name; ACL entries ``user:NAME`` match it."""
     tenant: TenantName
     """The tenant whose index is searched; picks the index directory."""
-    groups: tuple[Name, ...] = Field(default=(), max_length=MAX_GROUPS)
+    groups: Annotated[tuple[Name, ...], Size(max_length=MAX_GROUPS)] = ()
     """Groups the user belongs to; ``everyone`` is implied."""
     as_of: AsOfBound | None = None
     """The dates this principal may ask about (``--as-of``, an eval case's ``as_of``, a replayed trace's day);
@@ -206,10 +198,12 @@ def parse_principal(data: object, *, where: str = "principal") -> Principal:
     """Validate an already-decoded principal object."""
     if not isinstance(data, dict):
         raise PrincipalError(f"{where}: expected a JSON object with user, tenant and groups")
+    from pydantic_core import ValidationError
+
     try:
         return Principal.model_validate(data)
     except ValidationError as exc:
-        raise PrincipalError(plain_validation_message(exc, where=where, known_fields=Principal.model_fields)) from None
+        raise PrincipalError(plain_validation_message(exc, where=where, known_fields=field_names(Principal))) from None
 
 
 def load_principal(path: str | Path) -> Principal:

@@ -1,4 +1,8 @@
-"""``Record``: the base of ragcli's pydantic models (files, ``--json`` output, tool calls, traces).
+"""``Record``: the base of ragcli's pydantic models (configuration and question files, eval reports, tool calls).
+
+The records every cold start reads or writes (the user file, the manifest, the ``--json`` of search and ask,
+the trace) are not pydantic models but ``checked.Checked`` dataclasses: the same validation and JSON
+without pydantic's import.
 
 One decision lives here instead of in every model: a model builds its validator when it is
 first used, not when its module is imported (pydantic's ``defer_build``). A CLI run imports

@@ -16,6 +16,10 @@ PROBE = """
 import json, os, sys
 from ragcli.cli import main
 code = main(sys.argv[1:])
+from ragcli.record import Record
+class Model(Record):  # as eval, ingest and serve build theirs (a search itself builds no pydantic model)
+    x: int
+Model(x=1)
 import pydantic.plugin._loader as loader
 print(json.dumps({"code": code, "disabled": os.environ.get("PYDANTIC_DISABLE_PLUGINS"),
                   "searched": loader._plugins is not None}))
@@ -35,8 +39,8 @@ plugin = Plugin()
 
 
 def _run(cache: Path, *, path: str | None = None, extra: dict[str, str] | None = None) -> dict[str, object]:
-    """A ``search`` in a fresh interpreter (it reads the user file: a pydantic model is built; the empty index
-    then ends it): its exit code, pydantic's switch as the run left it, and whether pydantic searched."""
+    """A ``search`` in a fresh interpreter (the empty index ends it), then a pydantic model built in it: the
+    search's exit code, pydantic's switch as the run left it, and whether pydantic searched."""
     env = clean_env({"RAGCLI_CACHE": str(cache)})
     env.pop("PYDANTIC_DISABLE_PLUGINS", None)  # an in-process CLI run of another test may have set it here
     env.update(extra or {})

@@ -6,11 +6,11 @@ for every reason, so a forbidden document and a missing one look identical.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
+from ..checked import Checked
 from ..passage import Passage
-from ..record import Record
 from .citations import CheckResult
 from .protocol import Conflict, Usage
 from .trace import Trace
@@ -132,7 +132,8 @@ Outcome = Answered | Abstained
 # --------------------------------------------------------------------------- the --json contract
 
 
-class ClaimJson(Record):
+@dataclass(kw_only=True)
+class ClaimJson(Checked):
     statement: str
     passage_id: str
     quote: str
@@ -141,7 +142,8 @@ class ClaimJson(Record):
     """The cited passage's PDF pages (1-based); [] for every other format."""
 
 
-class SourceJson(Record):
+@dataclass(kw_only=True)
+class SourceJson(Checked):
     n: int
     passage_id: str
     title: str
@@ -152,25 +154,28 @@ class SourceJson(Record):
     """Whether OCR read it from a scanned PDF page."""
 
 
-class ConflictSideJson(Record):
+@dataclass(kw_only=True)
+class ConflictSideJson(Checked):
     n: int
     """The side's number in ``sources``."""
     passage_id: str
     value: str
 
 
-class ConflictJson(Record):
+@dataclass(kw_only=True)
+class ConflictJson(Checked):
     note: str
     """The line shown to people: ``conflict: the sources disagree: [1] says 1 hour; [2] says 4 hours.``"""
     sides: list[ConflictSideJson]
 
 
-class AnswerJson(Record):
+@dataclass(kw_only=True)
+class AnswerJson(Checked):
     disposition: Literal["answered", "abstained"]
     answer: str | None
     claims: list[ClaimJson]
     sources: list[SourceJson]
-    conflicts: list[ConflictJson] = []
+    conflicts: list[ConflictJson] = field(default_factory=list)
     """Current sources that disagree on something the answer states (empty when none, or abstained)."""
     reason: ReasonCode | None
     message: str | None

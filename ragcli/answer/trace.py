@@ -21,14 +21,13 @@ import dataclasses
 import datetime as dt
 import os
 from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import Field
-
+from ..checked import Checked
 from ..errors import InputError
 from ..principal import Scope
-from ..record import Record
 from ..search.response import SearchResponse
 from .citations import CheckResult
 from .protocol import (
@@ -60,7 +59,8 @@ def capped(query: str) -> str:
     return query[:MAX_TRACE_QUERY_CHARS]
 
 
-class TraceSearch(Record):
+@dataclass(kw_only=True)
+class TraceSearch(Checked):
     query: str
     """The query as searched (normalised, capped): the user's question or the model's own words (``by``)."""
     by: Literal["question", "model"] = "model"
@@ -77,7 +77,8 @@ class TraceSearch(Record):
     ms: float
 
 
-class TraceDecision(Record):
+@dataclass(kw_only=True)
+class TraceDecision(Checked):
     turn: int
     offered: list[str]
     tool: str | None
@@ -102,16 +103,18 @@ class TraceDecision(Record):
     """The question's kept terms the query left out on purpose: the model named them (its reason is not kept)."""
 
 
-class TraceCheck(Record):
+@dataclass(kw_only=True)
+class TraceCheck(Checked):
     claim: int
     passage_id: str
     check: str
     passed: bool
-    pages: list[int] = Field(default_factory=list)
+    pages: list[int] = field(default_factory=list)
     """The cited passage's PDF pages (1-based; [] for other formats or a passage the run never retrieved)."""
 
 
-class TraceConflict(Record):
+@dataclass(kw_only=True)
+class TraceConflict(Checked):
     """A conflict between current sources (``answer.conflicts``): passage IDs and the verdict, no text."""
 
     passage_ids: list[str]
@@ -121,34 +124,39 @@ class TraceConflict(Record):
     """The claims cited every side; code gave the model one turn to do so; still one-sided (the run abstains)."""
 
 
-class TraceVerdict(Record):
+@dataclass(kw_only=True)
+class TraceVerdict(Checked):
     claim: int
     passage_id: str
     supported: bool
 
 
-class TraceVerification(Record):
+@dataclass(kw_only=True)
+class TraceVerification(Checked):
     """``--verify``: the second model's verdict per claim (IDs and verdicts only), or why there are none."""
 
     verifier: str
-    verdicts: list[TraceVerdict] = Field(default_factory=list)
+    verdicts: list[TraceVerdict] = field(default_factory=list)
     error: str | None = None
     request_id: str | None = None
 
 
-class Latency(Record):
+@dataclass(kw_only=True)
+class Latency(Checked):
     search: float = 0.0
     model: float = 0.0
     checks: float = 0.0
     total: float = 0.0
 
 
-class EmbeddingModel(Record):
+@dataclass(kw_only=True)
+class EmbeddingModel(Checked):
     id: str
     sha256: str
 
 
-class Trace(Record):
+@dataclass(kw_only=True)
+class Trace(Checked):
     """The record of one ask; ``--trace FILE`` appends it as one line."""
 
     request_id: str
@@ -166,15 +174,15 @@ class Trace(Record):
     chunker_version: int | None = None
     search_config: dict[str, Any] | None = None
     """The ranking settings (k, mode, floors, candidates, ...) every search of the run used."""
-    searches: list[TraceSearch] = Field(default_factory=list)
-    decisions: list[TraceDecision] = Field(default_factory=list)
-    checks: list[TraceCheck] = Field(default_factory=list)
-    conflicts: list[TraceConflict] = Field(default_factory=list)
+    searches: list[TraceSearch] = field(default_factory=list)
+    decisions: list[TraceDecision] = field(default_factory=list)
+    checks: list[TraceCheck] = field(default_factory=list)
+    conflicts: list[TraceConflict] = field(default_factory=list)
     verification: TraceVerification | None = None
     disposition: Literal["answered", "abstained"] | None = None
     reason: str | None = None
-    usage: Usage = Field(default_factory=Usage)
-    latency_ms: Latency = Field(default_factory=Latency)
+    usage: Usage = field(default_factory=Usage)
+    latency_ms: Latency = field(default_factory=Latency)
 
     @classmethod
     def start(cls, request_id: str, scope: Scope, model: str, prompt_version: str) -> Trace:

@@ -22,14 +22,13 @@ import re
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
 import typer
 
 from ..text import visible_controls
 
 if TYPE_CHECKING:
-    from pydantic import BaseModel
     from rich.console import Console
 
 
@@ -91,8 +90,14 @@ def printable(text: str) -> str:
     return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
 
 
-def emit_json(data: BaseModel) -> None:
-    """The one way a command prints JSON: the model's own serialisation, indented, every control character escaped.
+class JsonRecord(Protocol):
+    """A ``--json`` shape: a pydantic model or a ``checked`` record."""
+
+    def model_dump_json(self, *, indent: int | None = None) -> str: ...
+
+
+def emit_json(data: JsonRecord) -> None:
+    """The one way a command prints JSON: the record's own serialisation, indented, every control character escaped.
 
     JSON escapes C0 controls itself; DEL and the C1 controls (``\\x9b`` is a
     CSI to some terminals) are escaped here too, so ``cat`` of the output is safe.

@@ -36,7 +36,6 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
-import secrets
 import shutil
 import stat
 import time
@@ -134,6 +133,8 @@ def list_tenants(root: Path) -> list[str]:
 
 
 def new_generation_name() -> str:
+    import secrets  # a writer's need only: a search does not import it
+
     return f"{GEN_PREFIX}{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-{secrets.token_hex(4)}"
 
 

@@ -15,13 +15,12 @@ from __future__ import annotations
 import hashlib
 import json
 import zlib
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from pydantic import ConfigDict, Field, PrivateAttr, ValidationError
-
+from ..checked import Checked, exclude_if
 from ..errors import IndexCorruptError
-from ..record import Record
 from .layout import DOCUMENTS, MANIFEST
 
 FORMAT_VERSION = 4
@@ -33,24 +32,26 @@ few hundred bytes instead of every passage ID (1.8 MB for SciFact)."""
 READABLE_FORMATS = (1, 2, 3, 4)
 
 
-class PdfEntry(Record):
+@dataclass(kw_only=True)
+class PdfEntry(Checked):
     """What a PDF's pages gave (format 4): ``ragcli status`` counts the pages no text was read from."""
 
-    model_config = ConfigDict(extra="forbid")
+    extra = "forbid"
 
     pages: int
-    ocr: list[int] = Field(default_factory=list)
+    ocr: list[int] = field(default_factory=list)
     """Pages (1-based) read by OCR."""
-    unread: list[int] = Field(default_factory=list)
+    unread: list[int] = field(default_factory=list)
     """Pages (1-based) without a usable text layer that OCR did not read (not available, or over a limit)."""
     unread_because: Literal["no_ocr", "pages", "seconds"] | None = None
     """``no_ocr``: the next ingest with OCR available reads the document again, unchanged or not."""
 
 
-class DocumentEntry(Record):
+@dataclass(kw_only=True)
+class DocumentEntry(Checked):
     """What the manifest remembers of one source document."""
 
-    model_config = ConfigDict(extra="forbid")
+    extra = "forbid"
 
     key: str
     """Where it came from: a file path, or ``path::id`` for a JSONL line."""
@@ -62,14 +63,15 @@ class DocumentEntry(Record):
     fingerprint: str
     """Hash of everything its passages depend on; unchanged means no re-parse."""
     passage_ids: list[str]
-    pdf: PdfEntry | None = Field(default=None, exclude_if=lambda v: v is None)
+    pdf: PdfEntry | None = field(default=None, metadata=exclude_if(lambda v: v is None))
     """A PDF's pages (format 4); absent for every other format."""
 
 
-class ModelEntry(Record):
+@dataclass(kw_only=True)
+class ModelEntry(Checked):
     """The embedding model every vector of the generation came from."""
 
-    model_config = ConfigDict(extra="forbid")
+    extra = "forbid"
 
     id: str
     sha256: str
@@ -77,10 +79,11 @@ class ModelEntry(Record):
     pooling: str
 
 
-class Manifest(Record):
+@dataclass(kw_only=True)
+class Manifest(Checked):
     """The index's own description; validated on every open."""
 
-    model_config = ConfigDict(extra="forbid")
+    extra = "forbid"
 
     format: int
     tenant: str
@@ -103,14 +106,13 @@ class Manifest(Record):
     """The folder (or file) the tenant was ingested from (format 3); another one needs ``ingest --replace``."""
     seal: str | None = None
     """sha256 of every other field (format 3): a manifest edited by hand or damaged is refused on open."""
-    _legacy_documents: list[DocumentEntry] | None = PrivateAttr(default=None)
+    _legacy_documents: list[DocumentEntry] | None = field(default=None, init=False, repr=False, compare=False)
     """Format 1 kept the documents in the manifest itself: read once, held here."""
 
 
-class _LegacyDocuments(Record):
+@dataclass(kw_only=True)
+class _LegacyDocuments(Checked):
     """Format 1: the manifest's fields with the documents inline; ``Manifest`` checks the other fields."""
-
-    model_config = ConfigDict(extra="allow")
 
     documents: list[DocumentEntry]
 
@@ -121,6 +123,8 @@ def read_manifest(generation: Path, tenant: str) -> Manifest:
     Format 1 (documents inline, written before 0.2) is still read, so a search
     works and the next ingest reuses its vectors instead of embedding again.
     """
+    from pydantic_core import ValidationError
+
     raw = (generation / MANIFEST).read_bytes()
     try:
         manifest = Manifest.model_validate_json(raw)
@@ -148,16 +152,20 @@ def seal_of(manifest: Manifest) -> str:
 
 
 def _from_legacy(raw: bytes) -> Manifest:
-    legacy = _LegacyDocuments.model_validate_json(raw)
-    manifest = Manifest.model_validate({**(legacy.model_extra or {}), "documents": len(legacy.documents)})
-    manifest._legacy_documents = legacy.documents
+    from pydantic_core import from_json
+
+    documents = _LegacyDocuments.model_validate_json(raw).documents  # an object with a valid list of documents
+    fields = {key: value for key, value in from_json(raw).items() if key != "documents"}
+    manifest = Manifest.model_validate({**fields, "documents": len(documents)})
+    manifest._legacy_documents = documents
     return manifest
 
 
-class Documents(Record):
+@dataclass(kw_only=True)
+class Documents(Checked):
     """documents.json: the source documents of a generation and the passage IDs each contributed."""
 
-    model_config = ConfigDict(extra="forbid")
+    extra = "forbid"
 
     documents: list[DocumentEntry]
 
@@ -168,6 +176,8 @@ def write_documents(directory: Path, documents: list[DocumentEntry]) -> None:
 
 def read_documents(generation: Path, manifest: Manifest) -> list[DocumentEntry]:
     """The documents of a generation (ingest and the audit need them; a search never does)."""
+    from pydantic_core import ValidationError
+
     if manifest._legacy_documents is not None:
         return manifest._legacy_documents
     try:

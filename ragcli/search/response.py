@@ -11,11 +11,9 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Literal
 
-from pydantic import Field
-
+from ..checked import Checked, exclude_if
 from ..passage import Passage
 from ..principal import Scope
-from ..record import Record
 from .config import SearchConfig
 
 CandidateStatus = Literal[
@@ -96,12 +94,14 @@ class SearchResponse:
 # --------------------------------------------------------------------------- the --json contract
 
 
-class RankJson(Record):
+@dataclass(kw_only=True)
+class RankJson(Checked):
     rank: int
     score: float
 
 
-class ResultJson(Record):
+@dataclass(kw_only=True)
+class ResultJson(Checked):
     rank: int
     id: str
     doc_id: str
@@ -123,7 +123,8 @@ class ResultJson(Record):
     """On a document's first result: its further passages left out by the per-document limit (``--per-doc``)."""
 
 
-class CandidateJson(Record):
+@dataclass(kw_only=True)
+class CandidateJson(Checked):
     id: str
     rank: int
     score: float
@@ -131,7 +132,8 @@ class CandidateJson(Record):
     status: CandidateStatus
 
 
-class ExplainJson(Record):
+@dataclass(kw_only=True)
+class ExplainJson(Checked):
     mode: str
     per_doc: int
     floors: dict[str, float]
@@ -145,15 +147,16 @@ class ExplainJson(Record):
     generation: str
 
 
-class SearchJson(Record):
+@dataclass(kw_only=True)
+class SearchJson(Checked):
     query: str
     tenant: str
     user: str
     as_of: dt.date
     results: list[ResultJson]
-    notes: list[str] | None = Field(default=None, exclude_if=lambda v: not v)
+    notes: list[str] | None = field(default=None, metadata=exclude_if(lambda v: not v))
     """Facts from search about this query (cut to length, dropped as off-topic); present only when there are some."""
-    explain: ExplainJson | None = Field(default=None, exclude_if=lambda v: v is None)
+    explain: ExplainJson | None = field(default=None, metadata=exclude_if(lambda v: v is None))
     """Each ranker's candidates, floors and fusion; present only with ``--explain``."""
 
     @classmethod
