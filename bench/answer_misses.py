@@ -157,7 +157,7 @@ def main() -> None:
     parser = base_parser(__doc__)
     parser.add_argument("--index", type=Path, required=True, help="index folder (every development tenant ingested)")
     parser.add_argument("--cache", type=Path, help="unit embeddings kept between runs (as answers.py)")
-    parser.add_argument("--corpora", default=",".join(DEV), help="corpora to report (all eleven are fitted on)")
+    parser.add_argument("--corpora", default=",".join(DEV), help="corpora to report (all fifteen are fitted on)")
     parser.add_argument("--max-abstain", type=float, default=0.06)
     parser.add_argument("-v", "--verbose", action="store_true", help="print every miss")
     args = parser.parse_args()

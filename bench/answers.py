@@ -6,19 +6,19 @@ answerability rule (``ragcli/backends/local/answerability.py``); their numbers l
 ``ragcli/backends/local/fitted.py``. This script fits them and measures them, and it
 never reports a corpus with numbers that saw that corpus:
 
-* Development corpora: the uv docs (``../shared/data/uv-docs``) and the ten
+* Development corpora: the uv docs (``../shared/data/uv-docs``) and the fourteen
   documentation sets under ``bench/corpora`` (MkDocs Material, Hugo, Docusaurus,
   Sphinx/MyST, mdBook, GitHub Markdown, Sphinx/reStructuredText, MkDocs Material with
-  mkdocstrings and pymdownx blocks, Jekyll pages without an H1, Sphinx + MyST), each with
-  ``bench/questions/NAME.jsonl``.
+  mkdocstrings and pymdownx blocks, Jekyll pages without an H1, Sphinx + MyST, and pdm,
+  requests, starlette and attrs), each with ``bench/questions/NAME.jsonl``.
 * Leave one corpus out: for each development corpus, the selector, the rule
-  and its threshold are fitted on the other ten, and the corpus is answered
+  and its threshold are fitted on the other fourteen, and the corpus is answered
   with those numbers through the real answer loop (``ragcli.eval.evaluate``,
   what ``ragcli eval --ask`` runs). The table shows these left-out numbers.
 * SQuAD 2.0 dev (``--squad 500 --seed 1``, with its gold answers) and
   ``sample_corpus/questions.jsonl`` are never fitted on: they are answered
-  with the numbers fitted on all eleven development corpora (what ships).
-* ``--write`` fits on all eleven and writes ``ragcli/backends/local/fitted.py``.
+  with the numbers fitted on all fifteen development corpora (what ships).
+* ``--write`` fits on all fifteen and writes ``ragcli/backends/local/fitted.py``.
 
 How it fits (numpy + scipy, in ``bench/fitting.py``): the selector is a conditional logit over
 each answerable question's windows (the windows whose text holds one of its ``answer_contains``
@@ -37,8 +37,8 @@ Run:
     python bench/answers.py --index /tmp/answers-index --squad 0            # the left-out table
     python bench/answers.py --index /tmp/answers-index --squad 0 --write    # ... and refit fitted.py
 
-On 2 busy cores: ingesting the eleven corpora into an empty index ~30 min (once; tenants are reused),
-then ~13 min for the table (collecting 1-2 min, each of the eleven folds about a minute).
+On 2 busy cores: ingesting the fifteen corpora into an empty index ~35 min (once; tenants are reused),
+then ~15 min for the table (collecting 1-2 min, each of the fifteen folds about a minute).
 """
 
 from __future__ import annotations
@@ -76,6 +76,10 @@ DEV = (
     "mkdocstrings-python",
     "jekyll",
     "black",
+    "pdm",
+    "requests",
+    "starlette",
+    "attrs",
 )
 QUESTIONS = REPO_ROOT / "bench" / "questions"
 FITTED = REPO_ROOT / "ragcli" / "backends" / "local" / "fitted.py"
