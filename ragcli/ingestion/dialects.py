@@ -231,13 +231,20 @@ class _Walk:
         label = [f"{opened.group('indent')}{title}:", ""] if title else []
         return [*label, opener, *code, closing]
 
-    # ``::: pkg.module`` (mkdocstrings) and a ``--8<--`` list of files: text ragcli does not have.
+    # ``::: pkg.module`` (mkdocstrings) and a ``--8<--`` list of files: text ragcli does not have; an admonition or
+    # tab holding only that (``??? abstract "API Reference"`` over ``    ::: starlette.applications.Starlette``).
     def _generated(self, line: str) -> list[str] | None:
         end = material.mkdocstrings_extent(self.lines, self.i) or material.snippets_extent(self.lines, self.i)
+        end = end or material.generated_container_extent(self.lines, self.i, self._generated_at)
         if end is None:
             return None
         self.i = end
         return [""]
+
+    def _generated_at(self, i: int) -> int | None:
+        if _SNIPPET.match(self.lines[i]) and self.lines[i].strip() != "--8<--":
+            return i + 1  # ``--8<-- "file"``: one file included
+        return material.mkdocstrings_extent(self.lines, i) or material.snippets_extent(self.lines, i)
 
     # ``/// note | Title`` … ``///`` (pymdownx blocks): labelled prose, like an admonition.
     def _pymdown_block(self, line: str) -> list[str] | None:
