@@ -49,7 +49,10 @@ MARKUP = {
     "emoji": re.compile(r"(?<![\w:`/]):[a-z0-9_+-]+:(?![\w:`(/])"),
 }
 DIRECTIVE = re.compile(r"^\{([\w:.-]+)\}")
-MYST_CODE = frozenset({"code-block", "code", "sourcecode", "code-cell"})
+MYST_CODE = frozenset(
+    "code-block code sourcecode code-cell doctest testcode testoutput ipython jupyter-execute".split()
+)
+"""MyST directives whose body is code the page shows (```` ```{doctest} ````); other ``{name}`` fences are prose."""
 EMOJI_TABLE = REPO_ROOT / "ragcli" / "data" / "emoji.tsv"
 
 

@@ -17,6 +17,7 @@ from ragcli.backends.local.evidence import units
 from ragcli.ingestion.dialects import unfold_dialects
 from ragcli.ingestion.markdown import markdown_sections
 from ragcli.ingestion.metadata import split_front_matter
+from ragcli.ingestion.rst import rst_to_markdown
 from ragcli.passage import Passage
 
 CORPORA = Path(__file__).resolve().parents[1] / "bench" / "corpora"
@@ -174,6 +175,48 @@ def test_myst_directives_roles_targets_and_comments() -> None:
     assert "```markdown\n:::{tip}\nLet's give readers a helpful hint!\n:::\n```" in out  # an example shows its source
     assert "maxdepth" not in out and "intro" not in out.split("Admonitions")[0]
     assert "Added in version 1.2.3: Explanation of the new feature." in out
+
+
+ATTRS_DOCTEST = (
+    (
+        "*attrs* also allows you to associate a type with an attribute using either the *type* argument to using "
+        "{pep}`526`-annotations or {func}`attrs.field`/{func}`attr.ib`:\n\n"
+    )
+    + """```{doctest}
+>>> @define
+... class C:
+...     x: int
+>>> fields(C).x.type
+<class 'int'>
+
+>>> import attr
+>>> @attr.s
+... class C:
+...     x = attr.ib(type=int)
+>>> fields(C).x.type
+<class 'int'>
+```
+"""
+)  # bench/corpora/attrs/docs/examples.md (MIT)
+
+
+def test_myst_doctest_and_other_code_directives_are_code() -> None:
+    """A doctest is code the page shows line by line, its output (``<class 'int'>``) included, as the
+    reStructuredText reader reads ``.. doctest::``; a caption introduces the code, options go, hidden code goes."""
+    out = plain(ATTRS_DOCTEST)
+    assert "or attrs.field/attr.ib:\n\n```\n>>> @define\n... class C:\n...     x: int\n>>> fields(C).x.type\n" in out
+    assert "<class 'int'>\n\n>>> import attr\n" in out and out.endswith("<class 'int'>\n```")
+    _, rst = rst_to_markdown(".. doctest::\n\n   >>> fields(C).x.type\n   <class 'int'>\n", "api.rst")
+    assert rst.strip() == "```\n>>> fields(C).x.type\n<class 'int'>\n```"
+    source = (
+        "```{code-block} python\n:caption: This is a caption\n:emphasize-lines: 2,3\n:lineno-start: 1\n\n"
+        "a = 2\nprint('my 1st line')\n```\n\n"
+        "```{testsetup}\nimport attrs\n```\n\n```{testcode} group1\n:hide:\n\nx = 1\n```\n\n"
+        "```{literalinclude} examples/example.py\n:start-after: start example\n```\n"
+    )  # shapes from bench/corpora/myst/docs/syntax/code_and_apis.md
+    out = unfold_dialects(source)
+    assert "This is a caption:\n\n```python\na = 2\nprint('my 1st line')\n```" in out
+    assert "import attrs" not in out and "x = 1" not in out and "example" not in out and ":" + "hide" not in out
 
 
 # --------------------------------------------------------------------------- GitHub alerts (docsy, lazygit)

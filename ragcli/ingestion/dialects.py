@@ -32,14 +32,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from . import material
-from .fences import FENCE_OPEN, closes, collect, fenced_chunks
+from . import fences, material
+from .fences import DIRECTIVE_INFO, FENCE_OPEN, closes, collect, fenced_chunks
 from .fences import indented_body as indented_body  # ``markdown`` reads it from here too
 from .inline_markup import HUGO_SHORTCODE, MDBOOK, code_line, inline
 
 # --------------------------------------------------------------------------- directive fences
 
-_DIRECTIVE_INFO = re.compile(r"^\{(?P<name>[\w:.-]+)\}[ \t]*(?P<args>.*)$")
 _COLON_OPEN = re.compile(r"^(?P<indent>[ \t]{0,3})(?P<marker>:{3,})[ \t]*(?P<rest>.*)$")
 
 
@@ -74,27 +73,18 @@ _MYST_ADMONITIONS = frozenset(
     "note tip hint important warning caution danger attention error seealso admonition dropdown "
     "versionadded versionchanged deprecated topic sidebar margin".split()
 )
-_MYST_CODE = frozenset({"code-block", "code", "sourcecode", "code-cell"})
 _MYST_SOURCE = frozenset({"myst-example", "myst", "myst-to-html"})
 """Directives that show their body as MyST source (the MyST docs' own examples)."""
 _MYST_DROP = frozenset(
     "toctree include literalinclude image figure contents raw eval-rst myst-config math csv-table "
     "automodule autoclass autofunction autodoc bibliography only index tableofcontents".split()
 )
-_OPTION = re.compile(r"^[ \t]*:[\w-]+:(?:[ \t].*)?$")
 _DOCUSAURUS_OPEN = re.compile(r"^(?P<kind>[a-z]+)(?:\[(?P<bracket>[^\]]*)\]|[ \t]+(?P<title>.+))?[ \t]*$")
 
 
 def _directive_body(lines: list[str]) -> list[str]:
     """A directive's content without its options (``:class: x`` lines or a ``---`` YAML block at the top)."""
-    body = list(lines)
-    if body and body[0].strip() == "---":
-        end = next((n for n in range(1, len(body)) if body[n].strip() == "---"), None)
-        if end is not None:
-            body = body[end + 1 :]
-    while body and _OPTION.match(body[0]):
-        body = body[1:]
-    return body
+    return fences.directive_options(lines)[1]
 
 
 def _unfold_directive(name: str, args: str, body: list[str], fence: str) -> list[str]:
@@ -105,8 +95,8 @@ def _unfold_directive(name: str, args: str, body: list[str], fence: str) -> list
             caption = [line for line in _directive_body(body) if line.strip()]
             return label_body("Figure", unfold(caption)) if caption else [""]
         return [""]
-    if name in _MYST_CODE:
-        return ["", f"{fence}{args.strip()}", *_directive_body(body), fence, ""]
+    if name in fences.CODE_DIRECTIVES or name in fences.HIDDEN_CODE:
+        return fences.code_directive(name, args, body, inline)
     if name in _MYST_SOURCE:
         return ["", f"{fence}markdown", *_directive_body(body), fence, ""]
     if name in {"versionadded", "versionchanged", "deprecated"}:
@@ -218,7 +208,7 @@ class _Walk:
         if marker[0] == "`" and "`" in info:
             return None  # ``` inside a line of prose is an inline code span
         body, self.i = collect(self.lines, self.i + 1, marker)
-        directive = _DIRECTIVE_INFO.match(info)
+        directive = DIRECTIVE_INFO.match(info)
         if directive and not directive.group("name").startswith((".", "#")):  # ```{.python} is an attribute list
             return _unfold_directive(directive.group("name"), directive.group("args"), body, marker)
         # The closing fence as written: an indented block (in a list item or a tab) keeps its indentation.
@@ -262,7 +252,7 @@ class _Walk:
         if opened is None or not opened.group("rest"):
             return None
         rest = opened.group("rest").strip()
-        directive = _DIRECTIVE_INFO.match(rest)
+        directive = DIRECTIVE_INFO.match(rest)
         docusaurus = None if directive else _DOCUSAURUS_OPEN.match(rest)
         if directive is None and docusaurus is None:
             return None

@@ -7,7 +7,8 @@ unknown name is run by the ones here (``lenient_lookups``):
   document the folder has → its title, ``:func:`~a.b``` → ``b``; a ``:ref:`` to a section of the same page
   shows that section's title (``resolve_refs``) even when the file is converted on its own;
 * a directive keeps its content, parsed as reStructuredText, under its argument as a label
-  (``.. py:function:: f(x)``); code-like ones are code (a ``:caption:`` the sentence before it), version
+  (``.. py:function:: f(x)``); code-like ones are code (a ``:caption:`` the sentence before it; a doctest's
+  setup and cleanup, and a block with ``:hide:``, are not shown), version
   notes (``versionadded``...) labelled prose, and navigation or build directives (``toctree``, ``index``,
   ``highlight``, ``literalinclude``...) add nothing;
 * ``.. |d| date::`` is nothing: its text would be the day of the ingest.
@@ -20,6 +21,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .crossrefs import EXPLICIT_TITLE, kind_of, role_text
+from .fences import GROUP_ARGUMENT, HIDDEN_CODE
 
 _CODE_DIRECTIVES = {
     "code-cell", "ipython", "doctest", "testcode", "testoutput", "testsetup", "testcleanup",
@@ -39,6 +41,7 @@ _ARGUMENT_IS_TEXT = {"centered"}
 _SILENT_DIRECTIVES = {
     "toctree", "index", "highlight", "currentmodule", "module", "tabularcolumns", "sectionauthor", "moduleauthor",
     "codeauthor", "literalinclude", "autosummary", "automodule", "include", "default-domain", "program",
+    *HIDDEN_CODE,
 }  # fmt: skip
 
 
@@ -149,7 +152,8 @@ def _unknown_directive() -> Any:
             if name in _SILENT_DIRECTIVES:
                 return []
             if name in _CODE_DIRECTIVES or name in _SPHINX_CODE:
-                return self.code(argument)
+                hidden = "hide" in self.options
+                return [] if hidden else self.code("" if name in GROUP_ARGUMENT else argument)
             label, lead = inline_plain(self.state, argument, self.lineno) if argument else "", ""
             if name in _UNLABELLED:
                 label = ""
