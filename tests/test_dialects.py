@@ -219,6 +219,42 @@ def test_myst_doctest_and_other_code_directives_are_code() -> None:
     assert "import attrs" not in out and "x = 1" not in out and "example" not in out and ":" + "hide" not in out
 
 
+ATTRS_NESTED = """1. Two objects that are equal, **must** have the same hash.
+
+   The *correct way* to achieve hashing by id is to set `@define(eq=False)`.
+
+   :::{warning}
+   Be careful when subclassing!
+   Setting `eq=False` on a class whose base class has a non-default `__hash__` method will *not* make *attrs*
+   remove that `__hash__` for you.
+
+   The easiest way to reset `__hash__` on a class is adding `__hash__ = object.__hash__` in the class body.
+   :::
+
+2. If two objects are not equal, their hash **should** be different.
+
+- Slotted classes must implement {meth}`__getstate__ <object.__getstate__>` to be serializable.
+
+    :::{note}
+    When decorating with `@attr.s(slots=True)` they will be *overwritten*.
+    :::
+
+    ```{doctest}
+    >>> from attr import define
+    ```
+"""  # bench/corpora/attrs/docs/hashing.md and glossary.md (MIT)
+
+
+def test_myst_directives_nested_in_list_items_stay_in_their_item() -> None:
+    out = plain(ATTRS_NESTED)
+    assert ":::" not in out and "{note}" not in out and "{doctest}" not in out
+    assert "\n   Warning: Be careful when subclassing! Setting `eq=False`" in out
+    assert "\n    Note: When decorating with `@attr.s(slots=True)` they will be *overwritten*." in out
+    assert "\n    ```\n    >>> from attr import define\n    ```" in out
+    blocks = [b for s in markdown_sections(ATTRS_NESTED, "Title") for b in s.blocks]
+    assert [b.kind for b in blocks] == ["list", "list"]  # each list whole: the directives are inside the items
+
+
 # --------------------------------------------------------------------------- GitHub alerts (docsy, lazygit)
 
 

@@ -39,7 +39,7 @@ from .inline_markup import HUGO_SHORTCODE, MDBOOK, code_line, inline
 
 # --------------------------------------------------------------------------- directive fences
 
-_COLON_OPEN = re.compile(r"^(?P<indent>[ \t]{0,3})(?P<marker>:{3,})[ \t]*(?P<rest>.*)$")
+_COLON_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>:{3,})[ \t]*(?P<rest>.*)$")
 
 
 # --------------------------------------------------------------------------- labels
@@ -117,6 +117,16 @@ def _unfold_directive(name: str, args: str, body: list[str], fence: str) -> list
         if args.strip()
         else ["", *unfold(_directive_body(body)), ""]
     )
+
+
+def _nested(name: str, args: str, body: list[str], fence: str, indent: str) -> list[str]:
+    """A directive opened at ``indent`` (in a list item: ``   :::{warning}``) unfolded as at the top, then put back
+    at that indentation, so the list item it belongs to goes on around it."""
+    if not indent:
+        return _unfold_directive(name, args, body, fence)
+    width = len(indent)
+    dedented = [line[width:] if not line[:width].strip() else line.lstrip() for line in body]
+    return [indent + line if line.strip() else "" for line in _unfold_directive(name, args, dedented, fence)]
 
 
 # --------------------------------------------------------------------------- line rules (outside code)
@@ -210,7 +220,7 @@ class _Walk:
         body, self.i = collect(self.lines, self.i + 1, marker)
         directive = DIRECTIVE_INFO.match(info)
         if directive and not directive.group("name").startswith((".", "#")):  # ```{.python} is an attribute list
-            return _unfold_directive(directive.group("name"), directive.group("args"), body, marker)
+            return _nested(directive.group("name"), directive.group("args"), body, marker, opened.group("indent"))
         # The closing fence as written: an indented block (in a list item or a tab) keeps its indentation.
         closing = self.lines[self.i - 1] if closes(self.lines[self.i - 1], marker) and self.i - 1 > 0 else marker
         lang, title = material.fence_info(info)
@@ -253,12 +263,12 @@ class _Walk:
             return None
         rest = opened.group("rest").strip()
         directive = DIRECTIVE_INFO.match(rest)
-        docusaurus = None if directive else _DOCUSAURUS_OPEN.match(rest)
+        docusaurus = None if directive or len(opened.group("indent")) > 3 else _DOCUSAURUS_OPEN.match(rest)
         if directive is None and docusaurus is None:
             return None
         body, self.i = collect(self.lines, self.i + 1, opened.group("marker"))
         if directive:
-            return _unfold_directive(directive.group("name"), directive.group("args"), body, "```")
+            return _nested(directive.group("name"), directive.group("args"), body, "```", opened.group("indent"))
         assert docusaurus is not None
         title = docusaurus.group("bracket") or docusaurus.group("title") or ""
         return label_body(title.strip() or _title(docusaurus.group("kind")), unfold(body))
