@@ -372,9 +372,68 @@ def test_definition_lists_footnotes_and_default_badges() -> None:
     assert "Default: `[accept, manage]`." in out
     assert "This property defines which buttons are shown" in out and ":   This" not in out
     assert "``` yaml\nextra:\n  consent:" in out  # the definition's code is code, not an indented block
-    assert "Universal Analytics" not in out and "[^1]" not in out
+    # The note's text is kept, after its section's last block: never between the sentence and its code.
+    assert "[^1]" not in out and out.rstrip().endswith(
+        "[1] Prior to Material for MkDocs 9.2.0, Universal Analytics was supported as well."
+    )
     text = plain(source)
-    assert "Enable it by adding the following lines to `mkdocs.yml`:\n\n``` yaml\nextra:\n  analytics:" in text
+    assert "Enable it by adding the following lines to `mkdocs.yml`[1]:\n\n``` yaml\nextra:\n  analytics:" in text
+
+
+ATTRS_FOOTNOTES = """## Hash Method Generation
+
+*attrs* will happily write a `__hash__` method for you [^fn1], however it will *not* do so by default.
+Because according to the [definition](https://docs.python.org/3/glossary.html#term-hashable) from the official
+Python docs, the returned hash has to fulfill certain constraints:
+
+[^fn1]: The hash is computed by hashing a tuple that consists of a unique id for the class plus all attribute values.
+
+1. Two objects that are equal, **must** have the same hash.
+
+## … namedtuples?
+
+{obj}`collections.namedtuple`s are tuples with names, not classes.[^history]
+
+:::{admonition} Summary
+If you want a *tuple with names*, by all means: go for a `namedtuple`.[^perf]
+:::
+
+```{doctest}
+>>> t = (1, 2)  # [^perf] in code stays as it is
+```
+
+[^history]: The word is that `namedtuple`s were added to the Python standard library as a way to make tuples in
+    return values more readable.
+    And indeed that is something you see throughout the standard library.
+
+    Looking at what the makers of `namedtuple`s use it for themselves is a good guideline for deciding on your
+    own use cases.
+
+[^perf]: Although *attrs* would serve you just as well!
+"""  # bench/corpora/attrs/docs/hashing.md and why.md (MIT)
+
+
+def test_footnotes_are_numbered_and_their_text_ends_the_section_that_refers_to_them() -> None:
+    sections = {s.path[-1]: "\n\n".join(b.text for b in s.blocks) for s in markdown_sections(ATTRS_FOOTNOTES, "T")}
+    hashing, namedtuples = sections["Hash Method Generation"], sections["… namedtuples?"]
+    assert "write a `__hash__` method for you [1], however it will *not* do so by default." in hashing
+    assert hashing.endswith(
+        "[1] The hash is computed by hashing a tuple that consists of a unique id for the class plus all "
+        "attribute values."
+    )
+    assert "are tuples with names, not classes.[2]" in namedtuples and "go for a `namedtuple`.[3]" in namedtuples
+    assert "# [^perf] in code stays as it is" in namedtuples
+    assert namedtuples.endswith(
+        "[2] The word is that `namedtuple`s were added to the Python standard library as a way to make tuples in "
+        "return values more readable. And indeed that is something you see throughout the standard library.\n\n"
+        "Looking at what the makers of `namedtuple`s use it for themselves is a good guideline for deciding on your "
+        "own use cases.\n\n[3] Although *attrs* would serve you just as well!"
+    )
+    # A reference to a note the page does not have goes, without leaving a space before the comma.
+    assert (
+        unfold_dialects("A method for you [^fn1], however not by default.")
+        == "A method for you, however not by default."
+    )
 
 
 def test_a_page_that_only_includes_another_is_skipped_not_rejected(tmp_path: Path) -> None:

@@ -18,7 +18,8 @@ Dialects: Material for MkDocs, pymdownx and mkdocstrings (``/// note``, ```` ```
 ``# (1)!``, ``::: pkg.module``, ``--8<--``, ``:material-x:``, ``{ .class }``, ``++ctrl+c++``; see ``material``),
 Hugo shortcodes (``{{< x >}}``, ``{{% x %}}``), Docusaurus (``:::note``, ``<Tabs>``/``<TabItem>``, MDX
 ``import``), MyST (```` ```{note} ````, ``:::{tip}``, ``(label)=``, ``{ref}`x```, ``% comment``), GitHub alerts
-(``> [!NOTE]``), Liquid/Jinja tags, mdBook ``{{#include}}``, HTML comments and tag-only HTML lines.
+(``> [!NOTE]``), Liquid/Jinja tags, mdBook ``{{#include}}``, HTML comments and tag-only HTML lines; footnotes
+(``[^1]``) are numbered and their text kept first (``footnotes``).
 Code blocks are left as they are, except that Hugo's escaped shortcodes (``{{</* x */>}}``) read as the site
 shows them.
 
@@ -32,7 +33,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from . import fences, material
+from . import fences, footnotes, material
 from .fences import DIRECTIVE_INFO, FENCE_OPEN, closes, collect, fenced_chunks
 from .fences import indented_body as indented_body  # ``markdown`` reads it from here too
 from .inline_markup import HUGO_SHORTCODE, MDBOOK, code_line, inline
@@ -73,8 +74,6 @@ _MYST_ADMONITIONS = frozenset(
     "note tip hint important warning caution danger attention error seealso admonition dropdown "
     "versionadded versionchanged deprecated topic sidebar margin".split()
 )
-_MYST_SOURCE = frozenset({"myst-example", "myst", "myst-to-html"})
-"""Directives that show their body as MyST source (the MyST docs' own examples)."""
 _MYST_DROP = frozenset(
     "toctree include literalinclude image figure contents raw eval-rst myst-config math csv-table "
     "automodule autoclass autofunction autodoc bibliography only index tableofcontents".split()
@@ -97,7 +96,7 @@ def _unfold_directive(name: str, args: str, body: list[str], fence: str) -> list
         return [""]
     if name in fences.CODE_DIRECTIVES or name in fences.HIDDEN_CODE:
         return fences.code_directive(name, args, body, inline)
-    if name in _MYST_SOURCE:
+    if name in fences.SOURCE_DIRECTIVES:
         return ["", f"{fence}markdown", *_directive_body(body), fence, ""]
     if name in {"versionadded", "versionchanged", "deprecated"}:
         label = f"{_title(name)} in version {args.strip()}" if args.strip() else _title(name)
@@ -168,7 +167,7 @@ def unfold(lines: list[str]) -> list[str]:
 
 def unfold_dialects(text: str) -> str:
     """A Markdown document with every doc-site dialect unfolded (see the module docstring)."""
-    text = _without_comments(text)
+    text = footnotes.placed(_without_comments(text))
     return "\n".join(unfold(text.split("\n")))
 
 

@@ -21,6 +21,8 @@ CODE_DIRECTIVES = frozenset(
     "code-block code sourcecode code-cell doctest testcode testoutput ipython jupyter-execute".split()
 )
 """MyST (and Sphinx) directives whose body is code the page shows."""
+SOURCE_DIRECTIVES = frozenset({"myst-example", "myst", "myst-to-html"})
+"""Directives that show their body as MyST source (the MyST docs' own examples)."""
 HIDDEN_CODE = frozenset({"testsetup", "testcleanup"})
 """sphinx.ext.doctest's setup and cleanup code: run by the tests, "not shown in the output" of the page."""
 GROUP_ARGUMENT = frozenset({"doctest", "testcode", "testoutput"})
