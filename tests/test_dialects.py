@@ -273,6 +273,59 @@ def test_github_alerts_read_as_labelled_paragraphs() -> None:
     assert_no_markup(out)
 
 
+DOCSY_LANG_TABS = """{{< tabpane langEqualsHeader=true >}}
+{{< tab header="Front matter:" disabled=true />}}
+{{< tab toml >}}
++++
+…
+disable_toc = true
+…
++++
+{{< /tab >}}
+{{< tab json >}}
+{
+  …,
+  "disable_toc": true,
+  …
+}
+{{< /tab >}}
+{{< /tabpane >}}
+
+> [!CAUTION] {{% _param BringYourOwnLightDarkModeMenuAlertTitle %}}
+>
+> If you would like to use your own light/dark mode menu implementation instead
+> of Docsy's default implementation:
+"""  # bench/corpora/docsy/docs/content/print.md and lookandfeel.md (Apache-2.0)
+
+
+def test_docsy_tabs_named_by_their_language_and_an_alert_titled_by_a_param() -> None:
+    out = plain(DOCSY_LANG_TABS)
+    assert "toml:\n\n```toml\n+++\n…\ndisable_toc = true\n…\n+++\n```" in out
+    assert 'json:\n\n```json\n{\n  …,\n  "disable_toc": true,\n  …\n}\n```' in out
+    # The title is a site parameter ragcli does not have: the alert's kind labels it.
+    assert "Caution: If you would like to use your own light/dark mode menu implementation" in out
+    assert_no_markup(out)
+
+
+def test_block_attributes_and_a_comment_holding_code_show_nothing() -> None:
+    myst = (
+        "3. Destinations beginning with `#` will be treated as internal references.\n\n"
+        "   {style=lower-roman}\n"
+        "   1. First, explicit targets in the same file are searched for, if not found\n"
+    )  # bench/corpora/myst/docs/syntax/cross-referencing.md (MIT)
+    assert "{style" not in plain(myst) and "   1. First, explicit targets" in plain(myst)
+    comment = (
+        "inventory entry allow cross-references from internal and external pages.\n\n"
+        "<!-- TODO: Update when https://github.com/mkdocstrings/griffe/issues/404 is solved.\n"
+        "you can therefore use this Markdown syntax:\n\n"
+        "```md\n- Class type parameter: [`Param`][package.module.Class[Param\\]]\n```\n-->\n\n"
+        "Enabling this option along with [`signature_crossrefs`][] will automatically\n"
+    )  # bench/corpora/mkdocstrings-python/docs/usage/configuration/headings.md (ISC)
+    out = unfold_dialects(comment)
+    assert "TODO" not in out and "Class type parameter" not in out and "-->" not in out
+    assert "external pages." in out and "Enabling this option" in out
+
+
 # --------------------------------------------------------------------------- Liquid, mdBook, Material, comments
 
 

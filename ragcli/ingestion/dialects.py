@@ -8,11 +8,12 @@ unfolded the way the site would render it, as prose or code a person reads:
 - containers with a title (admonitions, alerts, tabs, cards, details) become
   a labelled paragraph (``Note: ...``, ``macOS:``), like MkDocs admonitions
   (see ``markdown.expand_mkdocs``);
-- blocks that show code become fenced code (a Hugo tab with ``lang``, MyST
-  ``code-block``, a MyST example's source);
+- blocks that show code become fenced code (a Hugo tab with ``lang``, or whose
+  header names its language under ``langEqualsHeader``, MyST ``code-block`` and
+  ``doctest``, a MyST example's source);
 - markup that renders to nothing a reader sees, or to content ragcli does not
   have (includes, table-of-contents trees, comments, anchors, icons,
-  imports), is dropped.
+  imports, block attributes such as ``{style=lower-roman}``), is dropped.
 
 Dialects: Material for MkDocs, pymdownx and mkdocstrings (``/// note``, ```` ```python {lint="skip"} ````,
 ``# (1)!``, ``::: pkg.module``, ``--8<--``, ``:material-x:``, ``{ .class }``, ``++ctrl+c++``; see ``material``),
@@ -151,6 +152,9 @@ _ABBREVIATION = re.compile(r"^\*\[[^\]]+\]:")
 _FOOTNOTE_DEF = re.compile(r"^\[\^[^\]\s]+\]:\s*")
 _BLOCK_BREAK = re.compile(r"^\s*\+\+\+\s*(?:\{.*\})?\s*$")
 _STRAY_CLOSE = re.compile(r"^\s*:{3,}\s*$")
+_BLOCK_ATTRS = re.compile(r"""^\s*\{:?(?:\s*(?:[.#][\w-]+|[\w-]+=(?:"[^"]*"|'[^']*'|[^\s"'{}]+)))+\s*\}\s*$""")
+"""Attributes of the block below (MyST ``{style=lower-roman}``, kramdown ``{: .note}``): how it renders."""
+_DROPPED = (_MYST_TARGET, _MYST_COMMENT, _MDX_IMPORT, _SNIPPET, _ABBREVIATION, _BLOCK_BREAK, _STRAY_CLOSE, _BLOCK_ATTRS)
 
 
 def _attrs(text: str, pattern: re.Pattern[str] = _HUGO_ATTR) -> dict[str, str]:
@@ -176,9 +180,22 @@ def _without_comments(text: str) -> str:
     if "<!--" not in text:
         return text
     out: list[str] = []
+    open_comment = False  # a comment that holds a code fence: it ends in a later chunk
     for is_code, chunk in fenced_chunks(text.split("\n")):
         joined = "\n".join(chunk)
-        out.append(joined if is_code else _HTML_COMMENT.sub("", _MD_DEFAULT.sub(r"Default: \1.", joined)))
+        if open_comment:
+            end = joined.find("-->")
+            if end < 0:
+                continue
+            joined, open_comment = joined[end + 3 :], False
+        elif is_code:
+            out.append(joined)
+            continue
+        joined = _HTML_COMMENT.sub("", _MD_DEFAULT.sub(r"Default: \1.", joined))
+        start = joined.find("<!--")
+        if start >= 0 and joined[:start].split("\n")[-1].strip() == "":  # a comment block left open at a line start
+            joined, open_comment = joined[:start], True
+        out.append(joined)
     return "\n".join(out)
 
 
@@ -193,6 +210,7 @@ class _Walk:
     def __init__(self, lines: list[str]) -> None:
         self.lines = lines
         self.i = 0
+        self.lang_header = False
 
     def run(self) -> Iterator[str]:
         while self.i < len(self.lines):
@@ -287,6 +305,8 @@ class _Walk:
         delimiter, closing, name, attrs, self_closing = match.groups()
         self.i += taken
         name = name.lower()
+        if name == "tabpane":  # ``langEqualsHeader=true``: each tab's header names its code's language
+            self.lang_header = not closing and _attrs(attrs).get("langequalsheader") == "true"
         if closing or self_closing or name in {"tabpane", "cardpane", "blocks/section", "pageinfo"}:
             return [""]
         close = re.compile(r"^\s*\{\{[<%]\s*/\s*" + re.escape(name) + r"\s*[>%]\}\}\s*$")
@@ -297,8 +317,9 @@ class _Walk:
         if name == "comment":
             return [""]
         values = _attrs(attrs)
-        label = values.get("header") or values.get("title") or values.get("summary") or ""
-        lang = values.get("lang")
+        positional = attrs.split()[0] if attrs.split() and "=" not in attrs.split()[0] else ""  # ``{{< tab toml >}}``
+        label = values.get("header") or values.get("title") or values.get("summary") or positional.strip("\"'")
+        lang = values.get("lang") or (label if name == "tab" and self.lang_header and label else None)
         if delimiter == "<" and lang is not None:  # a tab of raw code, shown highlighted
             return label_body(label, ["```" + lang, *body, "```"])
         if not label and name in {"alert", "note", "warning", "tip", "notice", "callout"}:
@@ -317,7 +338,7 @@ class _Walk:
         while self.i < len(self.lines) and prefix.match(self.lines[self.i]):
             body.append(prefix.sub("", self.lines[self.i], count=1))
             self.i += 1
-        label = match.group("title").strip() or _title(match.group("kind").lower())
+        label = inline(match.group("title")).strip() or _title(match.group("kind").lower())  # a Hugo param: its text
         return label_body(label, unfold(body))
 
     # ``:   Definition`` with its body indented four spaces (definition lists: MkDocs, MyST, Pandoc).
@@ -347,7 +368,7 @@ class _Walk:
 
     def _line(self, line: str) -> list[str]:
         stripped = line.strip()
-        for drop in (_MYST_TARGET, _MYST_COMMENT, _MDX_IMPORT, _SNIPPET, _ABBREVIATION, _BLOCK_BREAK, _STRAY_CLOSE):
+        for drop in _DROPPED:
             if drop.match(line):
                 return []
         tab = _TAB_ITEM.match(line)
