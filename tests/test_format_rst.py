@@ -184,7 +184,10 @@ Core
 .. class:: Attribute
 
    Same as `attrs.Attribute`.
-"""  # bench/corpora/attrs/docs/api-attr.rst and api.rst (MIT); the first doctest made long enough to be split
+
+.. function:: your_hook(cls: type, fields: list[attrs.Attribute]) -> list[attrs.Attribute]
+   :noindex:
+"""  # bench/corpora/attrs/docs/api-attr.rst, api.rst and extending.md's eval-rst (MIT); the first doctest made long
 ATTRS_DOCTEST = "\n".join(f"      >>> C(private={n})\n      C(_private={n})" for n in range(120))
 ATTRS_SIGNATURE = (
     "attr.s(these=None, repr_ns=None, repr=None, cmp=None, hash=None, init=None, slots=False, frozen=False, "
@@ -206,6 +209,8 @@ def test_an_object_description_shows_its_signature_once_as_written(tmp_path, emb
     assert "\nattrs.validators.and_\n\nFor convenience, it's also possible" in text
     assert "\nAttribute\n\nSame as attrs.Attribute." in text  # ``.. class::`` is Python's class, as in Sphinx
     assert "attrs.validators.in\n" not in text and "attrs.define" not in text  # autodoc's text is not in the file
+    # A signature written by hand is the page's text, content or not.
+    assert text.endswith("your_hook(cls: type, fields: list[attrs.Attribute]) -> list[attrs.Attribute]")
     parts = [p for p in passages if "C(_private=" in p.text]
     assert len(parts) > 2
     assert sum(ATTRS_SIGNATURE in p.text for p in passages) == 1 and sum("these=None" in p.text for p in passages) == 1

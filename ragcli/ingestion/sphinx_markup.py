@@ -191,15 +191,15 @@ def _unknown_directive() -> Any:
             return [nodes.paragraph(label, label + ".")] if name in _VERSION_DIRECTIVES else []
 
         def description(self, signature: str) -> list[Any]:
-            """The signature as written (``in_`` is a name, not a reference), then the content; nothing without
-            content (autodoc's text comes from the code)."""
+            """The signature as written (``in_`` is a name, not a reference), then the content; an ``auto...``
+            one without content is nothing (its signature and text come from the code)."""
             box = nodes.container()
             if self.content:
                 self.state.nested_parse(self.content, self.content_offset, box)
-            if not box.children:
+            if not box.children and self.name.lower().rsplit(":", 1)[-1].startswith("auto"):
                 return []
             shown = " ".join(re.sub(r"\\(.)", r"\1", signature).split())
-            return [nodes.paragraph(shown, shown), box] if shown else [box]
+            return [*([nodes.paragraph(shown, shown)] if shown else []), *([box] if box.children else [])]
 
         def code(self, language: str) -> list[Any]:
             """A literal block; a ``:caption:`` is the sentence introducing it."""
