@@ -187,7 +187,7 @@ Core
 
 .. function:: your_hook(cls: type, fields: list[attrs.Attribute]) -> list[attrs.Attribute]
    :noindex:
-"""  # bench/corpora/attrs/docs/api-attr.rst, api.rst and extending.md's eval-rst (MIT); the first doctest made long
+"""  # bench/corpora/attrs/docs/api-attr.rst, api.rst, extending.md's eval-rst (MIT); the doctest lengthened below
 ATTRS_DOCTEST = "\n".join(f"      >>> C(private={n})\n      C(_private={n})" for n in range(120))
 ATTRS_SIGNATURE = (
     "attr.s(these=None, repr_ns=None, repr=None, cmp=None, hash=None, init=None, slots=False, frozen=False, "
