@@ -8,8 +8,8 @@ Cuts every page of a documentation folder into passages with two ragcli source t
   line (indentation, quote markers and a Material annotation marker aside). Target >= 0.995.
 - ``plugin markup``: passages that still carry Material for MkDocs / pymdownx / mkdocstrings syntax
   outside code (``///`` blocks, ``{ .class }`` and ``{key="v"}`` attribute lists, ``# (1)!``
-  annotations, ``::: pkg.mod`` directives, ``--8<--`` and ``{!> x !}`` includes, emoji shortcodes).
-  Target 0.
+  annotations, ``::: pkg.mod`` directives, ``--8<--`` and ``{!> x !}`` includes, emoji shortcodes), MyST
+  directive fences (``:::{note}``) and footnote marks (``[^1]``). Target 0.
 - ``lower-heading titles``: pages with no front matter title and no ``# H1`` whose title is their first
   lower heading (and not their file name made readable). Target 0.
 
@@ -44,12 +44,17 @@ MARKUP = {
     "block": re.compile(r"^[ \t]*/{3,}(?:[ \t]*[A-Za-z][\w-]*)?[ \t]*(?:\|.*)?$", re.MULTILINE),
     "attr list": re.compile(r"\{[ \t]*(?:[.#][\w-]+|[\w-]+=\"[^\"]*\")[^{}\n]*\}"),
     "annotation": re.compile(r"(?:#|//)[ \t]*\(\d+\)!"),
-    "mkdocstrings": re.compile(r"^:::[ \t]+[\w.:/-]+[ \t]*$", re.MULTILINE),
+    "mkdocstrings": re.compile(r"(?:^|[ \t:]):::[ \t]+[\w-]+[.:/][\w.:/-]*(?:[ \t]|$)", re.MULTILINE),
+    "myst directive": re.compile(r"(?:`{3,}|:{3,})\{[\w:.-]+\}"),
+    "footnote": re.compile(r"\[\^[^\]\s]+\]"),
     "include": re.compile(r"--8<--|\{!>?[^\n]*!\}|\{\*[^\n]*\*\}"),
     "emoji": re.compile(r"(?<![\w:`/]):[a-z0-9_+-]+:(?![\w:`(/])"),
 }
 DIRECTIVE = re.compile(r"^\{([\w:.-]+)\}")
-MYST_CODE = frozenset({"code-block", "code", "sourcecode", "code-cell"})
+MYST_CODE = frozenset(
+    "code-block code sourcecode code-cell doctest testcode testoutput ipython jupyter-execute".split()
+)
+"""MyST directives whose body is code the page shows (```` ```{doctest} ````); other ``{name}`` fences are prose."""
 EMOJI_TABLE = REPO_ROOT / "ragcli" / "data" / "emoji.tsv"
 
 

@@ -17,6 +17,7 @@ from ragcli.backends.local.evidence import units
 from ragcli.ingestion.dialects import unfold_dialects
 from ragcli.ingestion.markdown import markdown_sections
 from ragcli.ingestion.metadata import split_front_matter
+from ragcli.ingestion.rst import rst_to_markdown
 from ragcli.passage import Passage
 
 CORPORA = Path(__file__).resolve().parents[1] / "bench" / "corpora"
@@ -176,6 +177,88 @@ def test_myst_directives_roles_targets_and_comments() -> None:
     assert "Added in version 1.2.3: Explanation of the new feature." in out
 
 
+ATTRS_DOCTEST = (
+    (
+        "*attrs* also allows you to associate a type with an attribute using either the *type* argument to using "
+        "{pep}`526`-annotations or {func}`attrs.field`/{func}`attr.ib`:\n\n"
+    )
+    + """```{doctest}
+>>> @define
+... class C:
+...     x: int
+>>> fields(C).x.type
+<class 'int'>
+
+>>> import attr
+>>> @attr.s
+... class C:
+...     x = attr.ib(type=int)
+>>> fields(C).x.type
+<class 'int'>
+```
+"""
+)  # bench/corpora/attrs/docs/examples.md (MIT)
+
+
+def test_myst_doctest_and_other_code_directives_are_code() -> None:
+    """A doctest is code the page shows line by line, its output (``<class 'int'>``) included, as the
+    reStructuredText reader reads ``.. doctest::``; a caption introduces the code, options go, hidden code goes."""
+    out = plain(ATTRS_DOCTEST)
+    assert out.startswith(
+        "*attrs* also allows you to associate a type with an attribute using either the *type* argument"
+    )
+    assert "to using PEP 526-annotations or attrs.field/attr.ib:\n\n```\n>>> @define\n... class C:\n" in out
+    assert "...     x: int\n>>> fields(C).x.type\n<class 'int'>\n" in out
+    assert "<class 'int'>\n\n>>> import attr\n" in out and out.endswith("<class 'int'>\n```")
+    _, rst = rst_to_markdown(".. doctest::\n\n   >>> fields(C).x.type\n   <class 'int'>\n", "api.rst")
+    assert rst.strip() == "```\n>>> fields(C).x.type\n<class 'int'>\n```"
+    source = (
+        "```{code-block} python\n:caption: This is a caption\n:emphasize-lines: 2,3\n:lineno-start: 1\n\n"
+        "a = 2\nprint('my 1st line')\n```\n\n"
+        "```{testsetup}\nimport attrs\n```\n\n```{testcode} group1\n:hide:\n\nx = 1\n```\n\n"
+        "```{literalinclude} examples/example.py\n:start-after: start example\n```\n"
+    )  # shapes from bench/corpora/myst/docs/syntax/code_and_apis.md
+    out = unfold_dialects(source)
+    assert "This is a caption:\n\n```python\na = 2\nprint('my 1st line')\n```" in out
+    assert "import attrs" not in out and "x = 1" not in out and "example" not in out and ":" + "hide" not in out
+
+
+ATTRS_NESTED = """1. Two objects that are equal, **must** have the same hash.
+
+   The *correct way* to achieve hashing by id is to set `@define(eq=False)`.
+
+   :::{warning}
+   Be careful when subclassing!
+   Setting `eq=False` on a class whose base class has a non-default `__hash__` method will *not* make *attrs*
+   remove that `__hash__` for you.
+
+   The easiest way to reset `__hash__` on a class is adding `__hash__ = object.__hash__` in the class body.
+   :::
+
+2. If two objects are not equal, their hash **should** be different.
+
+- Slotted classes must implement {meth}`__getstate__ <object.__getstate__>` to be serializable.
+
+    :::{note}
+    When decorating with `@attr.s(slots=True)` they will be *overwritten*.
+    :::
+
+    ```{doctest}
+    >>> from attr import define
+    ```
+"""  # bench/corpora/attrs/docs/hashing.md and glossary.md (MIT)
+
+
+def test_myst_directives_nested_in_list_items_stay_in_their_item() -> None:
+    out = plain(ATTRS_NESTED)
+    assert ":::" not in out and "{note}" not in out and "{doctest}" not in out
+    assert "\n   Warning: Be careful when subclassing! Setting `eq=False`" in out
+    assert "\n    Note: When decorating with `@attr.s(slots=True)` they will be *overwritten*." in out
+    assert "\n    ```\n    >>> from attr import define\n    ```" in out
+    blocks = [b for s in markdown_sections(ATTRS_NESTED, "Title") for b in s.blocks]
+    assert [b.kind for b in blocks] == ["list", "list"]  # each list whole: the directives are inside the items
+
+
 # --------------------------------------------------------------------------- GitHub alerts (docsy, lazygit)
 
 
@@ -192,6 +275,59 @@ def test_github_alerts_read_as_labelled_paragraphs() -> None:
     assert "Attention (only when using Docsy as hugo module): If you have a multi language installation" in out
     assert "Tip: Run `hugo server --printI18nWarnings` when doing translation work." in out
     assert_no_markup(out)
+
+
+DOCSY_LANG_TABS = """{{< tabpane langEqualsHeader=true >}}
+{{< tab header="Front matter:" disabled=true />}}
+{{< tab toml >}}
++++
+…
+disable_toc = true
+…
++++
+{{< /tab >}}
+{{< tab json >}}
+{
+  …,
+  "disable_toc": true,
+  …
+}
+{{< /tab >}}
+{{< /tabpane >}}
+
+> [!CAUTION] {{% _param BringYourOwnLightDarkModeMenuAlertTitle %}}
+>
+> If you would like to use your own light/dark mode menu implementation instead
+> of Docsy's default implementation:
+"""  # bench/corpora/docsy/docs/content/print.md and lookandfeel.md (Apache-2.0)
+
+
+def test_docsy_tabs_named_by_their_language_and_an_alert_titled_by_a_param() -> None:
+    out = plain(DOCSY_LANG_TABS)
+    assert "toml:\n\n```toml\n+++\n…\ndisable_toc = true\n…\n+++\n```" in out
+    assert 'json:\n\n```json\n{\n  …,\n  "disable_toc": true,\n  …\n}\n```' in out
+    # The title is a site parameter ragcli does not have: the alert's kind labels it.
+    assert "Caution: If you would like to use your own light/dark mode menu implementation" in out
+    assert_no_markup(out)
+
+
+def test_block_attributes_and_a_comment_holding_code_show_nothing() -> None:
+    myst = (
+        "3. Destinations beginning with `#` will be treated as internal references.\n\n"
+        "   {style=lower-roman}\n"
+        "   1. First, explicit targets in the same file are searched for, if not found\n"
+    )  # bench/corpora/myst/docs/syntax/cross-referencing.md (MIT)
+    assert "{style" not in plain(myst) and "   1. First, explicit targets" in plain(myst)
+    comment = (
+        "inventory entry allow cross-references from internal and external pages.\n\n"
+        "<!-- TODO: Update when https://github.com/mkdocstrings/griffe/issues/404 is solved.\n"
+        "you can therefore use this Markdown syntax:\n\n"
+        "```md\n- Class type parameter: [`Param`][package.module.Class[Param\\]]\n```\n-->\n\n"
+        "Enabling this option along with [`signature_crossrefs`][] will automatically\n"
+    )  # bench/corpora/mkdocstrings-python/docs/usage/configuration/headings.md (ISC)
+    out = unfold_dialects(comment)
+    assert "TODO" not in out and "Class type parameter" not in out and "-->" not in out
+    assert "external pages." in out and "Enabling this option" in out
 
 
 # --------------------------------------------------------------------------- Liquid, mdBook, Material, comments
@@ -293,9 +429,68 @@ def test_definition_lists_footnotes_and_default_badges() -> None:
     assert "Default: `[accept, manage]`." in out
     assert "This property defines which buttons are shown" in out and ":   This" not in out
     assert "``` yaml\nextra:\n  consent:" in out  # the definition's code is code, not an indented block
-    assert "Universal Analytics" not in out and "[^1]" not in out
+    # The note's text is kept, after its section's last block: never between the sentence and its code.
+    assert "[^1]" not in out and out.rstrip().endswith(
+        "[1] Prior to Material for MkDocs 9.2.0, Universal Analytics was supported as well."
+    )
     text = plain(source)
-    assert "Enable it by adding the following lines to `mkdocs.yml`:\n\n``` yaml\nextra:\n  analytics:" in text
+    assert "Enable it by adding the following lines to `mkdocs.yml`[1]:\n\n``` yaml\nextra:\n  analytics:" in text
+
+
+ATTRS_FOOTNOTES = """## Hash Method Generation
+
+*attrs* will happily write a `__hash__` method for you [^fn1], however it will *not* do so by default.
+Because according to the [definition](https://docs.python.org/3/glossary.html#term-hashable) from the official
+Python docs, the returned hash has to fulfill certain constraints:
+
+[^fn1]: The hash is computed by hashing a tuple that consists of a unique id for the class plus all attribute values.
+
+1. Two objects that are equal, **must** have the same hash.
+
+## … namedtuples?
+
+{obj}`collections.namedtuple`s are tuples with names, not classes.[^history]
+
+:::{admonition} Summary
+If you want a *tuple with names*, by all means: go for a `namedtuple`.[^perf]
+:::
+
+```{doctest}
+>>> t = (1, 2)  # [^perf] in code stays as it is
+```
+
+[^history]: The word is that `namedtuple`s were added to the Python standard library as a way to make tuples in
+    return values more readable.
+    And indeed that is something you see throughout the standard library.
+
+    Looking at what the makers of `namedtuple`s use it for themselves is a good guideline for deciding on your
+    own use cases.
+
+[^perf]: Although *attrs* would serve you just as well!
+"""  # bench/corpora/attrs/docs/hashing.md and why.md (MIT)
+
+
+def test_footnotes_are_numbered_and_their_text_ends_the_section_that_refers_to_them() -> None:
+    sections = {s.path[-1]: "\n\n".join(b.text for b in s.blocks) for s in markdown_sections(ATTRS_FOOTNOTES, "T")}
+    hashing, namedtuples = sections["Hash Method Generation"], sections["… namedtuples?"]
+    assert "write a `__hash__` method for you [1], however it will *not* do so by default." in hashing
+    assert hashing.endswith(
+        "[1] The hash is computed by hashing a tuple that consists of a unique id for the class plus all "
+        "attribute values."
+    )
+    assert "are tuples with names, not classes.[2]" in namedtuples and "go for a `namedtuple`.[3]" in namedtuples
+    assert "# [^perf] in code stays as it is" in namedtuples
+    assert namedtuples.endswith(
+        "[2] The word is that `namedtuple`s were added to the Python standard library as a way to make tuples in "
+        "return values more readable. And indeed that is something you see throughout the standard library.\n\n"
+        "Looking at what the makers of `namedtuple`s use it for themselves is a good guideline for deciding on your "
+        "own use cases.\n\n[3] Although *attrs* would serve you just as well!"
+    )
+    # A reference to a note the page does not have goes, without leaving a space before the comma.
+    assert (
+        unfold_dialects("A method for you [^fn1], however not by default.")
+        == "A method for you, however not by default."
+    )
 
 
 def test_a_page_that_only_includes_another_is_skipped_not_rejected(tmp_path: Path) -> None:

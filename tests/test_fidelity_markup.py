@@ -194,6 +194,35 @@ def test_mkdocstrings_stub_is_skipped_and_a_directive_in_a_page_dropped(tmp_path
     assert "from fastapi import APIRouter" in text and ":::" not in text and "include_router" not in text
 
 
+STARLETTE_API = """
+??? abstract "API Reference"
+    ::: starlette.applications.Starlette
+        options:
+            parameter_headings: false
+            show_root_heading: true
+            heading_level: 3
+            filters:
+                - "__init__"
+
+Starlette includes an application class `Starlette` that nicely ties together all of
+its other functionality.
+"""  # bench/corpora/starlette/docs/applications.md (BSD-3-Clause)
+
+
+def test_mkdocstrings_directive_inside_an_admonition_goes_with_its_admonition(embedder) -> None:
+    """The collapsed "API Reference" box shows only the API reference generated from code: nothing of it is read,
+    its title included, and the page starts with its first paragraph."""
+    passages = _passages(embedder, STARLETTE_API)
+    assert passages[0].text.startswith("Starlette includes an application class `Starlette` that nicely ties")
+    out = "\n".join(p.text for p in passages)
+    assert "API Reference" not in out and ":::" not in out and "options" not in out and "heading_level" not in out
+    # In a list item or next to other content, the directive goes and the rest stays.
+    page = "- Item:\n\n    ::: pkg.mod\n        options:\n          a: 1\n\n    More.\n\n"
+    page += '!!! note "N"\n    Keep.\n\n    ::: a.b\n'
+    out = unfold_dialects(page)
+    assert "::: " not in out and "a: 1" not in out and "    More." in out and '!!! note "N"\n    Keep.' in out
+
+
 def test_no_plugin_markup_is_left_in_the_fastapi_and_material_pages(embedder) -> None:
     pages = [DATA / "mkdocs" / "fastapi-body.md", DATA / "mkdocs" / "fastapi-apirouter.md"]
     pages += sorted((CORPORA / "material" / "docs" / "blog" / "posts").glob("*.md"))

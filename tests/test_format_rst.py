@@ -136,20 +136,91 @@ def test_field_list_metadata_admonitions_tables_and_unknown_directives(tmp_path,
     assert doc.title == "Rate Limits"
     passages = chunk_document(doc, "t", embedder.count_tokens)
     text = "\n\n".join(p.text for p in passages)
-    assert "Read the quota rules first. See api.Client and release." in text
+    assert "Read the quota rules first. See api.Client and." in text  # |release| is defined in no file here
     assert "Note: Limits apply per API key." in text
     assert "Warning: Bursts above the limit return HTTP 429." in text
     assert "Requests per minute:\n\n| Tier | Requests per minute |\n|---|---|\n| Free | 60 |\n| Pro | 600 |" in text
     assert "Retrying after a 429:\n\n```python\nfor attempt in range(5):\n    time.sleep(2 ** attempt)\n```" in text
     assert "Changed in version 3.1: Pro went from 300 to 600 requests." in text
     assert "Deprecated since version 3.0." in text
-    assert "limit(key): Returns the remaining requests for key." in text
+    assert "limit(key)\n\nReturns the remaining requests for key." in text  # the signature, then the text
     assert "See also: The status page." in text
     assert "Extension label: Text inside an extension's directive." in text
     assert "quotas\n" not in text and "orphan" not in text and "effective_from" not in text
     assert {p.heading_path for p in passages} == {(), ("Tiers",)}
     for passage in passages:
         assert not MARKUP.search(passage.text), passage.text
+
+
+ATTRS_API = """\
+Core
+----
+
+.. autofunction:: {signature}
+
+   For example:
+
+   .. doctest::
+
+{doctest}
+
+.. autofunction:: attrs.validators.in_
+
+   For example:
+
+   .. doctest::
+
+      >>> import enum
+      >>> class State(enum.Enum):
+      ...     ON = "on"
+      ...     OFF = "off"
+
+.. autofunction:: attrs.validators.and_
+
+   For convenience, it's also possible to pass a list to `attrs.field`'s validator argument.
+
+.. autofunction:: attrs.define
+
+.. class:: Attribute
+
+   Same as `attrs.Attribute`.
+
+.. function:: your_hook(cls: type, fields: list[attrs.Attribute]) -> list[attrs.Attribute]
+   :noindex:
+"""  # bench/corpora/attrs/docs/api-attr.rst, api.rst, extending.md's eval-rst (MIT); the doctest lengthened below
+ATTRS_DOCTEST = "\n".join(f"      >>> C(private={n})\n      C(_private={n})" for n in range(120))
+ATTRS_SIGNATURE = (
+    "attr.s(these=None, repr_ns=None, repr=None, cmp=None, hash=None, init=None, slots=False, frozen=False, "
+    "weakref_slot=True, str=False, auto_attribs=False, kw_only=False, cache_hash=False, auto_exc=False, eq=None, "
+    "order=None, auto_detect=False, collect_by_mro=False, getstate_setstate=None, on_setattr=None, "
+    "field_transformer=None, match_args=True, unsafe_hash=None)"
+)
+
+
+def test_an_object_description_shows_its_signature_once_as_written(tmp_path, embedder) -> None:
+    """``.. autofunction:: attrs.validators.in_``: the name keeps its underscore (a directive's argument is no
+    reference), on a line of its own: a long signature is not repeated before every part of a long example."""
+    doc = load(
+        tmp_path, "api-attr.rst", ATTRS_API.replace("{signature}", ATTRS_SIGNATURE).replace("{doctest}", ATTRS_DOCTEST)
+    )
+    passages = chunk_document(doc, "t", embedder.count_tokens)
+    text = "\n\n".join(p.text for p in passages)
+    assert "\nattrs.validators.in_\n\nFor example:\n\n```\n>>> import enum" in text
+    assert "\nattrs.validators.and_\n\nFor convenience, it's also possible" in text
+    assert "\nAttribute\n\nSame as attrs.Attribute." in text  # ``.. class::`` is Python's class, as in Sphinx
+    assert "attrs.validators.in\n" not in text and "attrs.define" not in text  # autodoc's text is not in the file
+    # A signature written by hand is the page's text, content or not.
+    assert text.endswith("your_hook(cls: type, fields: list[attrs.Attribute]) -> list[attrs.Attribute]")
+    parts = [p for p in passages if "C(_private=" in p.text]
+    assert len(parts) > 2
+    assert sum(ATTRS_SIGNATURE in p.text for p in passages) == 1 and sum("these=None" in p.text for p in passages) == 1
+    assert all(p.text.startswith("For example:\n\n```") for p in parts[1:])
+
+
+def test_a_substitution_no_file_defines_reads_as_nothing(tmp_path) -> None:
+    page = "Requests\n========\n\nRelease v\\ |version|. (:ref:`Installation <install>`)\n"
+    _, out = rst_to_markdown(page, "index.rst")  # bench/corpora/requests/docs/index.rst (Apache-2.0)
+    assert "Release v. (Installation)" in out and "\x00" not in out and "version" not in out
 
 
 def test_a_field_list_right_after_the_title_is_metadata_too(tmp_path) -> None:

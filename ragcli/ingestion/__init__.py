@@ -18,7 +18,8 @@ pdf_tables   ruled tables on PDF pages (pdfplumber), a continued table keeping i
 pdf_ocr      scanned PDF pages read by Tesseract (``ragcli[ocr]``: pytesseract, pypdfium2), bounded per document
 mdwriter     writing escaped Markdown (headings, lists, tables, code, PDF page marks) for the converters above
 dialects     doc-site markup (Hugo, Docusaurus, MyST, GitHub alerts, ...) unfolded into plain Markdown
-fences       where fenced code begins and ends, and a container's indented body
+footnotes    footnotes numbered (``[1]``), each note's text at the end of the section that first refers to it
+fences       where fenced code begins and ends, a container's indented body, MyST code directives as code
 material     Material for MkDocs, pymdownx and mkdocstrings markup: blocks, fence options, annotations, API stubs
 inline_markup  the dialects' inline markup (roles, shortcodes, icons, emoji, keys) as the text a reader sees
 crossrefs    what a cross-reference shows: the target's title the folder has (``resolving``), else its text

@@ -27,7 +27,7 @@ from .markdown import Block, Section, markdown_sections, plain_sections
 from .mdwriter import read_page_mark
 from .sizing import Counts, Sizer, TokenCounter
 
-CHUNKER_VERSION = 8
+CHUNKER_VERSION = 9
 """3: soft wraps joined, admonitions and tabs unfolded, an introducing sentence kept with its block.
 4: a PDF with an outline is cut by its bookmarks (Markdown, Word, reStructuredText, notebook and CSV loaders).
 5: passages record their file relative to the ingested folder and the length of a carried introduction.
@@ -36,7 +36,10 @@ CHUNKER_VERSION = 8
 text; Material/pymdownx/mkdocstrings markup and Sphinx captions, tab titles and references read as text; PDF
 passages record their pages (and OCR) and a page starts a new passage; ruled tables are tables; a PDF without an
 outline has no ``Page N`` section per page (its passages have pages instead).
-8: Sphinx and MyST cross-references show their target's title from the folder (``references``)."""
+8: Sphinx and MyST cross-references show their target's title from the folder (``references``).
+9: MyST code directives (``doctest``...) are code, footnotes kept, mkdocstrings in containers dropped, MyST
+directives in list items kept in them; rst signatures as written on a line of their own, undefined substitutions
+empty."""
 INTRODUCED_KINDS = ("code", "list", "table")
 
 Piece = tuple[str, tuple[int, ...], bool]

@@ -8,7 +8,7 @@ own, a target the folder lacks) a reference shows its text: the explicit title (
 the label, or the document's file name.
 
 A Python reference shows its name as Sphinx does: ``~a.b.C`` → ``C``, ``.Request`` (a name searched for as
-a suffix) → ``Request``, ``!name`` → ``name``.
+a suffix) → ``Request``, ``!name`` → ``name``; ``{pep}`526``` shows ``PEP 526``.
 """
 
 from __future__ import annotations
@@ -88,6 +88,8 @@ def role_text(role: str, text: str) -> str:
         return title
     kind = kind_of(role)
     text = text.lstrip("!")
+    if kind in ("pep", "rfc"):  # ``{pep}`526``` shows "PEP 526", as docutils' own role does
+        return f"{kind.upper()} {text}"
     if kind == "doc":
         return text.rstrip("/").rsplit("/", 1)[-1]
     if kind not in _NOT_PYTHON:

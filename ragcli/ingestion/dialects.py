@@ -8,17 +8,19 @@ unfolded the way the site would render it, as prose or code a person reads:
 - containers with a title (admonitions, alerts, tabs, cards, details) become
   a labelled paragraph (``Note: ...``, ``macOS:``), like MkDocs admonitions
   (see ``markdown.expand_mkdocs``);
-- blocks that show code become fenced code (a Hugo tab with ``lang``, MyST
-  ``code-block``, a MyST example's source);
+- blocks that show code become fenced code (a Hugo tab with ``lang``, or whose
+  header names its language under ``langEqualsHeader``, MyST ``code-block`` and
+  ``doctest``, a MyST example's source);
 - markup that renders to nothing a reader sees, or to content ragcli does not
   have (includes, table-of-contents trees, comments, anchors, icons,
-  imports), is dropped.
+  imports, block attributes such as ``{style=lower-roman}``), is dropped.
 
 Dialects: Material for MkDocs, pymdownx and mkdocstrings (``/// note``, ```` ```python {lint="skip"} ````,
 ``# (1)!``, ``::: pkg.module``, ``--8<--``, ``:material-x:``, ``{ .class }``, ``++ctrl+c++``; see ``material``),
 Hugo shortcodes (``{{< x >}}``, ``{{% x %}}``), Docusaurus (``:::note``, ``<Tabs>``/``<TabItem>``, MDX
 ``import``), MyST (```` ```{note} ````, ``:::{tip}``, ``(label)=``, ``{ref}`x```, ``% comment``), GitHub alerts
-(``> [!NOTE]``), Liquid/Jinja tags, mdBook ``{{#include}}``, HTML comments and tag-only HTML lines.
+(``> [!NOTE]``), Liquid/Jinja tags, mdBook ``{{#include}}``, HTML comments and tag-only HTML lines; footnotes
+(``[^1]``) are numbered and their text kept first (``footnotes``).
 Code blocks are left as they are, except that Hugo's escaped shortcodes (``{{</* x */>}}``) read as the site
 shows them.
 
@@ -32,15 +34,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from . import material
-from .fences import FENCE_OPEN, closes, collect, fenced_chunks
+from . import fences, footnotes, material
+from .fences import DIRECTIVE_INFO, FENCE_OPEN, closes, collect, fenced_chunks
 from .fences import indented_body as indented_body  # ``markdown`` reads it from here too
 from .inline_markup import HUGO_SHORTCODE, MDBOOK, code_line, inline
 
 # --------------------------------------------------------------------------- directive fences
 
-_DIRECTIVE_INFO = re.compile(r"^\{(?P<name>[\w:.-]+)\}[ \t]*(?P<args>.*)$")
-_COLON_OPEN = re.compile(r"^(?P<indent>[ \t]{0,3})(?P<marker>:{3,})[ \t]*(?P<rest>.*)$")
+_COLON_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>:{3,})[ \t]*(?P<rest>.*)$")
 
 
 # --------------------------------------------------------------------------- labels
@@ -74,27 +75,16 @@ _MYST_ADMONITIONS = frozenset(
     "note tip hint important warning caution danger attention error seealso admonition dropdown "
     "versionadded versionchanged deprecated topic sidebar margin".split()
 )
-_MYST_CODE = frozenset({"code-block", "code", "sourcecode", "code-cell"})
-_MYST_SOURCE = frozenset({"myst-example", "myst", "myst-to-html"})
-"""Directives that show their body as MyST source (the MyST docs' own examples)."""
 _MYST_DROP = frozenset(
     "toctree include literalinclude image figure contents raw eval-rst myst-config math csv-table "
     "automodule autoclass autofunction autodoc bibliography only index tableofcontents".split()
 )
-_OPTION = re.compile(r"^[ \t]*:[\w-]+:(?:[ \t].*)?$")
 _DOCUSAURUS_OPEN = re.compile(r"^(?P<kind>[a-z]+)(?:\[(?P<bracket>[^\]]*)\]|[ \t]+(?P<title>.+))?[ \t]*$")
 
 
 def _directive_body(lines: list[str]) -> list[str]:
     """A directive's content without its options (``:class: x`` lines or a ``---`` YAML block at the top)."""
-    body = list(lines)
-    if body and body[0].strip() == "---":
-        end = next((n for n in range(1, len(body)) if body[n].strip() == "---"), None)
-        if end is not None:
-            body = body[end + 1 :]
-    while body and _OPTION.match(body[0]):
-        body = body[1:]
-    return body
+    return fences.directive_options(lines)[1]
 
 
 def _unfold_directive(name: str, args: str, body: list[str], fence: str) -> list[str]:
@@ -105,9 +95,9 @@ def _unfold_directive(name: str, args: str, body: list[str], fence: str) -> list
             caption = [line for line in _directive_body(body) if line.strip()]
             return label_body("Figure", unfold(caption)) if caption else [""]
         return [""]
-    if name in _MYST_CODE:
-        return ["", f"{fence}{args.strip()}", *_directive_body(body), fence, ""]
-    if name in _MYST_SOURCE:
+    if name in fences.CODE_DIRECTIVES or name in fences.HIDDEN_CODE:
+        return fences.code_directive(name, args, body, inline)
+    if name in fences.SOURCE_DIRECTIVES:
         return ["", f"{fence}markdown", *_directive_body(body), fence, ""]
     if name in {"versionadded", "versionchanged", "deprecated"}:
         label = f"{_title(name)} in version {args.strip()}" if args.strip() else _title(name)
@@ -127,6 +117,16 @@ def _unfold_directive(name: str, args: str, body: list[str], fence: str) -> list
         if args.strip()
         else ["", *unfold(_directive_body(body)), ""]
     )
+
+
+def _nested(name: str, args: str, body: list[str], fence: str, indent: str) -> list[str]:
+    """A directive opened at ``indent`` (in a list item: ``   :::{warning}``) unfolded as at the top, then put back
+    at that indentation, so the list item it belongs to goes on around it."""
+    if not indent:
+        return _unfold_directive(name, args, body, fence)
+    width = len(indent)
+    dedented = [line[width:] if not line[:width].strip() else line.lstrip() for line in body]
+    return [indent + line if line.strip() else "" for line in _unfold_directive(name, args, dedented, fence)]
 
 
 # --------------------------------------------------------------------------- line rules (outside code)
@@ -152,6 +152,9 @@ _ABBREVIATION = re.compile(r"^\*\[[^\]]+\]:")
 _FOOTNOTE_DEF = re.compile(r"^\[\^[^\]\s]+\]:\s*")
 _BLOCK_BREAK = re.compile(r"^\s*\+\+\+\s*(?:\{.*\})?\s*$")
 _STRAY_CLOSE = re.compile(r"^\s*:{3,}\s*$")
+_BLOCK_ATTRS = re.compile(r"""^\s*\{:?(?:\s*(?:[.#][\w-]+|[\w-]+=(?:"[^"]*"|'[^']*'|[^\s"'{}]+)))+\s*\}\s*$""")
+"""Attributes of the block below (MyST ``{style=lower-roman}``, kramdown ``{: .note}``): how it renders."""
+_DROPPED = (_MYST_TARGET, _MYST_COMMENT, _MDX_IMPORT, _SNIPPET, _ABBREVIATION, _BLOCK_BREAK, _STRAY_CLOSE, _BLOCK_ATTRS)
 
 
 def _attrs(text: str, pattern: re.Pattern[str] = _HUGO_ATTR) -> dict[str, str]:
@@ -168,7 +171,7 @@ def unfold(lines: list[str]) -> list[str]:
 
 def unfold_dialects(text: str) -> str:
     """A Markdown document with every doc-site dialect unfolded (see the module docstring)."""
-    text = _without_comments(text)
+    text = footnotes.placed(_without_comments(text))
     return "\n".join(unfold(text.split("\n")))
 
 
@@ -177,9 +180,22 @@ def _without_comments(text: str) -> str:
     if "<!--" not in text:
         return text
     out: list[str] = []
+    open_comment = False  # a comment that holds a code fence: it ends in a later chunk
     for is_code, chunk in fenced_chunks(text.split("\n")):
         joined = "\n".join(chunk)
-        out.append(joined if is_code else _HTML_COMMENT.sub("", _MD_DEFAULT.sub(r"Default: \1.", joined)))
+        if open_comment:
+            end = joined.find("-->")
+            if end < 0:
+                continue
+            joined, open_comment = joined[end + 3 :], False
+        elif is_code:
+            out.append(joined)
+            continue
+        joined = _HTML_COMMENT.sub("", _MD_DEFAULT.sub(r"Default: \1.", joined))
+        start = joined.find("<!--")
+        if start >= 0 and joined[:start].split("\n")[-1].strip() == "":  # a comment block left open at a line start
+            joined, open_comment = joined[:start], True
+        out.append(joined)
     return "\n".join(out)
 
 
@@ -194,6 +210,7 @@ class _Walk:
     def __init__(self, lines: list[str]) -> None:
         self.lines = lines
         self.i = 0
+        self.lang_header = False
 
     def run(self) -> Iterator[str]:
         while self.i < len(self.lines):
@@ -218,9 +235,9 @@ class _Walk:
         if marker[0] == "`" and "`" in info:
             return None  # ``` inside a line of prose is an inline code span
         body, self.i = collect(self.lines, self.i + 1, marker)
-        directive = _DIRECTIVE_INFO.match(info)
+        directive = DIRECTIVE_INFO.match(info)
         if directive and not directive.group("name").startswith((".", "#")):  # ```{.python} is an attribute list
-            return _unfold_directive(directive.group("name"), directive.group("args"), body, marker)
+            return _nested(directive.group("name"), directive.group("args"), body, marker, opened.group("indent"))
         # The closing fence as written: an indented block (in a list item or a tab) keeps its indentation.
         closing = self.lines[self.i - 1] if closes(self.lines[self.i - 1], marker) and self.i - 1 > 0 else marker
         lang, title = material.fence_info(info)
@@ -231,13 +248,20 @@ class _Walk:
         label = [f"{opened.group('indent')}{title}:", ""] if title else []
         return [*label, opener, *code, closing]
 
-    # ``::: pkg.module`` (mkdocstrings) and a ``--8<--`` list of files: text ragcli does not have.
+    # ``::: pkg.module`` (mkdocstrings) and a ``--8<--`` list of files: text ragcli does not have; an admonition or
+    # tab holding only that (``??? abstract "API Reference"`` over ``    ::: starlette.applications.Starlette``).
     def _generated(self, line: str) -> list[str] | None:
         end = material.mkdocstrings_extent(self.lines, self.i) or material.snippets_extent(self.lines, self.i)
+        end = end or material.generated_container_extent(self.lines, self.i, self._generated_at)
         if end is None:
             return None
         self.i = end
         return [""]
+
+    def _generated_at(self, i: int) -> int | None:
+        if _SNIPPET.match(self.lines[i]) and self.lines[i].strip() != "--8<--":
+            return i + 1  # ``--8<-- "file"``: one file included
+        return material.mkdocstrings_extent(self.lines, i) or material.snippets_extent(self.lines, i)
 
     # ``/// note | Title`` … ``///`` (pymdownx blocks): labelled prose, like an admonition.
     def _pymdown_block(self, line: str) -> list[str] | None:
@@ -255,13 +279,13 @@ class _Walk:
         if opened is None or not opened.group("rest"):
             return None
         rest = opened.group("rest").strip()
-        directive = _DIRECTIVE_INFO.match(rest)
-        docusaurus = None if directive else _DOCUSAURUS_OPEN.match(rest)
+        directive = DIRECTIVE_INFO.match(rest)
+        docusaurus = None if directive or len(opened.group("indent")) > 3 else _DOCUSAURUS_OPEN.match(rest)
         if directive is None and docusaurus is None:
             return None
         body, self.i = collect(self.lines, self.i + 1, opened.group("marker"))
         if directive:
-            return _unfold_directive(directive.group("name"), directive.group("args"), body, "```")
+            return _nested(directive.group("name"), directive.group("args"), body, "```", opened.group("indent"))
         assert docusaurus is not None
         title = docusaurus.group("bracket") or docusaurus.group("title") or ""
         return label_body(title.strip() or _title(docusaurus.group("kind")), unfold(body))
@@ -281,6 +305,8 @@ class _Walk:
         delimiter, closing, name, attrs, self_closing = match.groups()
         self.i += taken
         name = name.lower()
+        if name == "tabpane":  # ``langEqualsHeader=true``: each tab's header names its code's language
+            self.lang_header = not closing and _attrs(attrs).get("langequalsheader") == "true"
         if closing or self_closing or name in {"tabpane", "cardpane", "blocks/section", "pageinfo"}:
             return [""]
         close = re.compile(r"^\s*\{\{[<%]\s*/\s*" + re.escape(name) + r"\s*[>%]\}\}\s*$")
@@ -291,8 +317,9 @@ class _Walk:
         if name == "comment":
             return [""]
         values = _attrs(attrs)
-        label = values.get("header") or values.get("title") or values.get("summary") or ""
-        lang = values.get("lang")
+        positional = attrs.split()[0] if attrs.split() and "=" not in attrs.split()[0] else ""  # ``{{< tab toml >}}``
+        label = values.get("header") or values.get("title") or values.get("summary") or positional.strip("\"'")
+        lang = values.get("lang") or (label if name == "tab" and self.lang_header and label else None)
         if delimiter == "<" and lang is not None:  # a tab of raw code, shown highlighted
             return label_body(label, ["```" + lang, *body, "```"])
         if not label and name in {"alert", "note", "warning", "tip", "notice", "callout"}:
@@ -311,7 +338,7 @@ class _Walk:
         while self.i < len(self.lines) and prefix.match(self.lines[self.i]):
             body.append(prefix.sub("", self.lines[self.i], count=1))
             self.i += 1
-        label = match.group("title").strip() or _title(match.group("kind").lower())
+        label = inline(match.group("title")).strip() or _title(match.group("kind").lower())  # a Hugo param: its text
         return label_body(label, unfold(body))
 
     # ``:   Definition`` with its body indented four spaces (definition lists: MkDocs, MyST, Pandoc).
@@ -341,7 +368,7 @@ class _Walk:
 
     def _line(self, line: str) -> list[str]:
         stripped = line.strip()
-        for drop in (_MYST_TARGET, _MYST_COMMENT, _MDX_IMPORT, _SNIPPET, _ABBREVIATION, _BLOCK_BREAK, _STRAY_CLOSE):
+        for drop in _DROPPED:
             if drop.match(line):
                 return []
         tab = _TAB_ITEM.match(line)

@@ -3,14 +3,32 @@
 A fence opens with three or more backticks or tildes (an info string may follow, but a backtick fence's info has
 no backtick: that is an inline code span) and closes with a line of the same character, at least as long. A
 fence with an info string inside a backtick fence opens a nested block (a MyST directive's example).
+
+A MyST directive whose body is code (```` ```{doctest} ````, ```` ```{code-block} python ````) is a code block like
+any fence: ``code_directive`` writes it as one, its options dropped and a ``:caption:`` the sentence before it, as
+the reStructuredText reader writes ``.. doctest::`` and ``.. code-block::`` (``sphinx_markup``).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>`{3,}|~{3,})(?P<info>.*)$")
+DIRECTIVE_INFO = re.compile(r"^\{(?P<name>[\w:.-]+)\}[ \t]*(?P<args>.*)$")
+"""A MyST directive's info string: ``{note}``, ``{code-block} python``."""
+CODE_DIRECTIVES = frozenset(
+    "code-block code sourcecode code-cell doctest testcode testoutput ipython jupyter-execute".split()
+)
+"""MyST (and Sphinx) directives whose body is code the page shows."""
+SOURCE_DIRECTIVES = frozenset({"myst-example", "myst", "myst-to-html"})
+"""Directives that show their body as MyST source (the MyST docs' own examples)."""
+HIDDEN_CODE = frozenset({"testsetup", "testcleanup"})
+"""sphinx.ext.doctest's setup and cleanup code: run by the tests, "not shown in the output" of the page."""
+GROUP_ARGUMENT = frozenset({"doctest", "testcode", "testoutput"})
+"""Directives whose argument names a test group, not a language."""
+_OPTION = re.compile(r"^[ \t]*:(?P<key>[\w-]+):(?:[ \t]+(?P<value>.*))?$")
+_YAML_OPTION = re.compile(r"^[ \t]*(?P<key>[\w-]+):(?:[ \t]+(?P<value>.*))?$")
 
 
 def closes(line: str, marker: str) -> bool:
@@ -71,3 +89,38 @@ def fenced_chunks(lines: list[str]) -> Iterator[tuple[bool, list[str]]]:
                 chunk, marker = [], None
     if chunk:
         yield marker is not None, chunk
+
+
+def directive_options(lines: list[str]) -> tuple[dict[str, str], list[str]]:
+    """A MyST directive's options (``:class: x`` lines, or a ``---`` YAML block at the top) and its content."""
+    options: dict[str, str] = {}
+    body = list(lines)
+    if body and body[0].strip() == "---":
+        end = next((n for n in range(1, len(body)) if body[n].strip() == "---"), None)
+        if end is not None:
+            for line in body[1:end]:
+                found = _YAML_OPTION.match(line)
+                if found:
+                    options[found.group("key")] = (found.group("value") or "").strip()
+            body = body[end + 1 :]
+    while body and (found := _OPTION.match(body[0])):
+        options[found.group("key")] = (found.group("value") or "").strip()
+        body = body[1:]
+    return options, body
+
+
+def code_directive(name: str, args: str, lines: list[str], caption_text: Callable[[str], str]) -> list[str]:
+    """A code directive's body as a fenced block (the language its argument, where it names one); a ``:caption:``
+    (as ``caption_text`` reads it) the sentence before it; nothing for hidden or empty code."""
+    options, body = directive_options(lines)
+    while body and not body[0].strip():
+        body = body[1:]
+    while body and not body[-1].strip():
+        body = body[:-1]
+    if name in HIDDEN_CODE or "hide" in options or not body:
+        return [""]
+    language = args.split()[0] if args.split() and name not in GROUP_ARGUMENT else ""
+    runs = [len(m.group("marker")) for line in body if (m := FENCE_OPEN.match(line)) and m.group("marker")[0] == "`"]
+    fence = "`" * max([3, *(n + 1 for n in runs)])
+    caption = caption_text(options.get("caption", "")).strip().rstrip(":")
+    return ["", *([f"{caption}:", ""] if caption else []), f"{fence}{language}", *body, fence, ""]

@@ -3,7 +3,7 @@
 The line-level half of ``dialects``: MyST roles (``{ref}`text <target>``` → ``text``, a target's title
 through ``crossrefs``), Hugo shortcodes inside a line, Liquid/Jinja tags and variables, mdBook includes,
 Material icons, attribute lists, keys (``++ctrl+c++`` → ``Ctrl+C``), emoji shortcodes
-(``:white_check_mark:`` → ✅) and footnote references.
+(``:white_check_mark:`` → ✅) and references to footnotes that are not there.
 Code spans are left as they are, except that Hugo renders a shortcode even inside one and escapes them as
 ``{{</* x */>}}``.
 """
@@ -24,7 +24,8 @@ _MYST_ROLE = re.compile(r"\{([\w:.-]+)\}`([^`]*)`")
 _ICON = re.compile(r":(?:material|octicons|fontawesome|simple)-[\w-]+:(?:\{[^}]*\})?")
 _ATTR_LIST = re.compile(r"\{:?\s*(?:[.#][\w-]+|[\w-]+=\"[^\"]*\")(?:\s+(?:[.#][\w-]+|[\w-]+=(?:\"[^\"]*\"|\S+)))*\s*\}")
 _KEYS = re.compile(r"\+\+([\w+-]+?)\+\+")
-_FOOTNOTE_REF = re.compile(r"\[\^[^\]\s]+\](?!:)")
+_FOOTNOTE_REF = re.compile(r"[ \t]*\[\^[^\]\s]+\](?!:)")
+"""A reference to a note the page does not define (``footnotes`` numbered the others), with the space before it."""
 
 
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1")

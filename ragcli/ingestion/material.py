@@ -9,14 +9,17 @@ The rules ``dialects`` applies for these three (its walk decides where each appl
 - code annotations (``# (1)!``, ``// (2)``) are removed from the code (the numbered list after the
   block, which says what they mean, stays as it is: prose after the block);
 - a ``--8<--`` list of files to include is dropped (one ``--8<-- "file"`` line is dropped by ``dialects``);
-- mkdocstrings directives (``::: pkg.module`` and their indented ``options:``) are dropped: the API
-  reference they stand for is generated from code, which ragcli does not have;
+- mkdocstrings directives (``::: pkg.module`` and their indented ``options:``) are dropped, at the top level
+  or inside an admonition, tab or list item: the API reference they stand for is generated from code, which
+  ragcli does not have; an admonition or tab that holds nothing else goes with it (its title alone, a
+  collapsed "API Reference" box, says nothing);
 - emoji shortcodes (``:white_check_mark:``) become their character (``inline_markup.emoji``).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 BLOCK_OPEN = re.compile(
     r"^(?P<indent>[ \t]*)(?P<slashes>/{3,})[ \t]*(?P<kind>[A-Za-z][\w-]*)(?:[ \t]*\|[ \t]*(?P<title>.*?))?[ \t]*$"
@@ -26,9 +29,11 @@ _BLOCK_OPTION = re.compile(r"^[ \t]+[\w-]+:(?:[ \t].*)?$")
 _VERSION_KINDS = {"added": "Added in", "changed": "Changed in", "removed": "Removed in", "deprecated": "Deprecated in"}
 _UNLABELLED = frozenset({"html", "define", "caption"})
 
-MKDOCSTRINGS = re.compile(r"^(?P<indent>[ \t]{0,3}):::[ \t]+(?P<target>[\w.:/-]+)[ \t]*$")
+MKDOCSTRINGS = re.compile(r"^(?P<indent>[ \t]*):::[ \t]+(?P<target>[\w.:/-]+)[ \t]*$")
 """``::: pydantic.fields``: an API reference mkdocstrings renders from the code."""
 _MKDOCSTRINGS_OPTIONS = re.compile(r"^[ \t]+(?:options|handler|selection|rendering|members):")
+CONTAINER = re.compile(r"^(?P<indent>[ \t]*)(?:!!!|\?\?\?\+?|===\+?)[ \t]+\S.*$")
+"""``!!! note "Title"``, ``??? abstract "API Reference"``, ``=== "Tab"``: a container ``markdown`` unfolds."""
 
 _ATTRS = re.compile(r"\{[^{}]*\}")
 _TITLE = re.compile(r"""\btitle=(?:"([^"]*)"|'([^']*)'|(\S+))""")
@@ -111,17 +116,42 @@ def snippets_extent(lines: list[str], start: int) -> int | None:
 
 
 def mkdocstrings_extent(lines: list[str], start: int) -> int | None:
-    """The index after a ``::: target`` line and its indented options, or None when the line at ``start`` is not
-    one (``::: tip`` with a closing ``:::`` is a Docusaurus admonition)."""
+    """The index after a ``::: target`` line and its options (the lines indented deeper), or None when the line at
+    ``start`` is not one (``::: tip`` with a closing ``:::`` is a Docusaurus admonition)."""
     match = MKDOCSTRINGS.match(lines[start])
     if match is None:
         return None
     following = lines[start + 1] if start + 1 < len(lines) else ""
     if not any(c in match.group("target") for c in ".:/") and not _MKDOCSTRINGS_OPTIONS.match(following):
         return None
+    depth = _depth(lines[start])
     i = start + 1
-    while i < len(lines) and (not lines[i].strip() or lines[i][:1] in " \t"):
+    while i < len(lines) and (not lines[i].strip() or _depth(lines[i]) > depth):
         i += 1
     while i > start + 1 and not lines[i - 1].strip():
         i -= 1  # the blank lines after belong to what follows
     return i
+
+
+def generated_container_extent(lines: list[str], start: int, generated: Callable[[int], int | None]) -> int | None:
+    """The index after an admonition or tab (``??? abstract "API Reference"``) whose body is only text ragcli does
+    not have (``generated`` gives the index after such text at a line, or None), or None when it holds more."""
+    opened = CONTAINER.match(lines[start])
+    if opened is None:
+        return None
+    depth, i, end = _depth(lines[start]), start + 1, None
+    while i < len(lines) and (not lines[i].strip() or _depth(lines[i]) > depth):
+        if not lines[i].strip():
+            i += 1
+            continue
+        after = generated(i)
+        if after is None:
+            return None
+        i = end = after
+    return end
+
+
+def _depth(line: str) -> int:
+    """The columns of a line's indentation (a tab to the next multiple of four, as Python-Markdown reads it)."""
+    expanded = line.expandtabs(4)
+    return len(expanded) - len(expanded.lstrip())

@@ -155,9 +155,12 @@ def inline(node: Any) -> str:
     parts: list[str] = []
     for child in node.children:
         if isinstance(child, nodes.Text):
-            parts.append(str(child))
+            parts.append(child.astext())  # escapes undone: ``v\ |version|`` holds a NUL before the escaped space
         elif isinstance(child, nodes.problematic):
-            parts.append(_unmarked(child.astext()))
+            shown = _unmarked(child.astext())
+            if not shown and parts:  # "v\ |version|." reads "v.", not "v ."
+                parts[-1] = parts[-1].rstrip()
+            parts.append(shown)
         elif isinstance(child, nodes.footnote_reference):
             parts.append(f"[{child.astext()}]")
         elif isinstance(child, nodes.image):
@@ -168,8 +171,10 @@ def inline(node: Any) -> str:
 
 
 def _unmarked(raw: str) -> str:
-    """``|name|`` (a substitution Sphinx defines), ```text`_`` (a link without a target): their text."""
-    raw = re.sub(r"^\|(.*)\|_{0,2}$", r"\1", raw, flags=re.DOTALL)
+    """```text`_`` (a link without a target): its text; ``|name|``, a substitution the file does not define (Sphinx
+    fills ``|version|`` from a configuration ragcli does not read): nothing, as ``.. |d| date::`` reads."""
+    if re.fullmatch(r"\|.*\|_{0,2}", raw, flags=re.DOTALL):
+        return ""
     raw = re.sub(r"^`(.*)`_{1,2}$", r"\1", raw, flags=re.DOTALL)
     return re.sub(r"^(.*?)_{1,2}$", r"\1", raw, flags=re.DOTALL)
 

@@ -7,19 +7,24 @@ unknown name is run by the ones here (``lenient_lookups``):
   document the folder has → its title, ``:func:`~a.b``` → ``b``; a ``:ref:`` to a section of the same page
   shows that section's title (``resolve_refs``) even when the file is converted on its own;
 * a directive keeps its content, parsed as reStructuredText, under its argument as a label
-  (``.. py:function:: f(x)``); code-like ones are code (a ``:caption:`` the sentence before it), version
-  notes (``versionadded``...) labelled prose, and navigation or build directives (``toctree``, ``index``,
-  ``highlight``, ``literalinclude``...) add nothing;
+  (``.. seealso:: x``); an object's description (``.. autofunction:: attrs.validators.in_``, ``.. py:class::``,
+  ``.. class::``, which Sphinx reads as Python's) shows its signature as written, on a line of its own before its
+  content (a heading-like line: a long one is not the lead of every later part); code-like ones are code (a
+  ``:caption:`` the sentence before it; a doctest's setup and cleanup, and a block with ``:hide:``, are not
+  shown), version notes (``versionadded``...) labelled prose, and navigation or build directives (``toctree``,
+  ``index``, ``highlight``, ``literalinclude``...) add nothing;
 * ``.. |d| date::`` is nothing: its text would be the day of the ingest.
 """
 
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Iterator
 from typing import Any
 
 from .crossrefs import EXPLICIT_TITLE, kind_of, role_text
+from .fences import GROUP_ARGUMENT, HIDDEN_CODE
 
 _CODE_DIRECTIVES = {
     "code-cell", "ipython", "doctest", "testcode", "testoutput", "testsetup", "testcleanup",
@@ -33,12 +38,19 @@ _VERSION_DIRECTIVES = {
     "versionremoved": "Removed in version",
 }
 _LABELS = {"seealso": "See also", "todo": "Todo"}
+_DESCRIPTIONS = {
+    "function", "class", "method", "classmethod", "staticmethod", "attribute", "property", "data", "exception",
+    "decorator", "decoratormethod", "type", "member", "macro", "struct", "union", "enum", "enumerator", "var",
+    "option", "envvar", "confval", "directive", "role", "describe", "object",
+}  # fmt: skip
+"""Directives that describe an object (Sphinx's domains), with ``auto...`` ones: the argument is a signature."""
 _UNLABELLED = {"only", "ifconfig", "hlist", "glossary", "grid", "rst-class", "cssclass", "tab-set", "tabs"}
 """Directives whose argument is a condition or a layout, not a label: their content alone."""
 _ARGUMENT_IS_TEXT = {"centered"}
 _SILENT_DIRECTIVES = {
     "toctree", "index", "highlight", "currentmodule", "module", "tabularcolumns", "sectionauthor", "moduleauthor",
     "codeauthor", "literalinclude", "autosummary", "automodule", "include", "default-domain", "program",
+    *HIDDEN_CODE,
 }  # fmt: skip
 
 
@@ -97,6 +109,8 @@ def lenient_lookups() -> Iterator[None]:
             return _no_date(), []
         if name.lower() in _SPHINX_CODE:  # Sphinx's options (:caption:, :linenos:) would fail docutils' own
             return _unknown_directive(), []
+        if name.lower() == "class":  # Sphinx renames docutils' ``class`` to ``rst-class``: this is Python's
+            return _unknown_directive(), []
         found, messages = find_directive(name, language, document)
         return (found or _unknown_directive()), messages
 
@@ -149,7 +163,10 @@ def _unknown_directive() -> Any:
             if name in _SILENT_DIRECTIVES:
                 return []
             if name in _CODE_DIRECTIVES or name in _SPHINX_CODE:
-                return self.code(argument)
+                hidden = "hide" in self.options
+                return [] if hidden else self.code("" if name in GROUP_ARGUMENT else argument)
+            if name in _DESCRIPTIONS or name.startswith("auto"):
+                return self.description(argument)
             label, lead = inline_plain(self.state, argument, self.lineno) if argument else "", ""
             if name in _UNLABELLED:
                 label = ""
@@ -172,6 +189,17 @@ def _unknown_directive() -> Any:
                 return [box]
             # A version note without text still says something: "New in version 2.0."
             return [nodes.paragraph(label, label + ".")] if name in _VERSION_DIRECTIVES else []
+
+        def description(self, signature: str) -> list[Any]:
+            """The signature as written (``in_`` is a name, not a reference), then the content; an ``auto...``
+            one without content is nothing (its signature and text come from the code)."""
+            box = nodes.container()
+            if self.content:
+                self.state.nested_parse(self.content, self.content_offset, box)
+            if not box.children and self.name.lower().rsplit(":", 1)[-1].startswith("auto"):
+                return []
+            shown = " ".join(re.sub(r"\\(.)", r"\1", signature).split())
+            return [*([nodes.paragraph(shown, shown)] if shown else []), *([box] if box.children else [])]
 
         def code(self, language: str) -> list[Any]:
             """A literal block; a ``:caption:`` is the sentence introducing it."""
