@@ -5,6 +5,9 @@ lines instead of parsing the joined text again) and adds token counts over white
 tokenizer allows it (``sizing.Counts``). Both are held against the slow reference on every Markdown
 page of the bench corpora, with the real tokenizer, and on the texts where joining lines could open
 a new block.
+
+A page's title is read on its first lines (``markdown.first_h1``), held against the whole page's
+parse on the bench corpora and on generated pages.
 """
 
 from __future__ import annotations
@@ -19,7 +22,15 @@ from test_chunking import make_doc
 
 from ragcli.ingestion.chunking import chunk_document
 from ragcli.ingestion.dialects import unfold_dialects
-from ragcli.ingestion.markdown import expand_mkdocs, first_h1, markdown_sections, parse_markdown, unwrapped
+from ragcli.ingestion.markdown import (
+    _first_h1,
+    expand_mkdocs,
+    first_h1,
+    markdown_sections,
+    parse_markdown,
+    unwrapped,
+)
+from ragcli.ingestion.metadata import split_front_matter
 from ragcli.text import unix_newlines
 
 CORPORA = Path(__file__).resolve().parents[1] / "bench" / "corpora"
@@ -110,3 +121,40 @@ def test_added_up_counts_cut_the_same_passages(embedder, page: Path) -> None:
     summed = chunk_document(doc, "t", embedder.count_tokens, counts_add_up=True)
     counted = chunk_document(doc, "t", embedder.count_tokens, counts_add_up=False)
     assert [(p.id, p.text, p.carried) for p in summed] == [(p.id, p.text, p.carried) for p in counted]
+
+
+# --------------------------------------------------------------------------- titles on first lines
+
+
+def _whole_page_h1(text: str) -> str | None:
+    found = _first_h1(parse_markdown(unix_newlines(text)))
+    return None if found is None else found[0]
+
+
+def test_a_title_read_on_first_lines_is_the_whole_page_title() -> None:
+    for page in PAGES:
+        _, body = split_front_matter(page.read_text("utf-8"), str(page))
+        assert first_h1(body) == _whole_page_h1(body), page
+
+
+@pytest.mark.parametrize(
+    "text, title",
+    [
+        ("```\n# in code\n```\n\nText\n\n# Real\n", "Real"),
+        ("# a | b\n--|--\n\n# Real", "Real"),  # a table's header, known by its next line
+        ("# [Guide][g]\n\n[g]: /guide\n", "Guide"),  # a reference defined further on
+        ('[r]: /u "a title\n===\nthat runs on"\n\n# Real', "Real"),
+        ("#\n\n# Real", "Real"),  # an H1 with no text is no title
+        ("Set\next\n===\n", "Set ext"),
+        ("## Lower\n", None),
+    ],
+)
+def test_titles_where_the_first_lines_are_not_enough(text: str, title: str | None) -> None:
+    assert first_h1(text) == _whole_page_h1(text) == title
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_LINE, min_size=1, max_size=14))
+def test_generated_titles_are_the_whole_page_title(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    assert first_h1(text) == _whole_page_h1(text)
