@@ -27,6 +27,7 @@ from ..structure import block_tokens, inline_children
 from ..text import unix_newlines
 from .dialects import indented_body, label_body, unfold_dialects
 from .inline_markup import inline
+from .layout import Shape, token_shape
 
 BlockKind = Literal["text", "list", "table", "code", "quote"]
 
@@ -52,6 +53,8 @@ class Block:
     """The PDF pages (1-based) it comes from; () for every other format (see ``chunking``)."""
     ocr: bool = False
     """Whether OCR read it from a scanned PDF page."""
+    shape: Shape | None = None
+    """Its top-level blocks as its document's parse found them (``layout``); None when not read from one."""
 
     @property
     def introduces(self) -> bool:
@@ -217,9 +220,12 @@ def markdown_sections(text: str, title: str) -> list[Section]:
             sections.append(Section(tuple(h for _, h in stack)))
             continue
         start, end = tok.map
-        block_text = "\n".join(lines[start:end]).strip("\n")
+        raw = "\n".join(lines[start:end])
+        block_text = raw.strip("\n")
         if block_text.strip():
-            sections[-1].blocks.append(Block(_KINDS.get(tok.type, "text"), block_text))
+            first = start + len(raw) - len(raw.lstrip("\n"))  # blank lines dropped at its start
+            shape = token_shape(tokens, i, lines, first, block_text)
+            sections[-1].blocks.append(Block(_KINDS.get(tok.type, "text"), block_text, shape=shape))
     return [s for s in sections if s.blocks]
 
 
