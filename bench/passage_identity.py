@@ -3,8 +3,12 @@
 A corpus is read the way ``ingest`` reads it (``folder`` discovery, ``parsing.parse``
 in process, ``chunking.chunk_document`` with the model's tokenizer), without the
 model run: what the index would hold is each passage's ID, text, title, heading
-path and carried length, and the unit spans (``structure.unit_spans``) its unit
-vectors are cut by. ``--dump OUT`` writes them as JSON lines; ``--compare A B``
+path and carried length, and the unit spans its unit vectors are cut by, every
+field of each (``structure.Span``), cut as ingest cuts them (from the blocks the
+chunker read off the document's parse, ``Passage.blocks``, where it knows them;
+else ``structure.unit_spans``, what the answerer cuts at ask time: a dump of the
+tree before a change of the one holds the other to it). ``--dump OUT`` writes
+them as JSON lines; ``--compare A B``
 prints, per corpus, how many passages are identical (same ID, same fields) out of
 how many, and exits 1 when any differ.
 
@@ -36,6 +40,11 @@ def corpus_records(corpus: Path) -> Iterator[dict[str, Any]]:
     from ragcli.ingestion.sources import DEFAULT_MAX_FILE_BYTES
     from ragcli.structure import unit_spans
 
+    try:
+        from ragcli.structure import spans_in
+    except ImportError:  # a tree from before ``Passage.blocks``: every passage's units are cut by parsing it
+        spans_in = None
+
     embedder = Embedder()
     # As the ingest calls it; a tree from before ``counts_add_up`` (the "before" of a comparison) has no such flag.
     adds = "counts_add_up" in inspect.signature(chunk_document).parameters
@@ -47,6 +56,8 @@ def corpus_records(corpus: Path) -> Iterator[dict[str, Any]]:
                 if not isinstance(doc, Document):
                     continue
                 for p in chunk_document(doc, "t", embedder.count_tokens, **options):
+                    known = getattr(p, "blocks", None)
+                    spans = unit_spans(p.text) if known is None or spans_in is None else spans_in(p.text, known)
                     yield {
                         "corpus": corpus.name,
                         "id": p.id,
@@ -55,7 +66,10 @@ def corpus_records(corpus: Path) -> Iterator[dict[str, Any]]:
                         "text": p.text,
                         "carried": p.carried,
                         "pages": list(p.pages),
-                        "units": [[s.kind, s.start, s.end, s.block] for s in unit_spans(p.text)],
+                        "units": [
+                            [s.kind, s.start, s.end, s.block, s.sentence_end, list(s.shown), list(s.header)]
+                            for s in spans
+                        ],
                     }
 
 

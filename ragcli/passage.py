@@ -8,7 +8,8 @@ needs (tenant, ACL, validity dates) beside its text and where it came from.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 HEADING_SEPARATOR = " › "
 
@@ -46,6 +47,11 @@ class Passage:
     """The PDF pages (1-based) its text comes from, in order; () for every other format."""
     ocr: bool = False
     """Whether its text was read by OCR from a scanned PDF page (it may hold misread words)."""
+    blocks: tuple[Any, ...] | None = field(default=None, compare=False, repr=False)
+    """The top-level blocks of ``text`` (``structure.blocks(text)``, ``structure.Block``s: typed loosely, as this
+    module imports nothing) as the chunker read them off its document's one parse, so ingest cuts its units without
+    parsing it again; None when not known (read from an index, or a part the chunker cannot follow):
+    ``structure.unit_spans`` parses the text then. Not stored, not compared."""
 
     @property
     def heading_label(self) -> str:

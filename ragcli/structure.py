@@ -9,7 +9,8 @@ tables) and their lines; ``unit_spans`` cuts a passage into the units an answer 
 as character spans, and ``embed_passages`` gives a passage and each of its
 units a vector from one model run. The local answerer builds its statements on these spans
 (``backends.local.evidence``), and ingest stores one vector per span beside each
-passage's vector, so both always cut a passage the same way.
+passage's vector, so both always cut a passage the same way (at ingest from the blocks the
+chunker read off its document's parse, ``Passage.blocks``: the same blocks, ``spans_in``).
 """
 
 from __future__ import annotations
@@ -148,19 +149,22 @@ def parsed_blocks(text: str) -> list[Block]:
     """The top-level blocks of ``text`` as markdown-it finds them (``blocks`` skips it for plain paragraphs)."""
     tokens = block_tokens(text)
     lines = text.split("\n")
-    out: list[Block] = []
-    for i, tok in enumerate(tokens):
-        if tok.level != 0 or tok.map is None or tok.type not in _TOKEN_KINDS:
-            continue
-        kind = _TOKEN_KINDS[tok.type]
-        start, end = tok.map
-        if kind == "quote":
-            out += _quote_lines(lines, start, end)
-        elif kind == "list":
-            out.append(Block("list", start, end, items=_items(tokens, i)))
-        else:
-            out.append(Block(kind, start, end))
-    return out
+    return [block for i in range(len(tokens)) for block in token_blocks(tokens, i, lines)]
+
+
+def token_blocks(tokens: list[Any], i: int, lines: list[str]) -> list[Block]:
+    """The blocks ``tokens[i]`` opens if it is a top-level block ``blocks`` reads (none for a rule or a closing token),
+    in the lines of the parsed text; a block quote gives one per line of prose in it."""
+    tok = tokens[i]
+    if tok.level != 0 or tok.map is None or tok.type not in _TOKEN_KINDS:
+        return []
+    kind = _TOKEN_KINDS[tok.type]
+    start, end = tok.map
+    if kind == "quote":
+        return _quote_lines(lines, start, end)
+    if kind == "list":
+        return [Block("list", start, end, items=_items(tokens, i))]
+    return [Block(kind, start, end)]
 
 
 def _closing(tokens: list[Any], i: int) -> int:
@@ -226,8 +230,13 @@ def unit_spans(text: str) -> list[Span]:
     sentences, table rows, and code. A paragraph's last sentence carries what follows it (``introduced``,
     colon or not): a code block (its first part, when it is long), or a short table or list whole. The
     rest of a long code block, and a code block no sentence introduces, are ``block`` units of whole lines."""
+    return spans_in(text, blocks(text))
+
+
+def spans_in(text: str, parsed: Sequence[Block]) -> list[Span]:
+    """``unit_spans(text)`` cut from ``parsed``, the blocks of ``text`` (``blocks(text)``, or the same blocks the
+    chunker read off its document's parse: ``Passage.blocks``)."""
     offsets = line_offsets(text)
-    parsed = blocks(text)
     spans: list[Span] = []
     for n, block in enumerate(parsed):
         carried = n > 0 and _carries(text, parsed[n - 1], block)
@@ -356,7 +365,8 @@ Embedded = tuple["np.ndarray", list["np.ndarray"]]
 
 def embed_passages(embedder: Embedder, passages: Sequence[Passage]) -> Embedded:
     """Each passage's vector (its ``index_text``, as ``embedder.embed`` gives it) and one vector per unit of
-    ``unit_spans(passage.text)``: the unit's tokens, read in their passage, plus its heading.
+    ``unit_spans(passage.text)`` (cut from ``passage.blocks`` when the chunker gave them: the same units, without
+    a parse): the unit's tokens, read in their passage, plus its heading.
 
     A unit's vector is the normalised sum of two unit vectors: its own tokens pooled in context and the
     passage's heading label pooled the same way, so "Annual plans are refundable within 30 days" is read
@@ -369,7 +379,8 @@ def embed_passages(embedder: Embedder, passages: Sequence[Passage]) -> Embedded:
     for passage in passages:
         shift = len(passage.index_text) - len(passage.text)
         heading = (0, max(1, shift - 2))
-        spans.append([heading, *((s.start + shift, s.end + shift) for s in unit_spans(passage.text))])
+        cut = unit_spans(passage.text) if passage.blocks is None else spans_in(passage.text, passage.blocks)
+        spans.append([heading, *((s.start + shift, s.end + shift) for s in cut)])
         texts.append(passage.index_text)
     whole, pooled = embedder.embed_with_spans(texts, spans)
     units = []

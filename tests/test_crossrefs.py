@@ -194,22 +194,6 @@ def test_rendering_without_the_table_shows_the_text_as_before() -> None:
     assert "See virtualenv config and asgi." in rst_to_markdown(page, "t.rst")[1]  # only while resolving
 
 
-def test_a_document_title_read_on_a_prefix_is_the_loaders_title() -> None:
-    """The pass reads a target's H1 on the text up to the first line that may hold it: the same as the whole."""
-    from ragcli.ingestion.markdown import first_h1
-    from ragcli.ingestion.metadata import split_front_matter
-    from ragcli.ingestion.references import _first_h1
-
-    corpora = Path(__file__).resolve().parents[1] / "bench" / "corpora"
-    pages = sorted(corpora.rglob("*.md"))
-    assert len(pages) > 100
-    for page in pages:
-        _, body = split_front_matter(page.read_text("utf-8"), str(page))
-        assert _first_h1(body) == first_h1(body), page
-    tricky = "```\n# in code\n```\n\nText\n\n# Real\n"
-    assert _first_h1(tricky) == first_h1(tricky) == "Real"
-
-
 def test_a_document_is_titled_as_the_loaders_title_it(tmp_path: Path) -> None:
     write(tmp_path / "fields.rst", "Heading\n=======\n\n:title: From the ``field`` list\n\nText.\n")
     write(tmp_path / "overlined.rst", "=========\n Inset\n=========\n\nText.\n")

@@ -25,6 +25,7 @@ inline_markup  the dialects' inline markup (roles, shortcodes, icons, emoji, key
 crossrefs    what a cross-reference shows: the target's title the folder has (``resolving``), else its text
 references   the folder's labels and titles, collected before parsing; each file's reference titles
 markdown     Markdown as sections of blocks: admonitions unfolded, soft wraps joined
+layout       each passage's top-level blocks read off its document's parse, so its units need no parse of their own
 sizing       model token counts (once per text, batched, added up) and a block over the cap cut on its structure
 chunking     structure-first splitting into ``Passage``s under the model's token cap
 embedding    where new passages' vectors are computed (``EmbeddingBackend``), filled in shortest first

@@ -22,6 +22,7 @@ from __future__ import annotations
 from ..embedder import MAX_MODEL_TOKENS, SPECIAL_TOKENS
 from ..passage import HEADING_SEPARATOR, Passage
 from ..text import slugify, split_sentences
+from .layout import Shape, joined, part_shapes, text_shape
 from .loaders import Document
 from .markdown import Block, Section, markdown_sections, plain_sections
 from .mdwriter import read_page_mark
@@ -42,8 +43,11 @@ directives in list items kept in them; rst signatures as written on a line of th
 empty."""
 INTRODUCED_KINDS = ("code", "list", "table")
 
-Piece = tuple[str, tuple[int, ...], bool]
-"""Text that fits, the PDF pages it comes from and whether OCR read it (() and False for other formats)."""
+Piece = tuple[str, tuple[int, ...], bool, Shape | None]
+"""Text that fits, the PDF pages it comes from, whether OCR read it (() and False for other formats), and its
+top-level blocks if known (``layout``)."""
+Cut = tuple[str, Shape | None]
+"""A text and its top-level blocks if known."""
 
 
 # --------------------------------------------------------------------------- packing a section
@@ -59,36 +63,47 @@ def _pieces(blocks: list[Block], sizer: Sizer) -> list[Piece]:
         if block.introduces and following is not None and following.kind in INTRODUCED_KINDS:
             pages = _merged(block.pages, following.pages)
             ocr = block.ocr or following.ocr
-            pieces += [(text, pages, ocr) for text in _introduced(block, following, sizer)]
+            pieces += [(text, pages, ocr, shape) for text, shape in _introduced(block, following, sizer)]
             i += 2
         else:
-            pieces += [(text, block.pages, block.ocr) for text in sizer.split_block(block)]
+            pieces += [(text, block.pages, block.ocr, shape) for text, shape in _split(block, sizer)]
             i += 1
     return pieces
+
+
+def _split(block: Block, sizer: Sizer) -> list[Cut]:
+    """``sizer.split_block(block)``, each part with its shape."""
+    parts = sizer.split_block(block)
+    return list(zip(parts, part_shapes(block.kind, block.text, block.shape, parts), strict=True))
+
+
+def _led(lead: str, part: Cut) -> Cut:
+    """A part with the sentence that introduces it before it."""
+    return f"{lead}\n\n{part[0]}", joined([(lead, text_shape(lead)), part])
 
 
 def _merged(*pages: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(sorted({n for group in pages for n in group}))
 
 
-def _introduced(intro: Block, block: Block, sizer: Sizer) -> list[str]:
+def _introduced(intro: Block, block: Block, sizer: Sizer) -> list[Cut]:
     """A paragraph ending in ':' with the block it introduces;
     each part of a split block repeats the introducing sentence."""
     whole = f"{intro.text}\n\n{block.text}"
     if sizer.fits(whole, (intro.text, block.text)):
-        return [whole]
+        return [(whole, joined([(intro.text, intro.shape), (block.text, block.shape)]))]
     sentences = split_sentences(intro.text) or [intro.text]
     lead = sentences[-1]
     room = max(16, sizer.budget - sizer.tokens(lead) - 2)
     if room < sizer.budget // 4:  # an introduction as long as a passage: no room to repeat it
-        return sizer.split_block(intro) + sizer.split_block(block)
-    parts = sizer.within(room).split_block(block)
+        return _split(intro, sizer) + _split(block, sizer)
+    parts = _split(block, sizer.within(room))
     before = intro.text.rstrip()[: -len(lead)].strip()
-    earlier = sizer.split_block(Block("text", before)) if before else []
+    earlier = _split(Block("text", before), sizer) if before else []
     first_lead = lead
-    if earlier and sizer.fits(f"{earlier[-1]} {lead}\n\n{parts[0]}", (earlier[-1], lead, parts[0])):
-        first_lead = f"{earlier.pop()} {lead}"
-    return [*earlier, f"{first_lead}\n\n{parts[0]}", *(f"{lead}\n\n{part}" for part in parts[1:])]
+    if earlier and sizer.fits(f"{earlier[-1][0]} {lead}\n\n{parts[0][0]}", (earlier[-1][0], lead, parts[0][0])):
+        first_lead = f"{earlier.pop()[0]} {lead}"
+    return [*earlier, _led(first_lead, parts[0]), *(_led(lead, part) for part in parts[1:])]
 
 
 def _pack_section(blocks: list[Block], sizer: Sizer) -> list[Piece]:
@@ -98,7 +113,8 @@ def _pack_section(blocks: list[Block], sizer: Sizer) -> list[Piece]:
 
     def close() -> None:
         text = "\n\n".join(p[0] for p in current)
-        parts.append((text, _merged(*(p[1] for p in current)), any(p[2] for p in current)))
+        shape = joined([(p[0], p[3]) for p in current])
+        parts.append((text, _merged(*(p[1] for p in current)), any(p[2] for p in current), shape))
 
     for piece in _pieces(blocks, sizer):
         # A PDF's next page starts a new passage: its citation names one page, and OCR marks only what it read.
@@ -146,7 +162,7 @@ def chunk_document(
         budget = max(32, max_tokens - counts.of(header) - SPECIAL_TOKENS)
         parts = _pack_section(section.blocks, Sizer(counts, budget))
         slug = _section_slug(section.path, used)
-        for n, (text, pages, ocr) in enumerate(parts, start=1):
+        for n, (text, pages, ocr, shape) in enumerate(parts, start=1):
             key = _unique(slug if n == 1 else f"{slug}-{n}", used)
             passages.append(
                 Passage(
@@ -167,6 +183,7 @@ def chunk_document(
                     carried=carried_lead(parts[n - 2][0], text) if n > 1 else 0,
                     pages=pages,
                     ocr=ocr,
+                    blocks=None if shape is None else shape.blocks,
                 )
             )
     return passages

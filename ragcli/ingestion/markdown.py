@@ -27,6 +27,7 @@ from ..structure import block_tokens, inline_children
 from ..text import unix_newlines
 from .dialects import indented_body, label_body, unfold_dialects
 from .inline_markup import inline
+from .layout import Shape, token_shape
 
 BlockKind = Literal["text", "list", "table", "code", "quote"]
 
@@ -52,6 +53,8 @@ class Block:
     """The PDF pages (1-based) it comes from; () for every other format (see ``chunking``)."""
     ocr: bool = False
     """Whether OCR read it from a scanned PDF page."""
+    shape: Shape | None = None
+    """Its top-level blocks as its document's parse found them (``layout``); None when not read from one."""
 
     @property
     def introduces(self) -> bool:
@@ -217,9 +220,12 @@ def markdown_sections(text: str, title: str) -> list[Section]:
             sections.append(Section(tuple(h for _, h in stack)))
             continue
         start, end = tok.map
-        block_text = "\n".join(lines[start:end]).strip("\n")
+        raw = "\n".join(lines[start:end])
+        block_text = raw.strip("\n")
         if block_text.strip():
-            sections[-1].blocks.append(Block(_KINDS.get(tok.type, "text"), block_text))
+            first = start + len(raw) - len(raw.lstrip("\n"))  # blank lines dropped at its start
+            shape = token_shape(tokens, i, lines, first, block_text)
+            sections[-1].blocks.append(Block(_KINDS.get(tok.type, "text"), block_text, shape=shape))
     return [s for s in sections if s.blocks]
 
 
@@ -244,15 +250,44 @@ def heading_text(inline_token: Any, env: dict[str, Any]) -> str:
     return " ".join(_HEADING_ATTRS.sub("", "".join(parts)).split())
 
 
+_H1_LINE = re.compile(r"^ {0,3}(?:#(?:[ \t]|$)|=+[ \t]*$)", re.MULTILINE)
+"""A line that may be a top-level H1 (``# Title``) or underline one (``===``): no H1 ends before the first."""
+
+
 def first_h1(text: str) -> str | None:
-    """The text of the document's first top-level ``# H1`` (a lower heading is never a title)."""
-    doc = parse_markdown(unix_newlines(text))
+    """The text of the document's first top-level ``# H1`` (a lower heading is never a title).
+
+    A page's title costs a parse of its first lines: the text up to the first line that may hold an H1 and the line
+    after it (a table's header is known by the line after it) is parsed first, and its H1 taken when it ends on
+    that line and no ``[`` comes before its end (a link reference defined further on changes a heading's text, and
+    a definition's title may run on over lines); else the whole text is parsed."""
+    text = unix_newlines(text)
+    candidate = _H1_LINE.search(text)
+    if candidate is None:
+        return None
+    end = _line_end(text, candidate.start())
+    if "[" not in text[:end]:
+        found = _first_h1(parse_markdown(text[: _line_end(text, end + 1)]))
+        if found is not None and found[1] == text.count("\n", 0, end) + 1:
+            return found[0]
+    found = _first_h1(parse_markdown(text))
+    return None if found is None else found[0]
+
+
+def _line_end(text: str, at: int) -> int:
+    """Where the line holding offset ``at`` ends (its newline, or the text's end)."""
+    end = text.find("\n", min(at, len(text)))
+    return len(text) if end < 0 else end
+
+
+def _first_h1(doc: Parsed) -> tuple[str, int] | None:
+    """The first top-level H1 with text in ``doc``: its text, and the line after its last."""
     tokens = doc.tokens
     for i, tok in enumerate(tokens[:-1]):
-        if tok.type == "heading_open" and tok.level == 0 and tok.tag == "h1":
+        if tok.type == "heading_open" and tok.level == 0 and tok.tag == "h1" and tok.map is not None:
             heading = " ".join(inline(heading_text(tokens[i + 1], doc.env)).split())  # icons, roles, attribute lists
             if heading:
-                return heading
+                return heading, tok.map[1]
     return None
 
 

@@ -163,7 +163,9 @@ def _document_title(folder: Folder, src: SourceFile, max_bytes: int) -> str | No
 
 def _first_heading(text: str, rst: bool) -> str | None:
     if not rst:
-        return _first_h1(text)
+        from .markdown import first_h1
+
+        return first_h1(text)
     lines = text.split("\n")
     return _rst_field_title(text) or next((title for n in range(len(lines)) if (title := _rst_title(lines, n))), None)
 
@@ -181,24 +183,6 @@ def _rst_field_title(text: str) -> str | None:
         if _rst_title(lines, 0) is None:
             return None  # the page starts with content: no top field list
     return None
-
-
-_H1_CANDIDATE = re.compile(r"^(?: {0,3}#[ \t]|=+[ \t]*$)", re.MULTILINE)
-"""A line that may be, or underline, an H1: the text up to it is all ``first_h1`` needs to read."""
-
-
-def _first_h1(text: str) -> str | None:
-    """``markdown.first_h1`` (the loaders' own rule), read on the text up to the first line that may hold the H1
-    (a whole page is parsed only when that line was not one, e.g. a ``#`` in code)."""
-    from .markdown import first_h1
-
-    candidate = _H1_CANDIDATE.search(text)
-    if candidate is not None:
-        end = text.find("\n", candidate.end())
-        heading = first_h1(text if end < 0 else text[:end])
-        if heading:
-            return heading
-    return first_h1(text)
 
 
 # --------------------------------------------------------------------------- labels and titles
