@@ -3,7 +3,8 @@
 A single sentence that answers exactly is answered, however little else the
 tenant holds; a question that names a thing no visible passage mentions is
 not answered from pages about something else, and is answered for a user who
-may see the page about it.
+may see the page about it. A name in a sentence that only tells the asker's
+situation is theirs, not something the pages must mention.
 """
 
 from __future__ import annotations
@@ -58,6 +59,8 @@ def tenants(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def runs(tenants: dict[str, Path]) -> dict[str, dict]:
     questions = {
         "e4": ("What is the allowance for level E4?", "payroll"),
+        # The first sentence is the asker's situation: its names are theirs, not what the documents must mention.
+        "e4-situation": ("I start on the Nightjar team in May. What is the allowance for level E4?", "payroll"),
         "nightjar-outsider": ("What is Project Nightjar?", "outsider"),
         "nightjar-insider": ("What is Project Nightjar?", "insider"),
     }
@@ -72,6 +75,13 @@ def runs(tenants: dict[str, Path]) -> dict[str, dict]:
 @pytest.mark.slow
 def test_a_single_sentence_that_answers_exactly_is_answered(runs: dict[str, dict]) -> None:
     run = runs["e4"]
+    assert run["exit"] == 0 and run["disposition"] == "answered", run
+    assert "98,000 to 121,000 euros" in run["answer"]
+
+
+@pytest.mark.slow
+def test_a_name_in_the_askers_situation_need_not_be_in_the_documents(runs: dict[str, dict]) -> None:
+    run = runs["e4-situation"]
     assert run["exit"] == 0 and run["disposition"] == "answered", run
     assert "98,000 to 121,000 euros" in run["answer"]
 

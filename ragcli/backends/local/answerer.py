@@ -156,7 +156,7 @@ class LocalModel:
         missing = tuple(t for t in asked.distinctive if not mentions(said, t, stems))
         if not asked.asks:
             missing += _only_addressed(asked, evidence, said, stems)
-        unmatched = tuple(t for t in asked.rare if not mentions(said, t, stems))
+        unmatched = tuple(t for t in asked.asked_rare if not mentions(said, t, stems))
         passages = read_passages(evidence, found)
         per_passage = [units(p) for p in passages]
         every = [u for found_units in per_passage for u in found_units]

@@ -7,7 +7,10 @@ rewards the sentence that restates the question, not the one that holds the
 fact. Abstaining: a question that names a distinctive thing (an identifier, a
 number, a capitalised or rare word) that no visible passage contains is not
 answered from passages about something else ("What is Project Nightjar?"
-over pages that only mention "projects").
+over pages that only mention "projects"). Only the sentences that ask count
+for that when others tell the asker's situation ("My Booking class has
+check_in and check_out dates ... Where do I put that check?"): the situation's
+names and rare words are the asker's own, not what the documents must say.
 
 A word is rare when the embedder's own WordPiece vocabulary (about 30,000
 common English words and pieces) does not hold it whole: "nightjar" is split
@@ -126,11 +129,22 @@ class Question:
     """Lower-case words the embedder's vocabulary does not hold in any form (``telemetry``, ``glibc``)."""
     asked_for: frozenset[str] = frozenset()
     """The stemmed terms of the thing a "what is the X ..." question asks for (X), empty for other questions."""
+    distinctive: tuple[str, ...] = ()
+    """What an answer's evidence must mention: the identifiers and names of the sentence that asks (``asking``)."""
+    asked_rare: tuple[str, ...] = ()
+    """The rare words of the sentence that asks (``asking``): the asker's own words for their situation are not."""
 
     @classmethod
     def read(cls, text: str) -> Question:
         identifiers = _identifiers(text)
         names, rare = _named_words(text, identifiers)
+        asking = _asking(text)
+        if asking == text:
+            distinctive, asked_rare = (*identifiers, *names), rare
+        else:
+            asked_identifiers = _identifiers(asking)
+            asked_names, asked_rare = _named_words(asking, asked_identifiers)
+            distinctive = (*asked_identifiers, *asked_names)
         sequence = query_terms(text)
         return cls(
             text=text,
@@ -141,6 +155,8 @@ class Question:
             names=names,
             rare=rare,
             asked_for=_asked_for(text),
+            distinctive=distinctive,
+            asked_rare=asked_rare,
         )
 
     @property
@@ -149,10 +165,17 @@ class Question:
         nor bare keywords: text that addresses the reader only answers a question about itself."""
         return bool(_ASKS.search(self.text))
 
-    @property
-    def distinctive(self) -> tuple[str, ...]:
-        """What an answer's evidence must mention: the identifiers and names it asks about."""
-        return (*self.identifiers, *self.names)
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'“(])")
+
+
+def _asking(text: str) -> str:
+    """The sentences of ``text`` that ask, when others only tell the asker's situation: in "My React dev server
+    on localhost:3000 calls my API and the browser blocks it. What do I have to add?" the server, its name and
+    its port are the asker's own, not what the documents must mention. The whole text otherwise."""
+    sentences = [s for s in _SENTENCE_END.split(text.strip()) if s]
+    asking = [s for s in sentences if _ASKS.search(s)]
+    return " ".join(asking) if asking and len(asking) < len(sentences) else text
 
 
 def _asked_for(text: str) -> frozenset[str]:
