@@ -67,8 +67,8 @@ class Checked:
         # Validates the fields as given and sets them as validated (stripped, converted), in place. Validation
         # replaces the instance's __dict__: the fields __init__ does not take are set again after it.
         given = {name: self.__dict__[name] for name in field_names(type(self))}
-        own = self.__dict__
-        kept = {f.name: own[f.name] for f in dataclasses.fields(self) if not f.init and f.name in own}
+        own, record = self.__dict__, typing.cast(Any, type(self))
+        kept = {f.name: own[f.name] for f in dataclasses.fields(record) if not f.init and f.name in own}
         _validator(type(self)).validate_python(given, self_instance=self)
         self.__dict__.update(kept)
 
