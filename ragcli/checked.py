@@ -57,10 +57,20 @@ class Checked:
 
     extra: ClassVar[Extra] = "ignore"
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # What pydantic's JSON Schema reads of a dataclass (not its core schema): the unknown-key rule, so a
+        # published schema (the MCP tools') says "additionalProperties": false where a key is refused.
+        cls.__pydantic_config__ = {"extra": cls.extra}  # type: ignore[attr-defined]
+
     def __post_init__(self) -> None:
-        # Validates the fields as given and sets them as validated (stripped, converted), in place.
+        # Validates the fields as given and sets them as validated (stripped, converted), in place. Validation
+        # replaces the instance's __dict__: the fields __init__ does not take are set again after it.
         given = {name: self.__dict__[name] for name in field_names(type(self))}
+        own, record = self.__dict__, typing.cast(Any, type(self))
+        kept = {f.name: own[f.name] for f in dataclasses.fields(record) if not f.init and f.name in own}
         _validator(type(self)).validate_python(given, self_instance=self)
+        self.__dict__.update(kept)
 
     @classmethod
     def model_validate(cls: type[C], data: object) -> C:
@@ -233,6 +243,9 @@ def _dataclass_schema(cls: type[Any]) -> CoreSchema:
     fields = []
     for f in dataclasses.fields(cls):
         if not f.init:
+            if f.default is dataclasses.MISSING:
+                # pydantic-core builds a record it reads without __init__: only a class-level default is there.
+                raise TypeError(f"{cls.__name__}.{f.name}: a field __init__ does not take needs a plain default")
             continue
         schema = schema_of(hints[f.name])
         if f.default_factory is not dataclasses.MISSING:
@@ -257,7 +270,7 @@ def _dataclass_schema(cls: type[Any]) -> CoreSchema:
         frozen=frozen,
         slots=False,
         ref=f"{cls.__module__}.{cls.__qualname__}",
-        config={"title": cls.__name__},
+        config={"title": cls.__name__, **({"extra_fields_behavior": extra} if extra else {})},
     )
 
 

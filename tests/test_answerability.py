@@ -62,6 +62,10 @@ def runs(tenants: dict[str, Path]) -> dict[str, dict]:
         # The first sentence is the asker's situation: its names are theirs, not what the documents must mention.
         "e4-situation": ("I start on the Nightjar team in May. What is the allowance for level E4?", "payroll"),
         "nightjar-outsider": ("What is Project Nightjar?", "outsider"),
+        # Told, not the asker's own: the question is about Nightjar, which this user's pages never mention.
+        "nightjar-its-budget": ("Project Nightjar is new. What is its budget?", "outsider"),
+        "nightjar-subject": ("Project Nightjar needs more money. Who approves an increase?", "outsider"),
+        "nightjar-doctor": ("How does Dr. Nightjar approve a budget increase?", "outsider"),
         "nightjar-insider": ("What is Project Nightjar?", "insider"),
     }
     procs = cli_many(
@@ -92,6 +96,14 @@ def test_a_named_thing_no_visible_passage_mentions_is_not_answered(runs: dict[st
     assert run["exit"] == 1 and run["disposition"] == "abstained", run
     # Not "no_visible_evidence": the pages it could see were found, they only speak of projects.
     assert run["reason"] == "model_abstained"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", ["nightjar-its-budget", "nightjar-subject", "nightjar-doctor"])
+def test_a_told_subject_no_visible_passage_mentions_is_not_answered(runs: dict[str, dict], case: str) -> None:
+    # The budget page answers "who approves an increase" for projects in general: not for Nightjar.
+    run = runs[case]
+    assert run["exit"] == 1 and run["disposition"] == "abstained", run
 
 
 @pytest.mark.slow

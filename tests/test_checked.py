@@ -159,3 +159,31 @@ def test_a_pydantic_model_may_hold_a_record_and_read_its_markers() -> None:
         (("tenants", 0), "value_error"),
         (("name",), "string_type"),
     ]
+
+
+@pytest.mark.parametrize("record", [r for r in RECORDS if r.extra == "forbid"], ids=lambda r: r.__name__)
+def test_a_record_that_forbids_unknown_keys_says_so_in_its_json_schema(record: type[Checked]) -> None:
+    # The MCP tools publish these schemas: a client must see that an unknown key is refused.
+    assert record.model_json_schema()["additionalProperties"] is False
+
+
+def test_a_field_init_does_not_take_keeps_its_value() -> None:
+    @dataclasses.dataclass(kw_only=True)
+    class Noted(Checked):
+        name: str
+        note: str | None = dataclasses.field(default=None, init=False)
+
+    made = Noted(name="a")
+    assert made.note is None and made.name == "a"
+    made.note = "kept"
+    assert Noted.model_validate({"name": "b"}).note is None
+
+
+def test_a_field_init_does_not_take_needs_a_plain_default() -> None:
+    @dataclasses.dataclass(kw_only=True)
+    class Cached(Checked):
+        name: str
+        cache: list[str] = dataclasses.field(default_factory=list, init=False)
+
+    with pytest.raises(TypeError, match="Cached.cache"):
+        Cached(name="a")

@@ -63,3 +63,34 @@ def test_rare_words_of_the_situation_are_not_asked_about() -> None:
     )
     assert "multi-gigabyte" in question.rare
     assert "multi-gigabyte" not in question.asked_rare
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("Project Nightjar is new. What is its budget?", "nightjar"),  # "its" points back at it
+        ("I lead Project Nightjar. How is its budget set?", "nightjar"),
+        ("Project Nightjar needs more money. Who approves an increase?", "nightjar"),  # told, and its subject
+    ],
+)
+def test_what_the_question_is_about_stays_distinctive(text: str, kept: str) -> None:
+    assert kept in Question.read(text).distinctive
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "How does Dr. Nightjar approve a budget increase",
+        "What does e.g. Nightjar do with an increase?",
+        "Which files does the U.S. office keep?",
+    ],
+)
+def test_an_abbreviation_does_not_end_a_sentence(text: str) -> None:
+    question = Question.read(text)
+    assert question.distinctive == (*question.identifiers, *question.names)
+    assert question.asked_rare == question.rare
+
+
+def test_a_subject_told_in_the_first_person_is_the_askers_own() -> None:
+    question = Question.read("My Nightjar deployment needs more memory. Who approves an increase?")
+    assert "nightjar" not in question.distinctive

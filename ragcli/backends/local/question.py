@@ -138,13 +138,15 @@ class Question:
     def read(cls, text: str) -> Question:
         identifiers = _identifiers(text)
         names, rare = _named_words(text, identifiers)
-        asking = _asking(text)
+        asking, subjects = _asking(text)
         if asking == text:
             distinctive, asked_rare = (*identifiers, *names), rare
         else:
             asked_identifiers = _identifiers(asking)
             asked_names, asked_rare = _named_words(asking, asked_identifiers)
-            distinctive = (*asked_identifiers, *asked_names)
+            subject_identifiers = _identifiers(subjects)
+            subject_names, _ = _named_words(subjects, subject_identifiers)
+            distinctive = tuple(dict.fromkeys((*subject_identifiers, *subject_names, *asked_identifiers, *asked_names)))
         sequence = query_terms(text)
         return cls(
             text=text,
@@ -167,15 +169,46 @@ class Question:
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'“(])")
+_ABBREVIATION = re.compile(
+    r"(?:\b(?:dr|mr|mrs|ms|prof|sr|jr|st|vs|etc|inc|ltd|no|fig|approx|cf|e\.g|i\.e)\.|(?<![\w.])[A-Z]\.)$",
+    re.IGNORECASE,
+)
+"""A full stop that ends an abbreviation or an initial ("Dr.", "e.g.", "U.S."), not a sentence."""
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|my|me|mine|myself|we|we're|we've|our|ours|us)\b", re.IGNORECASE)
+"""A sentence told in the first person: what it opens with is the asker's own ("My Booking class ...")."""
+_POINTS_BACK = re.compile(r"\b(?:its|their|theirs|they|them)\b", re.IGNORECASE)
+"""A pronoun that stands for something named before ("What is its budget?"): the question asks about it."""
+_SUBJECT_WORDS = 3
+"""How many opening words of a sentence name what it is about ("Project Nightjar needs more money.")."""
 
 
-def _asking(text: str) -> str:
-    """The sentences of ``text`` that ask, when others only tell the asker's situation: in "My React dev server
-    on localhost:3000 calls my API and the browser blocks it. What do I have to add?" the server, its name and
-    its port are the asker's own, not what the documents must mention. The whole text otherwise."""
-    sentences = [s for s in _SENTENCE_END.split(text.strip()) if s]
+def _sentences(text: str) -> list[str]:
+    """``text`` cut at its sentence ends, not after an abbreviation or an initial."""
+    out: list[str] = []
+    start = 0
+    for end in _SENTENCE_END.finditer(text):
+        if _ABBREVIATION.search(text[start : end.start()]):
+            continue
+        out.append(text[start : end.start()])
+        start = end.end()
+    out.append(text[start:])
+    return [s for s in out if s]
+
+
+def _asking(text: str) -> tuple[str, str]:
+    """What of ``text`` asks, and the subjects of its other sentences, when they tell the asker's situation: in
+    "My React dev server on localhost:3000 calls my API and the browser blocks it. What do I have to add?" the
+    server, its name and its port are the asker's own, not what the documents must mention. The whole text
+    and no subjects otherwise, and when the asking sentences point back at what was told ("What is its budget?").
+
+    A telling sentence not told in the first person keeps what it opens with, its subject: in "Project Nightjar
+    needs more money. Who approves an increase?" the question is about Project Nightjar."""
+    sentences = _sentences(text.strip())
     asking = [s for s in sentences if _ASKS.search(s)]
-    return " ".join(asking) if asking and len(asking) < len(sentences) else text
+    if not asking or len(asking) == len(sentences) or any(_POINTS_BACK.search(s) for s in asking):
+        return text, ""
+    told = [s for s in sentences if not _ASKS.search(s) and not _FIRST_PERSON.search(s)]
+    return " ".join(asking), " ".join(" ".join(s.split()[:_SUBJECT_WORDS]) + "." for s in told)
 
 
 def _asked_for(text: str) -> frozenset[str]:
