@@ -311,6 +311,18 @@ def test_docsy_tabs_named_by_their_language_and_an_alert_titled_by_a_param() -> 
     assert_no_markup(out)
 
 
+def test_a_quoted_tab_title_is_read_whole() -> None:
+    source = (
+        '{{< tabpane >}}\n{{< tab "Linux and macOS" >}}\nRun it.\n{{< /tab >}}\n'
+        "{{< tab 'Windows 11' >}}\nClick it.\n{{< /tab >}}\n{{< /tabpane >}}\n"
+    )
+    out = plain(source)
+    assert "Linux and macOS: Run it." in out and "Windows 11: Click it." in out
+    code = plain(source.replace("{{< tabpane >}}", "{{< tabpane langEqualsHeader=true >}}"))
+    assert "Linux and macOS:\n\n```Linux and macOS\nRun it.\n```" in code
+    assert_no_markup(out)
+
+
 def test_block_attributes_and_a_comment_holding_code_show_nothing() -> None:
     myst = (
         "3. Destinations beginning with `#` will be treated as internal references.\n\n"

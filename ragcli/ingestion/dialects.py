@@ -136,6 +136,8 @@ _MD_DEFAULT = re.compile(r"<!--\s*md:default\s+(.+?)\s*-->")
 """Material for MkDocs' documentation macro that its site renders as a "Default: value" badge."""
 _DEFINITION = re.compile(r"^(?P<indent>[ \t]*):[ \t]{1,4}(?P<text>\S.*)$")
 _HUGO_ATTR = re.compile(r'([\w-]+)\s*=\s*(?:"([^"]*)"|\'([^\']*)\'|([^\s"\']+))')
+_HUGO_POSITIONAL = re.compile(r"""^\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=]+)(?!\S|\s*=))""")
+"""A shortcode's first positional parameter, whole when quoted (its words are one parameter)."""
 _MYST_TARGET = re.compile(r"^\s*\([\w/.:-]+\)=\s*$")
 _MYST_COMMENT = re.compile(r"^\s*%(?!\S*%)")
 _MDX_IMPORT = re.compile(
@@ -317,8 +319,9 @@ class _Walk:
         if name == "comment":
             return [""]
         values = _attrs(attrs)
-        positional = attrs.split()[0] if attrs.split() and "=" not in attrs.split()[0] else ""  # ``{{< tab toml >}}``
-        label = values.get("header") or values.get("title") or values.get("summary") or positional.strip("\"'")
+        first = _HUGO_POSITIONAL.match(attrs)  # ``{{< tab toml >}}``, ``{{< tab "Linux and macOS" >}}``
+        positional = next((g for g in first.groups() if g is not None), "") if first else ""
+        label = values.get("header") or values.get("title") or values.get("summary") or positional
         lang = values.get("lang") or (label if name == "tab" and self.lang_header and label else None)
         if delimiter == "<" and lang is not None:  # a tab of raw code, shown highlighted
             return label_body(label, ["```" + lang, *body, "```"])
