@@ -505,6 +505,26 @@ def test_footnotes_are_numbered_and_their_text_ends_the_section_that_refers_to_t
     )
 
 
+def test_a_setext_heading_ends_the_section_a_note_goes_to() -> None:
+    source = "Intro text[^1].\n\nSection[^2]\n-------\n\nOther.\n\n---\n\nAfter a rule.\n\n[^1]: The note.\n[^2]: Two."
+    out = unfold_dialects(source)
+    assert out.startswith("Intro text[1].\n\n\n[1] The note.\n\n\nSection\n-------\n")  # no mark in a heading
+    assert out.rstrip().endswith("After a rule.\n\n\n[2] Two.")  # ``---`` after a blank line is a rule
+    sections = {s.path: "\n\n".join(b.text for b in s.blocks) for s in markdown_sections(source, "T")}
+    assert sections[("Section",)].startswith("Other.") and "The note" not in sections[("Section",)]
+
+
+def test_indented_code_keeps_its_footnote_syntax() -> None:
+    source = "Para[^n]\n\n    [^n]: indented code?\n    code [^n] here\n\nEnd.[^m]\n\n[^m]: The note."
+    out = unfold_dialects(source)
+    assert "\n\n    [^n]: indented code?\n    code [^n] here\n\n" in out
+    assert "End.[1]" in out and "[1] The note." in out and "[1] indented" not in out
+    # In a list item or a note, a line indented four spaces after a blank line goes on the item or note.
+    assert "    continued [1]" in unfold_dialects("- item[^n]\n\n    continued [^n]\n\n[^n]: note")
+    # So do an HTML block's (kramdown reads it to its closing tag): its tag-only lines still go.
+    assert "</td>" not in unfold_dialects("<table>\n  <tr><td>\n\n    Cell text.\n\n    </td></tr>\n</table>")
+
+
 def test_a_page_that_only_includes_another_is_skipped_not_rejected(tmp_path: Path) -> None:
     """uv's reference/contributing.md is one MkDocs snippet line: nothing of its own to index, and no error."""
     from support.cli import cli

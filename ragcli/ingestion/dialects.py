@@ -213,6 +213,9 @@ class _Walk:
         self.lines = lines
         self.i = 0
         self.lang_header = False
+        # Indented code is kept as written (only text with a line indented four spaces after a blank line may hold it).
+        maybe = any(n and not lines[n - 1].strip() and line.startswith(("    ", "\t")) for n, line in enumerate(lines))
+        self.code = footnotes.indented_code(lines) if maybe else [False] * len(lines)
 
     def run(self) -> Iterator[str]:
         while self.i < len(self.lines):
@@ -220,6 +223,9 @@ class _Walk:
 
     def _step(self) -> list[str]:
         line = self.lines[self.i]
+        if self.code[self.i]:
+            self.i += 1
+            return [line]
         rules = (self._fence, self._generated, self._colon_fence, self._pymdown_block)
         for rule in (*rules, self._hugo_block, self._alert, self._definition, self._footnote):
             out = rule(line)
