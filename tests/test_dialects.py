@@ -311,6 +311,18 @@ def test_docsy_tabs_named_by_their_language_and_an_alert_titled_by_a_param() -> 
     assert_no_markup(out)
 
 
+def test_a_quoted_tab_title_is_read_whole() -> None:
+    source = (
+        '{{< tabpane >}}\n{{< tab "Linux and macOS" >}}\nRun it.\n{{< /tab >}}\n'
+        "{{< tab 'Windows 11' >}}\nClick it.\n{{< /tab >}}\n{{< /tabpane >}}\n"
+    )
+    out = plain(source)
+    assert "Linux and macOS: Run it." in out and "Windows 11: Click it." in out
+    code = plain(source.replace("{{< tabpane >}}", "{{< tabpane langEqualsHeader=true >}}"))
+    assert "Linux and macOS:\n\n```Linux and macOS\nRun it.\n```" in code
+    assert_no_markup(out)
+
+
 def test_block_attributes_and_a_comment_holding_code_show_nothing() -> None:
     myst = (
         "3. Destinations beginning with `#` will be treated as internal references.\n\n"
@@ -491,6 +503,26 @@ def test_footnotes_are_numbered_and_their_text_ends_the_section_that_refers_to_t
         unfold_dialects("A method for you [^fn1], however not by default.")
         == "A method for you, however not by default."
     )
+
+
+def test_a_setext_heading_ends_the_section_a_note_goes_to() -> None:
+    source = "Intro text[^1].\n\nSection[^2]\n-------\n\nOther.\n\n---\n\nAfter a rule.\n\n[^1]: The note.\n[^2]: Two."
+    out = unfold_dialects(source)
+    assert out.startswith("Intro text[1].\n\n\n[1] The note.\n\n\nSection\n-------\n")  # no mark in a heading
+    assert out.rstrip().endswith("After a rule.\n\n\n[2] Two.")  # ``---`` after a blank line is a rule
+    sections = {s.path: "\n\n".join(b.text for b in s.blocks) for s in markdown_sections(source, "T")}
+    assert sections[("Section",)].startswith("Other.") and "The note" not in sections[("Section",)]
+
+
+def test_indented_code_keeps_its_footnote_syntax() -> None:
+    source = "Para[^n]\n\n    [^n]: indented code?\n    code [^n] here\n\nEnd.[^m]\n\n[^m]: The note."
+    out = unfold_dialects(source)
+    assert "\n\n    [^n]: indented code?\n    code [^n] here\n\n" in out
+    assert "End.[1]" in out and "[1] The note." in out and "[1] indented" not in out
+    # In a list item or a note, a line indented four spaces after a blank line goes on the item or note.
+    assert "    continued [1]" in unfold_dialects("- item[^n]\n\n    continued [^n]\n\n[^n]: note")
+    # So do an HTML block's (kramdown reads it to its closing tag): its tag-only lines still go.
+    assert "</td>" not in unfold_dialects("<table>\n  <tr><td>\n\n    Cell text.\n\n    </td></tr>\n</table>")
 
 
 def test_a_page_that_only_includes_another_is_skipped_not_rejected(tmp_path: Path) -> None:

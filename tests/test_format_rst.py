@@ -217,6 +217,14 @@ def test_an_object_description_shows_its_signature_once_as_written(tmp_path, emb
     assert all(p.text.startswith("For example:\n\n```") for p in parts[1:])
 
 
+def test_docutils_class_directive_with_css_classes_shows_nothing() -> None:
+    """docutils' ``.. class:: special`` gives the next element a CSS class; after ``.. module::`` (a Sphinx page on
+    Python) or written capitalised, ``.. class::`` is Python's class, shown as in Sphinx."""
+    assert rst_to_markdown("T\n=\n\n.. class:: special other\n\nA paragraph.\n", "x.rst")[1] == "# T\n\nA paragraph.\n"
+    python = rst_to_markdown("T\n=\n\n.. module:: foo\n\n.. class:: bar\n\n.. class:: Baz\n\nText.\n", "x.rst")[1]
+    assert python == "# T\n\nbar\n\nBaz\n\nText.\n"
+
+
 def test_a_substitution_no_file_defines_reads_as_nothing(tmp_path) -> None:
     page = "Requests\n========\n\nRelease v\\ |version|. (:ref:`Installation <install>`)\n"
     _, out = rst_to_markdown(page, "index.rst")  # bench/corpora/requests/docs/index.rst (Apache-2.0)

@@ -158,7 +158,7 @@ _PIECE = st.sampled_from(
     ["word", "  indented", "    code", "- item", "* star", "+ plus", "1. one", "2) two", "> quote", "# Head", "===",
      "---", "***", "| a | b |", "|---|---|", "a | b", "--|--", "[r]: /u", "<div>", "</div>", "<!-- c", "-->", "```",
      "```py", "~~~", "", "", "", "  - nested", "   continued", "> - quoted", "\ttab", "- | x |", " - one space",
-     "    ```", "  ```", "-", "1.", "**bold** text", "[link][r] text", "  2. deep"]
+     "    ```", "  ```", "-", "1.", "**bold** text", "[link][r] text", "  2. deep", "   "]
 )  # fmt: skip
 
 
@@ -191,6 +191,15 @@ def test_blocks_where_a_blank_line_may_not_end_a_block(text: str) -> None:
     """A list or indented code may go on after a blank line (a list takes in a next list of its kind), a fence or
     HTML block left open runs to the end."""
     _known(chunk_document(make_doc(text), "t", _words, max_tokens=24, counts_add_up=True))
+
+
+def test_a_line_of_spaces_after_a_block_is_not_in_it() -> None:
+    """A list's line map takes in a line of spaces after it; the block (and its passage) ends at its last line that
+    is not blank, as the parse of the passage's text ends it."""
+    text = "To install it:\n\n1. Run the installer.\n2. Restart.\n   \n## Next\n\nText."
+    passages = chunk_document(make_doc(text), "t", _words, counts_add_up=True)
+    assert passages[0].text == "To install it:\n\n1. Run the installer.\n2. Restart."
+    assert _known(passages) == len(passages)
 
 
 # --------------------------------------------------------------------------- titles on first lines

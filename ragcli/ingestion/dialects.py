@@ -136,6 +136,8 @@ _MD_DEFAULT = re.compile(r"<!--\s*md:default\s+(.+?)\s*-->")
 """Material for MkDocs' documentation macro that its site renders as a "Default: value" badge."""
 _DEFINITION = re.compile(r"^(?P<indent>[ \t]*):[ \t]{1,4}(?P<text>\S.*)$")
 _HUGO_ATTR = re.compile(r'([\w-]+)\s*=\s*(?:"([^"]*)"|\'([^\']*)\'|([^\s"\']+))')
+_HUGO_POSITIONAL = re.compile(r"""^\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=]+)(?!\S|\s*=))""")
+"""A shortcode's first positional parameter, whole when quoted (its words are one parameter)."""
 _MYST_TARGET = re.compile(r"^\s*\([\w/.:-]+\)=\s*$")
 _MYST_COMMENT = re.compile(r"^\s*%(?!\S*%)")
 _MDX_IMPORT = re.compile(
@@ -211,6 +213,9 @@ class _Walk:
         self.lines = lines
         self.i = 0
         self.lang_header = False
+        # Indented code is kept as written (only text with a line indented four spaces after a blank line may hold it).
+        maybe = any(n and not lines[n - 1].strip() and line.startswith(("    ", "\t")) for n, line in enumerate(lines))
+        self.code = footnotes.indented_code(lines) if maybe else [False] * len(lines)
 
     def run(self) -> Iterator[str]:
         while self.i < len(self.lines):
@@ -218,6 +223,9 @@ class _Walk:
 
     def _step(self) -> list[str]:
         line = self.lines[self.i]
+        if self.code[self.i]:
+            self.i += 1
+            return [line]
         rules = (self._fence, self._generated, self._colon_fence, self._pymdown_block)
         for rule in (*rules, self._hugo_block, self._alert, self._definition, self._footnote):
             out = rule(line)
@@ -317,8 +325,9 @@ class _Walk:
         if name == "comment":
             return [""]
         values = _attrs(attrs)
-        positional = attrs.split()[0] if attrs.split() and "=" not in attrs.split()[0] else ""  # ``{{< tab toml >}}``
-        label = values.get("header") or values.get("title") or values.get("summary") or positional.strip("\"'")
+        first = _HUGO_POSITIONAL.match(attrs)  # ``{{< tab toml >}}``, ``{{< tab "Linux and macOS" >}}``
+        positional = next((g for g in first.groups() if g is not None), "") if first else ""
+        label = values.get("header") or values.get("title") or values.get("summary") or positional
         lang = values.get("lang") or (label if name == "tab" and self.lang_header and label else None)
         if delimiter == "<" and lang is not None:  # a tab of raw code, shown highlighted
             return label_body(label, ["```" + lang, *body, "```"])

@@ -10,8 +10,9 @@ none: titles are plain text; a mark after a colon that ends a line goes before t
 introduces what follows). A note nothing refers to, and a reference to no note, are left to ``dialects`` and
 ``inline_markup``, which drop them.
 
-Code is left alone: fenced code (a MyST code directive's too, and the source a MyST example shows) and code
-spans. A MyST directive's prose (```` ```{note} ````) is read like the text around it.
+Code is left alone: fenced code (a MyST code directive's too, and the source a MyST example shows), indented
+code and code spans. A MyST directive's prose (```` ```{note} ````) is read like the text around it. A section
+ends before a heading: ``# Head``, or ``Head`` over ``===`` or ``---`` (after a blank line ``---`` is a rule).
 """
 
 from __future__ import annotations
@@ -26,6 +27,13 @@ _REFERENCE = re.compile(r"\[\^(?P<label>[^\]\s]+)\]")
 _COLON_OPEN = re.compile(r"^[ \t]*(?P<marker>:{3,})(?P<info>.*)$")
 _MARK = re.compile(r"(?P<space>[ \t]*)\[\^(?P<label>[^\]\s]+)\]")
 _HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
+_UNDERLINE = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$")
+"""A setext heading's underline (``===``, ``---``) after a paragraph's lines; after a blank line ``---`` is a rule."""
+_CONTAINER = re.compile(
+    r"^[ \t]*(?:(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)|\[\^[^\]\s]+\]:|!!!|\?\?\?|===[ \t]|:[ \t]|<[A-Za-z/])"
+)
+"""A line whose block its indented lines go on: a list item, a note, an admonition, a tab, a definition, an HTML
+tag (kramdown and Python-Markdown read an HTML block to its closing tag, blank lines and all)."""
 _CODE_SPAN = re.compile(r"(`+).+?\1")
 _BEFORE_COLON = re.compile(r":(?P<marks>(?:\[\d+\])+)[ \t]*$")
 _BLOCK_START = re.compile(r"^(```|~~~|[-*+] |\d+[.)] |\||>|#)")
@@ -53,7 +61,9 @@ def placed(text: str) -> str:
     if not numbers:
         return text
     out_of = {n for start, end in spans for n in range(start, end) if _label_at(lines[start]) in numbers}
-    ends = _section_ends(lines, prose)
+    setext = _setext(lines, prose)
+    in_heading = {k for start, end in setext.items() for k in range(start, end)}
+    ends = _section_ends(lines, prose, setext)
     after: dict[int, list[str]] = {}
     for label, number in numbers.items():
         end = next(e for e in ends if e > first[label])
@@ -62,21 +72,44 @@ def placed(text: str) -> str:
     for n, line in enumerate(lines):
         out.extend(after.get(n, ()))
         if n not in out_of:
-            out.append(_numbered(line, numbers) if prose[n] else line)
+            out.append(_numbered(line, numbers, n in in_heading) if prose[n] else line)
     out.extend(after.get(len(lines), ()))
     return "\n".join(out)
 
 
-def _prose(lines: list[str]) -> list[bool]:
+def indented_code(lines: list[str]) -> list[bool]:
+    """For each line, whether it is in an indented code block (outside fenced code, see ``_prose``)."""
+    code: list[bool] = []
+    _prose(lines, code)
+    return code
+
+
+def _prose(lines: list[str], code: list[bool] | None = None) -> list[bool]:
     """For each line, whether it is prose: outside fenced code (a MyST directive's fence, ```` ```{note} ```` or
-    ``:::{note}``, holds prose, unless the directive shows code or source) and not a fence line itself."""
+    ``:::{note}``, holds prose, unless the directive shows code or source) and not a fence line itself, and outside
+    indented code (lines indented four spaces after a blank line, but for what goes on a list item, a note, an
+    admonition, a tab or a definition; ``code`` gets whether each line is in it)."""
+    code = [] if code is None else code
     mask: list[bool] = []
     open_fences: list[tuple[str, bool]] = []  # (marker, whether its body is shown as code)
-    for line in lines:
+    container = indented = False  # in what indented lines go on; in indented code
+    for n, line in enumerate(lines):
+        code.append(False)
         if open_fences and open_fences[-1][1]:
             mask.append(False)
             if closes(line, open_fences[-1][0]):
                 open_fences.pop()
+            continue
+        after_blank = n == 0 or not lines[n - 1].strip()
+        if line.strip():
+            indented = _depth(line) >= 4 and (indented or (after_blank and not container))
+            if not indented and _CONTAINER.match(line):
+                container = True
+            elif not indented and after_blank and _depth(line) == 0:
+                container = False
+        if indented:
+            code[n] = True
+            mask.append(False)
             continue
         opened = FENCE_OPEN.match(line) or _COLON_OPEN.match(line)
         if opened is None or (opened.group("marker")[0] == "`" and "`" in opened.group("info")):
@@ -144,9 +177,35 @@ def _references(line: str) -> list[str]:
     return [m.group("label") for m in _REFERENCE.finditer(_CODE_SPAN.sub("", line))]
 
 
-def _section_ends(lines: list[str], prose: list[bool]) -> list[int]:
-    """The lines a section ends before: every heading outside code, and the end of the text."""
-    return [n for n, line in enumerate(lines) if prose[n] and _HEADING.match(line)] + [len(lines)]
+def _section_ends(lines: list[str], prose: list[bool], setext: dict[int, int]) -> list[int]:
+    """The lines a section ends before: every heading outside code (a setext heading's first line), and the end of
+    the text."""
+    headings = {n for n, line in enumerate(lines) if prose[n] and _HEADING.match(line)} | set(setext)
+    return [*sorted(headings), len(lines)]
+
+
+def _setext(lines: list[str], prose: list[bool]) -> dict[int, int]:
+    """The setext headings (a paragraph's lines, then ``===`` or ``---``) outside code: their first line, and the
+    line after their text (the underline)."""
+    found: dict[int, int] = {}
+    for n, line in enumerate(lines):
+        if n == 0 or not prose[n] or not _UNDERLINE.match(line):
+            continue
+        start = n
+        while start > 0 and prose[start - 1] and _text_line(lines[start - 1]):
+            start -= 1
+        before = lines[start - 1] if start > 0 else ""
+        if start < n and not (before.strip() and (_CONTAINER.match(before) or before.lstrip()[:1] in ">|<")):
+            found[start] = n
+    return found
+
+
+def _text_line(line: str) -> bool:
+    """Whether ``line`` may be a line of a paragraph's text (not blank, opens no block)."""
+    stripped = line.lstrip()
+    return bool(stripped) and not (
+        _BLOCK_START.match(stripped) or _CONTAINER.match(line) or _UNDERLINE.match(line) or stripped[:1] in "<:"
+    )
 
 
 def _note(number: int, body: list[str]) -> list[str]:
@@ -156,9 +215,10 @@ def _note(number: int, body: list[str]) -> list[str]:
     return ["", f"[{number}]", "", *body, ""]
 
 
-def _numbered(line: str, numbers: dict[str, int]) -> str:
-    """A line with its references to known notes as ``[1]`` (none in a heading), code spans left as they are."""
-    heading = bool(_HEADING.match(line))
+def _numbered(line: str, numbers: dict[str, int], heading: bool = False) -> str:
+    """A line with its references to known notes as ``[1]`` (none in a heading: ``heading`` for a setext heading's
+    text), code spans left as they are."""
+    heading = heading or bool(_HEADING.match(line))
 
     def mark(match: re.Match[str]) -> str:
         number = numbers.get(match.group("label"))

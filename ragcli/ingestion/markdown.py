@@ -220,11 +220,16 @@ def markdown_sections(text: str, title: str) -> list[Section]:
             sections.append(Section(tuple(h for _, h in stack)))
             continue
         start, end = tok.map
-        raw = "\n".join(lines[start:end])
-        block_text = raw.strip("\n")
+        # A block runs from its first line to its last that is not blank (markdown-it's blank: spaces and tabs
+        # only), as ``structure.parsed_blocks`` finds it in the passage's text: a list's map takes in a line of
+        # spaces after it, which would end the passage's text and its list one line later.
+        while end > start and not lines[end - 1].strip(" \t"):
+            end -= 1
+        while start < end and not lines[start].strip(" \t"):
+            start += 1
+        block_text = "\n".join(lines[start:end])
         if block_text.strip():
-            first = start + len(raw) - len(raw.lstrip("\n"))  # blank lines dropped at its start
-            shape = token_shape(tokens, i, lines, first, block_text)
+            shape = token_shape(tokens, i, lines, start, block_text)
             sections[-1].blocks.append(Block(_KINDS.get(tok.type, "text"), block_text, shape=shape))
     return [s for s in sections if s.blocks]
 

@@ -53,6 +53,11 @@ _SILENT_DIRECTIVES = {
     *HIDDEN_CODE,
 }  # fmt: skip
 
+_PYTHON_CONTEXT = {"module", "currentmodule", "automodule", "default-domain"}
+"""Directives after which ``.. class::`` describes a Python class even with no content (as do ``py:...`` ones)."""
+_CSS_CLASSES = re.compile(r"[a-z][a-z0-9_-]*(?:\s+[a-z][a-z0-9_-]*)*")
+"""docutils' ``class`` argument: lower-case class names (a Python class is capitalised, dotted or called)."""
+
 
 def shown_text(
     name: str, rawtext: str, text: str, lineno: int, inliner: Any, options: Any = None, content: Any = None
@@ -103,14 +108,17 @@ def lenient_lookups() -> Iterator[None]:
     from docutils.parsers.rst import directives, roles
 
     find_directive, find_role = directives.directive, roles.role
+    python = False  # the page has set a Python module or domain (``.. module::``, ``.. py:...``) so far
 
     def directive(name: str, language: Any, document: Any) -> tuple[Any, list[Any]]:
+        nonlocal python
+        python = python or name.lower() in _PYTHON_CONTEXT or name.lower().startswith("py:")
         if name.lower() == "date":  # the ingest day in the text would make passage IDs depend on the day
             return _no_date(), []
         if name.lower() in _SPHINX_CODE:  # Sphinx's options (:caption:, :linenos:) would fail docutils' own
             return _unknown_directive(), []
         if name.lower() == "class":  # Sphinx renames docutils' ``class`` to ``rst-class``: this is Python's
-            return _unknown_directive(), []
+            return _unknown_directive(css_classes=not python), []
         found, messages = find_directive(name, language, document)
         return (found or _unknown_directive()), messages
 
@@ -141,7 +149,9 @@ def _no_date() -> Any:
     return NoDate
 
 
-def _unknown_directive() -> Any:
+def _unknown_directive(css_classes: bool = False) -> Any:
+    """``css_classes``: a ``.. class::`` with no content whose argument is CSS classes (``.. class:: special``) is
+    docutils' own, which gives the next element its classes: it shows nothing."""
     from docutils import nodes
     from docutils.parsers.rst import Directive, directives
 
@@ -161,6 +171,8 @@ def _unknown_directive() -> Any:
             name = self.name.lower().rsplit(":", 1)[-1]  # py:function -> function
             argument = " ".join(self.arguments)
             if name in _SILENT_DIRECTIVES:
+                return []
+            if css_classes and self.name.lower() == "class" and not self.content and _CSS_CLASSES.fullmatch(argument):
                 return []
             if name in _CODE_DIRECTIVES or name in _SPHINX_CODE:
                 hidden = "hide" in self.options
