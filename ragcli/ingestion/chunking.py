@@ -42,6 +42,9 @@ outline has no ``Page N`` section per page (its passages have pages instead).
 directives in list items kept in them; rst signatures as written on a line of their own, undefined substitutions
 empty."""
 INTRODUCED_KINDS = ("code", "list", "table")
+WRITTEN_IN_MARKDOWN = frozenset({"markdown", "notebook"})
+"""Formats whose Markdown was written by people (a notebook's Markdown cells), its HTML markup; the Markdown the
+other converters write holds text, where ``<backend>`` is what the document says."""
 
 Piece = tuple[str, tuple[int, ...], bool, Shape | None]
 """Text that fits, the PDF pages it comes from, whether OCR read it (() and False for other formats), and its
@@ -146,7 +149,7 @@ def chunk_document(
     ``counts_add_up``: texts joined by whitespace count the sum of their tokens with ``count_tokens``
     (``Embedder.counts_add_up``), so packing adds counts up (``sizing.Counts``); the passages are the same."""
     if doc.reads_as == "markdown":
-        sections = markdown_sections(doc.text, doc.title)
+        sections = markdown_sections(doc.text, doc.title, html=doc.format in WRITTEN_IN_MARKDOWN)
     else:
         sections = plain_sections(doc.text)
     if doc.format == "pdf":
