@@ -396,6 +396,29 @@ def test_myst_list_table_reads_as_a_table_and_its_code_stays_code() -> None:
     )
 
 
+MYST_EXAMPLE_WITH_A_FENCE = """:::{myst-example}
+Since Pythagoras, we know that {math}`a^2 + b^2 = c^2`.
+
+```{math}
+:label: mymath
+(a + b)^2 = a^2 + 2ab + b^2
+```
+
+The equation {eq}`mymath` is a quadratic equation.
+:::
+"""  # bench/corpora/myst/docs/syntax/math.md (MIT), the equation cut to one line
+
+
+def test_a_myst_example_holding_a_fence_is_one_code_block() -> None:
+    """The example's source is fenced longer than the fence it holds: its last sentence is code, not prose
+    (``:label: mymath`` read as text was the plugin markup left in the myst corpus)."""
+    blocks = [b for s in markdown_sections(MYST_EXAMPLE_WITH_A_FENCE, "Title") for b in s.blocks]
+    assert [b.kind for b in blocks] == ["code"]
+    assert blocks[0].text.startswith("````markdown\nSince Pythagoras") and blocks[0].text.endswith(
+        "The equation {eq}`mymath` is a quadratic equation.\n````"
+    )
+
+
 # --------------------------------------------------------------------------- GitHub alerts (docsy, lazygit)
 
 

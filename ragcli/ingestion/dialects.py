@@ -130,7 +130,13 @@ def _unfold_directive(name: str, args: str, body: list[str], fence: str) -> list
     if name in fences.CODE_DIRECTIVES or name in fences.HIDDEN_CODE:
         return fences.code_directive(name, args, body, inline)
     if name in fences.SOURCE_DIRECTIVES:
-        return ["", f"{fence}markdown", *_directive_body(body), fence, ""]
+        source = _directive_body(body)
+        # Longer than any fence in the source (a ``:::{myst-example}`` holding ```` ```{math} ````): one block.
+        runs = [
+            len(m.group("marker")) for line in source if (m := FENCE_OPEN.match(line)) and m.group("marker")[0] == "`"
+        ]
+        fence = "`" * max([len(fence) if fence[0] == "`" else 3, *(n + 1 for n in runs)])
+        return ["", f"{fence}markdown", *source, fence, ""]
     if name == "eval-rst":
         return _eval_rst(body)
     if name == "glossary":
