@@ -12,10 +12,13 @@ Cuts every page of a documentation folder into passages with two ragcli source t
   directive fences (``:::{note}``) and footnote marks (``[^1]``). Target 0.
 - ``lower-heading titles``: pages with no front matter title and no ``# H1`` whose title is their first
   lower heading (and not their file name made readable). Target 0.
+- ``html``: passages of Markdown pages that still carry an HTML tag or comment outside code (``<a href=...>``,
+  ``<br>``, ``</div>``, ``<!-- x -->``: what CommonMark reads as HTML, markdown-it's ``HTML_TAG_RE``; an
+  autolink such as ``<https://x>`` is none). Target 0: the page shows the text, not the tags.
 
 Corpora: each ``--corpus DIR`` (default ``bench/corpora/material``) and a folder of crafted pages written
 by this script (long code in a list item, a tab in a list item, an admonition and a quote; pages without an
-H1; pymdownx, mkdocstrings and emoji markup; the FastAPI pages in tests/data)::
+H1; pymdownx, mkdocstrings and emoji markup; HTML in a page; the FastAPI pages in tests/data)::
 
     git -C /work/main archive main | tar -x -C /tmp/ragcli-main   # or any tree to compare with
     python bench/fidelity.py --before /tmp/ragcli-main
@@ -56,6 +59,11 @@ MYST_CODE = frozenset(
 )
 """MyST directives whose body is code the page shows (```` ```{doctest} ````); other ``{name}`` fences are prose."""
 EMOJI_TABLE = REPO_ROOT / "ragcli" / "data" / "emoji.tsv"
+HTML_TAG = re.compile(
+    r"<[A-Za-z][A-Za-z0-9-]*(?:\s+[a-zA-Z_:][a-zA-Z0-9:._-]*(?:\s*=\s*(?:[^\"'=<>`\x00-\x20]+|'[^']*'|\"[^\"]*\"))?)*"
+    r"\s*/?>|</[A-Za-z][A-Za-z0-9-]*\s*>|<!--"
+)
+"""An HTML tag (or a comment's start) as CommonMark reads one: markdown-it's ``HTML_TAG_RE``, written out here."""
 
 
 # --------------------------------------------------------------------------- the pages, independently of ragcli
@@ -178,6 +186,8 @@ def measure(folder: Path, rows: list[dict[str, Any]]) -> dict[str, Any]:
         if not has_title and not h1 and lower and titles and _readable(rel) not in titles:
             lower_titled += " ".join(lower.split()) in titles
     marked = [r for r in rows if _markup(r["text"], emoji)]
+    # In Markdown pages only: in a page converted from reStructuredText, ``<api-attr>`` is text, not a tag.
+    html = sum(1 for r in rows if r["file"].endswith(".md") and HTML_TAG.search(_outside_code(r["text"])))
     kinds: dict[str, int] = {}
     for r in marked:
         for kind in _markup(r["text"], emoji):
@@ -190,6 +200,7 @@ def measure(folder: Path, rows: list[dict[str, Any]]) -> dict[str, Any]:
         "plugin_markup": len(marked),
         "markup_kinds": kinds,
         "lower_heading_titles": lower_titled,
+        "html": html,
     }
 
 
@@ -240,6 +251,11 @@ def crafted(root: Path) -> Path:
             '::: pkg.module\n    options:\n      show_root_heading: true\n\n--8<-- "snippets/abbr.md"\n'
         ),
         "api-stub.md": "# `pkg.module`\n\n::: pkg.module\n    options:\n      members: true\n",
+        "html.md": (
+            '# HTML\n\n<div class="note">\n  <h5>A note</h5>\n  <p>\n    Run <code>make</code> on\n    '
+            '<a href="x.md">Windows</a>.\n  </p>\n</div>\n\nPress <kbd>Ctrl</kbd>+<kbd>C</kbd>.<br/>\n'
+            "Then `<br>` <small>optional</small>.\n"
+        ),
     }
     for rel, text in pages.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -269,7 +285,7 @@ def main() -> None:
             for label, tree in trees:
                 results.append({"corpus": name, "tree": label, **measure(folder, passages(tree, folder))})
     columns = ["corpus", "tree", "pages", "passages", "code_lines", "code_lines_whole", "plugin_markup"]
-    columns.append("lower_heading_titles")
+    columns += ["lower_heading_titles", "html"]
     out.table("reading fidelity", columns, [[r[c] for c in columns] for r in results])
     for r in results:
         if r["markup_kinds"]:

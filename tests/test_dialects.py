@@ -259,6 +259,166 @@ def test_myst_directives_nested_in_list_items_stay_in_their_item() -> None:
     assert [b.kind for b in blocks] == ["list", "list"]  # each list whole: the directives are inside the items
 
 
+ATTRS_EVAL_RST = """This hook must have the following signature:
+
+```{eval-rst}
+.. function:: your_hook(cls: type, fields: list[attrs.Attribute]) -> list[attrs.Attribute]
+   :noindex:
+```
+
+- *cls* is your class right *before* it is being converted into an attrs class.
+"""  # bench/corpora/attrs/docs/extending.md (MIT)
+
+
+def test_myst_eval_rst_is_read_as_restructuredtext() -> None:
+    """``{eval-rst}``'s body is reStructuredText, read as a ``.rst`` file is: the function's signature as written on
+    a line of its own (was: dropped); a body that reads another file shows nothing."""
+    out = plain(ATTRS_EVAL_RST)
+    assert (
+        "This hook must have the following signature:\n\n"
+        "your_hook(cls: type, fields: list[attrs.Attribute]) -> list[attrs.Attribute]\n\n- *cls* is your class"
+    ) in out
+    assert "noindex" not in out and "function::" not in out
+    include = "See:\n\n```{eval-rst}\n.. include:: snippets/include-rst.rst\n```\n"  # myst docs/faq/index.md
+    assert plain(include) == "See:"
+
+
+ATTRS_GLOSSARY = (
+    ":::{glossary}\n"
+    "dunder methods\n"
+    '  "Dunder" is a contraction of "double underscore".\n'
+    "\n"
+    "  It's methods like `__init__` or `__eq__` that are sometimes also called *magic methods* or it's said that "
+    "they implement an *object protocol*.\n"
+    "\n"
+    "\n"
+    "dict classes\n"
+    "  A regular class whose attributes are stored in the {attr}`object.__dict__` attribute of every single "
+    "instance.\n"
+    "  This is quite wasteful especially for objects with very few data attributes and the space consumption can "
+    "become significant when creating large numbers of instances.\n"
+    ":::\n"
+)  # bench/corpora/attrs/docs/glossary.md (MIT), two entries cut short
+
+MYST_DEFINITIONS = """:::{admonition} List table options
+:class: hint
+
+`align` : "left", "center", or "right"
+: The horizontal alignment of the table.
+
+`width` : [length](units/length) or [percentage](units/percentage)
+: Sets the width of the table to the specified length or percentage of the line width.
+: If omitted, the renderer determines the width of the table based on its contents or the column widths.
+:::
+
+[markdown-it-py]
+: A CommonMark-compliant and extensible Markdown parser.
+"""  # bench/corpora/myst/docs/syntax/tables.md and index.md (MIT)
+
+
+def test_glossary_and_definition_list_terms_stand_apart_from_their_definitions() -> None:
+    out = plain(ATTRS_GLOSSARY)
+    assert out.startswith('dunder methods: "Dunder" is a contraction of "double underscore".\n\nIt\'s methods like')
+    assert "dict classes: A regular class whose attributes are stored in the object.__dict__ attribute" in out
+    assert "\n  " not in out  # the definitions' indentation is the glossary's, not the text's
+    out = plain(MYST_DEFINITIONS)
+    assert 'List table options: `align` : "left", "center", or "right": The horizontal alignment of the table.' in out
+    assert (
+        "`width` : [length](units/length) or [percentage](units/percentage): Sets the width of the table to the "
+        "specified length or percentage of the line width.\n\nIf omitted, the renderer determines"
+    ) in out
+    # ``[markdown-it-py]:`` would define a link: that term is a line of its own.
+    assert "[markdown-it-py]\n\nA CommonMark-compliant and extensible Markdown parser." in out
+
+
+MYST_LIST_TABLE = """Here are some examples:
+
+:::{list-table}
+:header-rows: 1
+
+* - Type
+  - Syntax
+  - Rendered
+
+* - Autolink, full
+  - `<inv:sphinx:std:doc#index>`{l=myst}
+  - <inv:sphinx:std:doc#index>
+
+* - Link, full
+  - `[Sphinx](inv:sphinx:std:doc#index)`{l=myst}
+  - [Sphinx](inv:sphinx:std:doc#index)
+:::
+"""  # bench/corpora/myst/docs/syntax/cross-referencing.md (MIT), two rows
+
+MYST_LIST_TABLE_OF_CODE = """Here is the basic structure:
+
+`````{list-table}
+:header-rows: 1
+
+* - MyST
+  - reStructuredText
+* - ````md
+    ```{directivename} arguments
+    :key1: val1
+    :key2: val2
+
+    This is
+    directive content
+    ```
+    ````
+  - ```rst
+    .. directivename:: arguments
+       :key1: val1
+       :key2: val2
+
+       This is
+       directive content
+    ```
+`````
+"""  # bench/corpora/myst/docs/syntax/roles-and-directives.md (MIT)
+
+
+def test_myst_list_table_reads_as_a_table_and_its_code_stays_code() -> None:
+    blocks = [b for s in markdown_sections(MYST_LIST_TABLE, "Title") for b in s.blocks]
+    assert [b.kind for b in blocks] == ["text", "table"]
+    assert blocks[1].text == (
+        "| Type | Syntax | Rendered |\n|---|---|---|\n"
+        "| Autolink, full | `<inv:sphinx:std:doc#index>`{l=myst} | <inv:sphinx:std:doc#index> |\n"
+        "| Link, full | `[Sphinx](inv:sphinx:std:doc#index)`{l=myst} | [Sphinx](inv:sphinx:std:doc#index) |"
+    )
+    # Cells of code: row by row, each cell under its column's header, the code whole (a 4-backtick fence in a
+    # cell no longer ends the 5-backtick directive).
+    out = plain(MYST_LIST_TABLE_OF_CODE)
+    assert out == (
+        "Here is the basic structure:\n\nMyST:\n\n````md\n```{directivename} arguments\n:key1: val1\n:key2: val2\n\n"
+        "This is\ndirective content\n```\n````\n\nreStructuredText:\n\n```rst\n.. directivename:: arguments\n"
+        "   :key1: val1\n   :key2: val2\n\n   This is\n   directive content\n```"
+    )
+
+
+MYST_EXAMPLE_WITH_A_FENCE = """:::{myst-example}
+Since Pythagoras, we know that {math}`a^2 + b^2 = c^2`.
+
+```{math}
+:label: mymath
+(a + b)^2 = a^2 + 2ab + b^2
+```
+
+The equation {eq}`mymath` is a quadratic equation.
+:::
+"""  # bench/corpora/myst/docs/syntax/math.md (MIT), the equation cut to one line
+
+
+def test_a_myst_example_holding_a_fence_is_one_code_block() -> None:
+    """The example's source is fenced longer than the fence it holds: its last sentence is code, not prose
+    (``:label: mymath`` read as text was the plugin markup left in the myst corpus)."""
+    blocks = [b for s in markdown_sections(MYST_EXAMPLE_WITH_A_FENCE, "Title") for b in s.blocks]
+    assert [b.kind for b in blocks] == ["code"]
+    assert blocks[0].text.startswith("````markdown\nSince Pythagoras") and blocks[0].text.endswith(
+        "The equation {eq}`mymath` is a quadratic equation.\n````"
+    )
+
+
 # --------------------------------------------------------------------------- GitHub alerts (docsy, lazygit)
 
 

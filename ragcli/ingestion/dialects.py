@@ -13,13 +13,18 @@ unfolded the way the site would render it, as prose or code a person reads:
   ``doctest``, a MyST example's source);
 - markup that renders to nothing a reader sees, or to content ragcli does not
   have (includes, table-of-contents trees, comments, anchors, icons,
-  imports, block attributes such as ``{style=lower-roman}``), is dropped.
+  imports, block attributes such as ``{style=lower-roman}``), is dropped;
+- HTML reads as its text: a tag in a sentence as what it shows (``<kbd>Ctrl</kbd>`` → ``Ctrl``), a block
+  (``<div class="note">``, a ``<table>``) as paragraphs, items, a table and code (``html_markup``);
+- a MyST ``{list-table}`` is a table (its cells' code kept as code: row by row, each cell labelled by its
+  column), ``{eval-rst}`` is read as reStructuredText (``rst``), a ``{glossary}`` and a definition list read
+  ``term: definition``.
 
 Dialects: Material for MkDocs, pymdownx and mkdocstrings (``/// note``, ```` ```python {lint="skip"} ````,
 ``# (1)!``, ``::: pkg.module``, ``--8<--``, ``:material-x:``, ``{ .class }``, ``++ctrl+c++``; see ``material``),
 Hugo shortcodes (``{{< x >}}``, ``{{% x %}}``), Docusaurus (``:::note``, ``<Tabs>``/``<TabItem>``, MDX
 ``import``), MyST (```` ```{note} ````, ``:::{tip}``, ``(label)=``, ``{ref}`x```, ``% comment``), GitHub alerts
-(``> [!NOTE]``), Liquid/Jinja tags, mdBook ``{{#include}}``, HTML comments and tag-only HTML lines; footnotes
+(``> [!NOTE]``), Liquid/Jinja tags, mdBook ``{{#include}}``, HTML (comments, tags, blocks); footnotes
 (``[^1]``) are numbered and their text kept first (``footnotes``).
 Code blocks are left as they are, except that Hugo's escaped shortcodes (``{{</* x */>}}``) read as the site
 shows them.
@@ -34,7 +39,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from . import fences, footnotes, material
+from . import fences, footnotes, html_markup, material, mdwriter
 from .fences import DIRECTIVE_INFO, FENCE_OPEN, closes, collect, fenced_chunks
 from .fences import indented_body as indented_body  # ``markdown`` reads it from here too
 from .inline_markup import HUGO_SHORTCODE, MDBOOK, code_line, inline
@@ -76,10 +81,37 @@ _MYST_ADMONITIONS = frozenset(
     "versionadded versionchanged deprecated topic sidebar margin".split()
 )
 _MYST_DROP = frozenset(
-    "toctree include literalinclude image figure contents raw eval-rst myst-config math csv-table "
+    "toctree include literalinclude image figure contents raw myst-config math csv-table "
     "automodule autoclass autofunction autodoc bibliography only index tableofcontents".split()
 )
 _DOCUSAURUS_OPEN = re.compile(r"^(?P<kind>[a-z]+)(?:\[(?P<bracket>[^\]]*)\]|[ \t]+(?P<title>.+))?[ \t]*$")
+
+
+def _span_after(text: str, run: int) -> int:
+    """The backtick run of the code span left open after ``text`` (0 for none), ``run`` the one open before it."""
+    for found in re.finditer(r"`+", text):
+        length = len(found.group())
+        if not run and found.start() and text[found.start() - 1] == "\\":
+            length -= 1  # an escaped backtick opens nothing
+        if not length:
+            continue
+        run = length if not run else 0 if length == run else run
+    return run
+
+
+def _term(lines: list[str]) -> list[str]:
+    """A definition list's term (the line before ``: definition``) as the start of a paragraph of its own:
+    ``term:``, so it reads ``term: definition`` (not ``term definition``) once the lines are joined; a term that is
+    a bracketed label (``[markdown-it-py]``) is a line of its own (``[label]:`` would be a link's definition)."""
+    last = max((n for n, line in enumerate(lines) if line.strip()), default=None)
+    if last is None:
+        return lines
+    term = lines[last].strip()
+    if term.startswith("[") and term.endswith("]"):
+        return ["", *lines, ""]  # ``[label]:`` would define a link: the term is a paragraph of its own
+    if not term.endswith((".", ":", ";", "!", "?")):
+        lines = [*lines[:last], lines[last].rstrip() + ":", *lines[last + 1 :]]
+    return ["", *lines]
 
 
 def _directive_body(lines: list[str]) -> list[str]:
@@ -98,7 +130,19 @@ def _unfold_directive(name: str, args: str, body: list[str], fence: str) -> list
     if name in fences.CODE_DIRECTIVES or name in fences.HIDDEN_CODE:
         return fences.code_directive(name, args, body, inline)
     if name in fences.SOURCE_DIRECTIVES:
-        return ["", f"{fence}markdown", *_directive_body(body), fence, ""]
+        source = _directive_body(body)
+        # Longer than any fence in the source (a ``:::{myst-example}`` holding ```` ```{math} ````): one block.
+        runs = [
+            len(m.group("marker")) for line in source if (m := FENCE_OPEN.match(line)) and m.group("marker")[0] == "`"
+        ]
+        fence = "`" * max([len(fence) if fence[0] == "`" else 3, *(n + 1 for n in runs)])
+        return ["", f"{fence}markdown", *source, fence, ""]
+    if name == "eval-rst":
+        return _eval_rst(body)
+    if name == "glossary":
+        return _glossary(_directive_body(body))
+    if name == "list-table":
+        return _list_table(args, body)
     if name in {"versionadded", "versionchanged", "deprecated"}:
         label = f"{_title(name)} in version {args.strip()}" if args.strip() else _title(name)
         if name == "deprecated":
@@ -117,6 +161,91 @@ def _unfold_directive(name: str, args: str, body: list[str], fence: str) -> list
         if args.strip()
         else ["", *unfold(_directive_body(body)), ""]
     )
+
+
+def _eval_rst(body: list[str]) -> list[str]:
+    """``{eval-rst}``: its content is reStructuredText, read as a ``.rst`` file is (``rst``); nothing if it fails."""
+    from ..errors import DocumentRejected
+    from .rst import rst_body_to_markdown
+
+    try:
+        return ["", *rst_body_to_markdown("\n".join(body), "eval-rst").rstrip("\n").split("\n"), ""]
+    except DocumentRejected:
+        return [""]
+
+
+def _glossary(body: list[str]) -> list[str]:
+    """``{glossary}``: each entry ``term: definition`` (``term, other term:`` for terms that share one), the rest
+    of a long definition after it, as a container's label leads its content."""
+    out: list[str] = []
+    for terms, definition in fences.glossary_entries(body):
+        out += label_body(", ".join(inline(term).strip() for term in terms), unfold(definition))
+    return out or [""]
+
+
+def _list_table(args: str, body: list[str]) -> list[str]:
+    """``{list-table}`` (a list of rows, each a list of cells) as a table: its header row (``:header-rows:``, else
+    the first row) and rows, its title the sentence before it, as the reStructuredText reader writes one. A table
+    whose cells hold more than a line of text (code, lists) is read row by row, each cell labelled by its column's
+    header (``Example:`` and its code), so its code stays code."""
+    options, content = fences.directive_options(body)
+    read = _list_rows(content)
+    if read is None:  # not a uniform two-level list: its content, as a container's
+        return ["", *([args.strip()] if args.strip() else []), *unfold(content), ""]
+    rows, simple = read
+    cells = [[unfold(cell) for cell in row] for row in rows]
+    title = [f"{inline(args.strip()).rstrip(':')}:", ""] if args.strip() else []
+    if simple:
+        table = mdwriter.table([[" ".join(" ".join(cell).split()) for cell in row] for row in cells])
+        return ["", *title, *table.split("\n"), ""] if table else [""]
+    header_rows = int(options["header-rows"]) if options.get("header-rows", "").isdigit() else 0
+    header = [" ".join(" ".join(cell).split()) for cell in cells[0]] if header_rows else []
+    out = ["", *title]
+    for row in cells[header_rows:] if header_rows else cells:
+        for n, cell in enumerate(row):
+            out += label_body(header[n] if n < len(header) else "", cell)
+    return [*out, ""]
+
+
+def _list_rows(lines: list[str]) -> tuple[list[list[list[str]]], bool] | None:
+    """A list-table's rows, each its cells' lines (dedented to the cell's content), and whether every cell is at
+    most a paragraph; None when the content is not a list of lists of the same length."""
+    from ..structure import block_tokens
+
+    rows: list[list[list[str]]] = []
+    simple = True
+    paragraphs = 0  # in the current cell
+    for tok in block_tokens("\n".join(lines)):
+        if tok.level in (0, 2) and tok.type not in ("bullet_list_open", "bullet_list_close"):
+            return None  # text beside the rows, or in a row beside its cells
+        if tok.type == "list_item_open" and tok.level == 1:
+            rows.append([])
+        elif tok.type == "list_item_open" and tok.level == 3 and rows and tok.map is not None:
+            rows[-1].append(_cell_lines(lines[tok.map[0] : tok.map[1]]))
+            paragraphs = 0
+        elif tok.level == 4 and tok.type == "paragraph_open":
+            paragraphs += 1
+            simple = simple and paragraphs == 1
+        elif tok.level == 4 and tok.type != "paragraph_close":
+            simple = False  # code, a list, a quote in a cell
+    if not rows or any(not row for row in rows) or len({len(row) for row in rows}) > 1:
+        return None
+    return rows, simple
+
+
+def _cell_lines(lines: list[str]) -> list[str]:
+    """A cell's lines without its marker (``  - ``, or ``* - `` for a row's first cell), dedented to its content's
+    column."""
+    marker = re.match(r"^(?:[ \t]*[-*+](?:[ \t]+|$))+", lines[0])
+    width = marker.end() if marker is not None else 0
+    if marker is not None and not lines[0][width:].strip():
+        width = len(lines[0]) - len(lines[0].lstrip()) + 2  # ``- `` alone: the content starts on the next line
+    out = [lines[0][width:]]
+    for line in lines[1:]:
+        out.append(line[width:] if not line[:width].strip() else line.lstrip())
+    while out and not out[-1].strip():
+        out.pop()
+    return out
 
 
 def _nested(name: str, args: str, body: list[str], fence: str, indent: str) -> list[str]:
@@ -143,6 +272,8 @@ _MYST_COMMENT = re.compile(r"^\s*%(?!\S*%)")
 _MDX_IMPORT = re.compile(
     r"^(?:import\s.+\sfrom\s+['\"].+['\"];?|import\s+['\"].+['\"];?|export\s+(?:const|default|function)\b.*)\s*$"
 )
+_QUOTED = re.compile(r"[ \t]*(?:>[ \t]?)*")
+"""A line's indentation and quote markers."""
 _TAG_ONLY = re.compile(r"^\s*(?:</?[A-Za-z][\w.-]*(?:\s[^<>]*)?/?>\s*)+$")
 _TAB_ITEM = re.compile(r"^\s*<TabItem\b([^>]*)>\s*$")
 _SUMMARY = re.compile(r"^\s*<summary>(.*?)</summary>\s*$", re.IGNORECASE)
@@ -171,10 +302,12 @@ def unfold(lines: list[str]) -> list[str]:
     return list(_Walk(lines).run())
 
 
-def unfold_dialects(text: str) -> str:
-    """A Markdown document with every doc-site dialect unfolded (see the module docstring)."""
+def unfold_dialects(text: str, *, html: bool = True) -> str:
+    """A Markdown document with every doc-site dialect unfolded (see the module docstring); ``html``: whether its
+    HTML is markup (a page written in Markdown) or text (Markdown a converter wrote, ``-db <backend>``)."""
     text = footnotes.placed(_without_comments(text))
-    return "\n".join(unfold(text.split("\n")))
+    with html_markup.reading_html(html):
+        return "\n".join(unfold(text.split("\n")))
 
 
 def _without_comments(text: str) -> str:
@@ -216,6 +349,10 @@ class _Walk:
         # Indented code is kept as written (only text with a line indented four spaces after a blank line may hold it).
         maybe = any(n and not lines[n - 1].strip() and line.startswith(("    ", "\t")) for n, line in enumerate(lines))
         self.code = footnotes.indented_code(lines) if maybe else [False] * len(lines)
+        self.item_fence: str | None = None  # the marker of a fence opened after a list item's marker (- ```html)
+        self.definition_end = -1  # the line after the last definition read (``: text`` and its indented lines)
+        self.span = 0  # the backtick run of a code span the paragraph's lines so far left open (0: none)
+        self.quote_run: tuple[int, list[str], bool] = (0, [], False)  # (first line, quoted lines, whole run)
 
     def run(self) -> Iterator[str]:
         while self.i < len(self.lines):
@@ -226,13 +363,25 @@ class _Walk:
         if self.code[self.i]:
             self.i += 1
             return [line]
+        if self.item_fence is not None:  # code in a list item (``- ```html``): as written
+            self.i += 1
+            self.item_fence = None if closes(line, self.item_fence) else self.item_fence
+            return [line]
+        item_fence = fences.ITEM_FENCE.match(line)
+        if item_fence and not (item_fence.group("marker")[0] == "`" and "`" in item_fence.group("info")):
+            self.item_fence = item_fence.group("marker")
         rules = (self._fence, self._generated, self._colon_fence, self._pymdown_block)
-        for rule in (*rules, self._hugo_block, self._alert, self._definition, self._footnote):
+        for rule in (*rules, self._hugo_block, self._alert, self._definition, self._footnote, self._html):
             out = rule(line)
             if out is not None:
+                self.span = 0
                 return out
         self.i += 1
-        return self._line(line)
+        out = self._line(line)
+        self.span = _span_after(line, self.span) if line.strip() else 0
+        if line.strip() and self.i < len(self.lines) and _DEFINITION.match(self.lines[self.i]):
+            return _term(out)
+        return out
 
     # A fenced block: a MyST directive, or code kept as it is.
     def _fence(self, line: str) -> list[str] | None:
@@ -356,9 +505,11 @@ class _Walk:
         if match is None:
             return None
         indent = match.group("indent")
+        another = self.i == self.definition_end  # a term's second definition: a paragraph of its own
         body, self.i = indented_body(self.lines, self.i + 1, indent + "    ")
+        self.definition_end = self.i
         first = inline(match.group("text"))
-        return [indent + first, *(indent + b if b else "" for b in unfold(body))]
+        return [*([""] if another else []), indent + first, *(indent + b if b else "" for b in unfold(body))]
 
     # ``[^1]: ...`` and its indented continuation: a footnote's text sits far from what it annotates, and between
     # a sentence and its code block it would cut them apart.
@@ -375,6 +526,57 @@ class _Walk:
             self.i += 1
         return [""]
 
+    # A block of HTML (``<div class="note">`` … ``</div>``, ``<h2><code>PrintOK</code></h2>``): what it shows; in a
+    # quote too. A tag in a sentence written over lines (``the various <code`` / ``class="option">``): one line.
+    def _html(self, line: str) -> list[str] | None:
+        if "<" not in line:
+            return None
+        prefix = _QUOTED.match(line).group()  # type: ignore[union-attr]  # it matches any line
+        lines, start = self._quoted(prefix.count(">")) if ">" in prefix else (self.lines, self.i)
+        end = html_markup.block_extent(lines, start)
+        if end is not None:
+            self.i += end - start
+            source = "\n".join(lines[start:end])
+            if ">" not in prefix:
+                prefix = line[: len(line) - len(line.lstrip())]
+            shown = html_markup.block_lines(source, inline)
+            return [prefix + out if out else prefix.rstrip() for out in shown]
+        if _span_after(line[: line.rfind("<")], self.span):
+            return None  # the tag begun at the line's end is in a code span: code, as written
+        joined, end = line, start + 1
+        while (more := html_markup.tag_continued([joined, *lines[end : end + 10]], 0)) is not None:
+            joined = " ".join([joined.rstrip(), *(part.strip() for part in lines[end : end + more - 1])])
+            end += more - 1
+        if end == start + 1:
+            return None
+        self.i += end - start
+        return self._line(joined)
+
+    def _quoted(self, depth: int) -> tuple[list[str], int]:
+        """The lines of the quote this line is in, ``depth`` deep, without their markers, and this line's index in
+        them: read once for a run of quoted lines (up to 2,000 at a time), so each is read once."""
+        start, found, complete = self.quote_run
+        if not (start <= self.i < start + len(found) and (complete or self.i + 500 <= start + len(found))):
+            found, complete = [], True
+            for line in self.lines[self.i : self.i + 2000]:
+                marker = _QUOTED.match(line)
+                if marker is None or marker.group().count(">") != depth:
+                    break
+                found.append(line[marker.end() :])
+            else:
+                complete = self.i + 2000 >= len(self.lines)
+            start = self.i
+            self.quote_run = (start, found, complete)
+        return found, self.i - start
+
+    def _inline(self, line: str) -> str:
+        """``inline(line)``; a line that begins inside a code span an earlier line of its paragraph opened, and holds
+        a ``<``, is code up to the span's closing run (``<toolchain`` / ``root>/lib`` stays as written)."""
+        if not self.span or "<" not in line:
+            return inline(line)
+        close = next((m.end() for m in re.finditer(r"`+", line) if len(m.group()) == self.span), None)
+        return line if close is None else line[:close] + inline(line[close:])
+
     def _line(self, line: str) -> list[str]:
         stripped = line.strip()
         for drop in _DROPPED:
@@ -390,7 +592,7 @@ class _Walk:
             return ["", f"{inline(summary.group(1)).strip()}:", ""]
         if _TAG_ONLY.match(line):
             return [""]
-        rewritten = inline(_MD_DEFAULT.sub(r"Default: \1.", line))
+        rewritten = self._inline(_MD_DEFAULT.sub(r"Default: \1.", line))
         if rewritten.strip() == "" and stripped:
             return [""]
         return [rewritten]

@@ -15,6 +15,8 @@ import re
 from collections.abc import Callable, Iterator
 
 FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>`{3,}|~{3,})(?P<info>.*)$")
+ITEM_FENCE = re.compile(r"^[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)+(?P<marker>`{3,}|~{3,})(?P<info>.*)$")
+"""A fence opened on a list item's first line (``- ```text``, ``* - ```md`` in a MyST list-table)."""
 DIRECTIVE_INFO = re.compile(r"^\{(?P<name>[\w:.-]+)\}[ \t]*(?P<args>.*)$")
 """A MyST directive's info string: ``{note}``, ``{code-block} python``."""
 CODE_DIRECTIVES = frozenset(
@@ -46,7 +48,7 @@ def collect(lines: list[str], start: int, marker: str) -> tuple[list[str], int]:
         line = lines[i]
         if not depth_markers and closes(line, marker):
             return body, i + 1
-        opened = FENCE_OPEN.match(line) if marker[0] != ":" else None
+        opened = (FENCE_OPEN.match(line) or ITEM_FENCE.match(line)) if marker[0] != ":" else None
         if opened and marker[0] == "`" and opened.group("info").strip():
             depth_markers.append(opened.group("marker"))  # a nested fence with an info string opens
         elif depth_markers and closes(line, depth_markers[-1]):
@@ -124,3 +126,35 @@ def code_directive(name: str, args: str, lines: list[str], caption_text: Callabl
     fence = "`" * max([3, *(n + 1 for n in runs)])
     caption = caption_text(options.get("caption", "")).strip().rstrip(":")
     return ["", *([f"{caption}:", ""] if caption else []), f"{fence}{language}", *body, fence, ""]
+
+
+def glossary_entries(lines: list[str]) -> list[tuple[list[str], list[str]]]:
+    """A Sphinx ``glossary``'s content (MyST's ``{glossary}`` too) as its entries, each its terms and its definition.
+
+    Sphinx's rule: an entry is one or more terms, each a line of its own at the left margin (several terms share one
+    definition), then its definition, indented; a blank line ends an entry. The definition's lines come back
+    dedented (as Markdown or reStructuredText to read); a comment line (``..``) is no term."""
+    entries: list[tuple[list[str], list[str]]] = []
+    terms: list[str] = []
+    definition: list[str] = []
+
+    def close() -> None:
+        while definition and not definition[-1].strip():
+            definition.pop()
+        if terms:
+            width = min((len(d) - len(d.lstrip()) for d in definition if d.strip()), default=0)
+            entries.append((list(terms), [d[width:] for d in definition]))
+        terms.clear()
+        definition.clear()
+
+    for line in lines:
+        if line.strip() and not line[0].isspace():
+            if line.startswith(".."):
+                continue
+            if definition:  # a term after a definition: the next entry
+                close()
+            terms.append(line.strip())
+        elif terms and (line.strip() or definition):
+            definition.append(line)
+    close()
+    return entries

@@ -3,7 +3,8 @@
 The line-level half of ``dialects``: MyST roles (``{ref}`text <target>``` → ``text``, a target's title
 through ``crossrefs``), Hugo shortcodes inside a line, Liquid/Jinja tags and variables, mdBook includes,
 Material icons, attribute lists, keys (``++ctrl+c++`` → ``Ctrl+C``), emoji shortcodes
-(``:white_check_mark:`` → ✅) and references to footnotes that are not there.
+(``:white_check_mark:`` → ✅), references to footnotes that are not there and HTML tags (``<kbd>Ctrl</kbd>`` →
+``Ctrl``, ``html_markup``).
 Code spans are left as they are, except that Hugo renders a shortcode even inside one and escapes them as
 ``{{</* x */>}}``.
 """
@@ -15,6 +16,7 @@ import re
 from importlib import resources
 
 from .crossrefs import kind_of, role_text
+from .html_markup import inline_html
 
 HUGO_SHORTCODE = re.compile(r"\{\{([<%])\s*(/?)\s*([\w/.-]+)((?:[^{}]|\{[^{}]*\})*?)\s*(/?)\s*[>%]\}\}")
 _LIQUID_TAG = re.compile(r"\{%-?.*?-?%\}")
@@ -70,7 +72,7 @@ def _inline_text(text: str) -> str:
     text = _ICON.sub("", text)
     text = _ATTR_LIST.sub("", text)
     text = _KEYS.sub(_keys, text)
-    return emoji(_FOOTNOTE_REF.sub("", text))
+    return inline_html(emoji(_FOOTNOTE_REF.sub("", text)))
 
 
 _SHORTCODE = re.compile(r"(?<![\w:`/]):([a-z0-9_+-]+):(?![\w:`(/])")

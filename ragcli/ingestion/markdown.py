@@ -197,11 +197,12 @@ def _continuation(line: str) -> str:
 # --------------------------------------------------------------------------- 3. sections
 
 
-def markdown_sections(text: str, title: str) -> list[Section]:
-    """Sections (by heading) of blocks, after expanding admonitions and joining soft wraps (one parse)."""
+def markdown_sections(text: str, title: str, *, html: bool = True) -> list[Section]:
+    """Sections (by heading) of blocks, after expanding admonitions and joining soft wraps (one parse); ``html``:
+    whether HTML in ``text`` is markup (written in Markdown) or text (converted from another format)."""
     # The line numbers markdown-it maps blocks to must index ``lines`` (text from the Python API may hold "\r").
     text = unix_newlines(text)
-    doc = unwrapped(parse_markdown(expand_mkdocs(unfold_dialects(text))))
+    doc = unwrapped(parse_markdown(expand_mkdocs(unfold_dialects(text, html=html))))
     tokens, lines = doc.tokens, doc.lines
     sections = [Section(())]
     stack: list[tuple[int, str]] = []

@@ -56,6 +56,14 @@ def rst_to_markdown(text: str, source: str) -> tuple[dict[str, Any], str]:
     return meta, md.join(_blocks(document.children, depth=1))
 
 
+def rst_body_to_markdown(text: str, source: str) -> str:
+    """reStructuredText written inside another page (MyST's ``{eval-rst}``) as Markdown: no field list is taken as
+    metadata; DocumentRejected if docutils fails."""
+    document = _parse(text, source)
+    resolve_refs(document)
+    return md.join(_blocks(document.children, depth=1))
+
+
 def _parse(text: str, source: str) -> Any:
     from docutils.core import publish_doctree
     from docutils.parsers.rst import Parser

@@ -12,7 +12,8 @@ unknown name is run by the ones here (``lenient_lookups``):
   content (a heading-like line: a long one is not the lead of every later part); code-like ones are code (a
   ``:caption:`` the sentence before it; a doctest's setup and cleanup, and a block with ``:hide:``, are not
   shown), version notes (``versionadded``...) labelled prose, and navigation or build directives (``toctree``,
-  ``index``, ``highlight``, ``literalinclude``...) add nothing;
+  ``index``, ``highlight``, ``literalinclude``...) add nothing; a ``glossary`` is a definition list (``term:
+  definition``, terms that share a definition joined: ``source directory, root``);
 * ``.. |d| date::`` is nothing: its text would be the day of the ingest.
 """
 
@@ -24,7 +25,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .crossrefs import EXPLICIT_TITLE, kind_of, role_text
-from .fences import GROUP_ARGUMENT, HIDDEN_CODE
+from .fences import GROUP_ARGUMENT, HIDDEN_CODE, glossary_entries
 
 _CODE_DIRECTIVES = {
     "code-cell", "ipython", "doctest", "testcode", "testoutput", "testsetup", "testcleanup",
@@ -44,7 +45,7 @@ _DESCRIPTIONS = {
     "option", "envvar", "confval", "directive", "role", "describe", "object",
 }  # fmt: skip
 """Directives that describe an object (Sphinx's domains), with ``auto...`` ones: the argument is a signature."""
-_UNLABELLED = {"only", "ifconfig", "hlist", "glossary", "grid", "rst-class", "cssclass", "tab-set", "tabs"}
+_UNLABELLED = {"only", "ifconfig", "hlist", "grid", "rst-class", "cssclass", "tab-set", "tabs"}
 """Directives whose argument is a condition or a layout, not a label: their content alone."""
 _ARGUMENT_IS_TEXT = {"centered"}
 _SILENT_DIRECTIVES = {
@@ -179,6 +180,8 @@ def _unknown_directive(css_classes: bool = False) -> Any:
                 return [] if hidden else self.code("" if name in GROUP_ARGUMENT else argument)
             if name in _DESCRIPTIONS or name.startswith("auto"):
                 return self.description(argument)
+            if name == "glossary":
+                return self.glossary()
             label, lead = inline_plain(self.state, argument, self.lineno) if argument else "", ""
             if name in _UNLABELLED:
                 label = ""
@@ -212,6 +215,21 @@ def _unknown_directive(css_classes: bool = False) -> Any:
                 return []
             shown = " ".join(re.sub(r"\\(.)", r"\1", signature).split())
             return [*([nodes.paragraph(shown, shown)] if shown else []), *([box] if box.children else [])]
+
+        def glossary(self) -> list[Any]:
+            """A definition list: each entry's terms (``source directory, root``: several share one definition,
+            Sphinx's rule, ``fences.glossary_entries``) and its definition, parsed as reStructuredText."""
+            from docutils.statemachine import StringList
+
+            found = nodes.definition_list()
+            for terms, definition in glossary_entries(list(self.content)):
+                shown = ", ".join(terms)
+                term, _ = self.state.inline_text(shown, self.lineno)
+                body = nodes.definition()
+                if definition:
+                    self.state.nested_parse(StringList(definition), self.content_offset, body)
+                found += nodes.definition_list_item(shown, nodes.term(shown, "", *term), body)
+            return [found] if found.children else []
 
         def code(self, language: str) -> list[Any]:
             """A literal block; a ``:caption:`` is the sentence introducing it."""
