@@ -81,7 +81,8 @@ def fit_selector(examples: Sequence[Example]) -> Weights:
 
 def rule_features(example: Example, selector: Weights) -> dict[str, float] | None:
     """The answerability features of ``example`` with windows scored by ``selector``; None when the
-    question is decided before the rule (no window at all, or it names something no passage mentions)."""
+    question is decided before the rule (no window at all, it names something no passage mentions, or its best
+    window holds too little of what it asks for)."""
     from ragcli.backends.local import answerability
 
     c = example.collected
@@ -90,9 +91,10 @@ def rule_features(example: Example, selector: Weights) -> dict[str, float] | Non
     scores = [selector.score(v) for v in example.values]
     best = int(np.argmax(scores))
     window, values = c.candidates.windows[best]
-    return answerability.features(
+    features = answerability.features(
         c.candidates.question, values, scores[best], window.first.passage, c.evidence, c.found, c.candidates.unmatched
     )
+    return None if answerability.misses_asked_for(features) else features
 
 
 Row = tuple[str, Example, Weights]

@@ -68,3 +68,19 @@ def test_a_window_runs_on_into_the_row_that_holds_the_asked_for_value(local_mode
     assert options.question.wants  # "how far": an amount
     assert ">=0.2.3 <0.3.0" in _completed(sentence, scored).statement
     assert _completed(_completed(sentence, scored), scored) == _completed(sentence, scored)
+
+
+def test_a_window_holding_little_of_the_asked_for_thing_is_no_answer_whatever_the_fitted_rule(
+    embedder, retriever
+) -> None:
+    # With a threshold of 0 the fitted rule answers everything; the outage timeline ("SEV1 declared, bridge
+    # opened") holds one word of "phone bridge code", so the asked-for rule still abstains, while a window that
+    # holds the refund window answers.
+    from dataclasses import replace
+
+    from ragcli.backends.local import LocalModel, fitted
+
+    lenient = LocalModel(embedder=embedder, vectors=retriever, rule=replace(fitted.ANSWERABILITY, threshold=0.0))
+    assert isinstance(ask(BRIDGE, scope("bob", DAY), retriever, lenient), Abstained)
+    refund = ask("What is the refund window for annual plans?", scope("bob", DAY), retriever, lenient)
+    assert isinstance(refund, Answered)

@@ -156,6 +156,9 @@ def test_a_question_is_told_from_a_request(text: str, asks: bool) -> None:
         ("How do I pin a version?", set()),
         ("Which environment variable sets how many times rustup retries?", {"environ", "variabl"}),
         ("How much paid time off does the main carer get?", set()),
+        # "what" then a verb asks what happens or what something does, not for a thing (nox, sample_corpus)
+        ("What happens if nox.options.sessions is set to an empty list?", set()),
+        ("What does ERR_4021 mean?", set()),
     ],
 )
 def test_the_thing_a_what_question_asks_for(text: str, thing: set[str]) -> None:

@@ -88,9 +88,15 @@ class Assessment:
     features: dict[str, float] | None
     """The answerability features (None when the evidence has no unit at all)."""
     answerable: float
-    """P(answerable) from ``answerability``; 0 without units or with something missing."""
+    """P(answerable) from ``answerability``; 0 without units or when ``stopped``."""
     claims: tuple[Claim, ...] = field(default=())
     """What it would claim if it answers."""
+
+    @property
+    def stopped(self) -> bool:
+        """Decided before the fitted rule: the question names something no evidence holds, or its best window holds
+        too little of the thing it asks for (``answerability.misses_asked_for``)."""
+        return bool(self.missing) or (self.features is not None and answerability.misses_asked_for(self.features))
 
 
 @dataclass
@@ -136,7 +142,8 @@ class LocalModel:
         values = answerability.features(
             options.question, best.values, best.score, best.window.first.passage, evidence, found, options.unmatched
         )
-        probability = 0.0 if options.missing else self.rule.probability(values)
+        stopped = bool(options.missing) or answerability.misses_asked_for(values)
+        probability = 0.0 if stopped else self.rule.probability(values)
         return Assessment(options.question, scored, options.missing, values, probability, self._claims(scored))
 
     def candidates(
@@ -288,7 +295,7 @@ class _LocalConversation:
         source = self.model.vectors
         vectors = Vectors(stored_units(source, turn.evidence, turn.found), question_vector(source, self.question))
         assessment = self.model.assess(self.question, turn.evidence, turn.found, vectors)
-        if not assessment.claims or assessment.missing or assessment.answerable < self.model.rule.threshold:
+        if not assessment.claims or assessment.stopped or assessment.answerable < self.model.rule.threshold:
             return ModelReply(
                 AbstainDecision("the evidence does not address the question"), verdict=_verdict(assessment)
             )

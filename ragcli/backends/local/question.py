@@ -89,6 +89,7 @@ _ASKS = re.compile(
 """A question mark at the end, or an interrogative or auxiliary first word: the text asks something."""
 _ASKED_FOR = re.compile(
     r"^\s*(?:what|which)(?:'s|\s+is|\s+are|\s+was|\s+were)?\s+(?:the\s+|a\s+|an\s+)?"
+    r"(?!(?:happens?|happened|does|do|did|goes|went|should|would|can|could|will|must|shall|may|might)\b)"
     r"(?P<thing>[\w-]+(?:\s+[\w-]+){0,4}?)"
     r"(?=\s+(?:for|of|in|on|at|to|from|with|by|when|if|that|which|does|do|did|is|are|was|should|would|can|could|"
     r"will|must|i|we|you|my|our)\b|\s*[?.!]|\s*$)",
