@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
-from support.cli import assert_one_error_line, clean_env, cli, cli_args, cli_many, cli_popen, result_ids, wait_for
+from support.cli import assert_one_error_line, clean_env, cli, cli_many, cli_popen, result_ids, wait_for
 from support.corpus import audit_counts, build_dirs, current_name, generation_dirs, passage_ids, write_round, write_user
 from support.fixtures import shared_embedder
 
@@ -78,25 +78,6 @@ def _lock_is_free(root: Path) -> None:
         pytest.fail(f"the lock of a killed ingest was not released: {exc}")
 
 
-def _default_sigint() -> None:
-    # A pytest started in the background (``nohup pytest &``) ignores SIGINT, and an ignored
-    # signal stays ignored across exec: the child would never see the Ctrl-C it is sent.
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
-def _popen_with_default_sigint(*args: object, cwd: Path) -> subprocess.Popen[str]:
-    """``cli_popen``, but the child starts with SIGINT's default disposition whatever ours is."""
-    return subprocess.Popen(
-        cli_args(*args),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=clean_env(None),
-        cwd=str(cwd),
-        preexec_fn=_default_sigint,
-    )
-
-
 def _run_and_kill(folder: Path, root: Path, trigger: str, delay: float, sig: int = signal.SIGKILL):
     """Start a real ingest, send ``sig`` at the chosen moment; return (signalled, returncode, stderr).
 
@@ -108,7 +89,7 @@ def _run_and_kill(folder: Path, root: Path, trigger: str, delay: float, sig: int
     """
     gens_before = set(generation_dirs(root, TENANT))
     current_before = current_name(root, TENANT)
-    proc = _popen_with_default_sigint(*_ingest_cmd(folder, root), cwd=root.parent)
+    proc = cli_popen(*_ingest_cmd(folder, root), env=None, cwd=root.parent, interruptible=True)
     started = time.monotonic()
     if trigger == "start":
         wait_for(lambda: time.monotonic() - started >= delay, proc, poll=0.005)

@@ -64,7 +64,7 @@ def test_watch_reingests_on_edits_reports_a_rejected_file_and_exits_130(tmp_path
     user.write_text(json.dumps({"user": "ann", "tenant": "wt", "groups": []}))
     _write(docs, "kettle-policy.md", "Kettles are descaled every Thursday by the facilities team.")
 
-    proc = cli_popen("watch", docs, "--tenant", "wt", "--debounce", "100", index=index)
+    proc = cli_popen("watch", docs, "--tenant", "wt", "--debounce", "100", index=index, interruptible=True)
     lines = _Lines(proc)
     try:
         lines.wait_for("ingested: 1 added")

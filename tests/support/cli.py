@@ -77,8 +77,14 @@ def cli(
 
 
 def cli_popen(
-    *args: object, env: dict[str, str] | None = None, index: Path | None = None, cwd: Path | None = None
+    *args: object,
+    env: dict[str, str] | None = None,
+    index: Path | None = None,
+    cwd: Path | None = None,
+    interruptible: bool = False,
 ) -> subprocess.Popen[str]:
+    """The CLI as a running child. ``interruptible``: it starts with SIGINT's default disposition, whatever ours is,
+    for a test that sends it Ctrl-C (``_default_sigint``)."""
     return subprocess.Popen(
         cli_args(*args),
         stdout=subprocess.PIPE,
@@ -86,7 +92,16 @@ def cli_popen(
         text=True,
         env=clean_env(env, index=index),
         cwd=_cwd(cwd),
+        preexec_fn=_default_sigint if interruptible else None,
     )
+
+
+def _default_sigint() -> None:
+    # A suite started in the background (``nohup pytest &``, ``( .ci/run & )``) ignores SIGINT, and an ignored
+    # signal stays ignored across exec: the child would never see the Ctrl-C it is sent.
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def cli_many(
