@@ -6,7 +6,7 @@ the answers (``{{< tabpane >}}`` as an answer sentence). Each dialect is
 unfolded the way the site would render it, as prose or code a person reads:
 
 - containers with a title (admonitions, alerts, tabs, cards, details) become
-  a labelled paragraph (``Note: ...``, ``macOS:``), like MkDocs admonitions
+  a labelled paragraph (``Note: ...``, ``macOS:``; ``labels``), like MkDocs admonitions
   (see ``markdown.expand_mkdocs``);
 - blocks that show code become fenced code (a Hugo tab with ``lang``, or whose
   header names its language under ``langEqualsHeader``, MyST ``code-block`` and
@@ -22,10 +22,10 @@ unfolded the way the site would render it, as prose or code a person reads:
 
 Dialects: Material for MkDocs, pymdownx and mkdocstrings (``/// note``, ```` ```python {lint="skip"} ````,
 ``# (1)!``, ``::: pkg.module``, ``--8<--``, ``:material-x:``, ``{ .class }``, ``++ctrl+c++``; see ``material``),
-Hugo shortcodes (``{{< x >}}``, ``{{% x %}}``), Docusaurus (``:::note``, ``<Tabs>``/``<TabItem>``, MDX
-``import``), MyST (```` ```{note} ````, ``:::{tip}``, ``(label)=``, ``{ref}`x```, ``% comment``), GitHub alerts
-(``> [!NOTE]``), Liquid/Jinja tags, mdBook ``{{#include}}``, HTML (comments, tags, blocks); footnotes
-(``[^1]``) are numbered and their text kept first (``footnotes``).
+Hugo shortcodes (``{{< x >}}``, ``{{% x %}}``; see ``shortcodes``), Docusaurus (``:::note``, ``<Tabs>``/``<TabItem>``,
+MDX ``import``), MyST (```` ```{note} ````, ``:::{tip}``, ``(label)=``, ``{ref}`x```, ``% comment``; the directives'
+content: see ``directives``), GitHub alerts (``> [!NOTE]``), Liquid/Jinja tags, mdBook ``{{#include}}``, HTML
+(comments, tags, blocks); footnotes (``[^1]``) are numbered and their text kept first (``footnotes``).
 Code blocks are left as they are, except that Hugo's escaped shortcodes (``{{</* x */>}}``) read as the site
 shows them.
 
@@ -39,52 +39,19 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from . import fences, footnotes, html_markup, material, mdwriter
+from . import directives, fences, footnotes, html_markup, material, shortcodes
 from .fences import DIRECTIVE_INFO, FENCE_OPEN, closes, collect, fenced_chunks
 from .fences import indented_body as indented_body  # ``markdown`` reads it from here too
-from .inline_markup import HUGO_SHORTCODE, MDBOOK, code_line, inline
+from .inline_markup import MDBOOK, code_line, inline
+from .labels import label_body, name_label
 
 # --------------------------------------------------------------------------- directive fences
 
 _COLON_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>:{3,})[ \t]*(?P<rest>.*)$")
-
-
-# --------------------------------------------------------------------------- labels
-
-
-def label_body(label: str, body: list[str], indent: str = "") -> list[str]:
-    """``Label: first sentence ...`` for prose; ``Label:`` on its own line before a list, table or code;
-    every line of ``body`` put back at ``indent``."""
-    first = next((n for n, line in enumerate(body) if line.strip()), None)
-    content = [indent + line if line else "" for line in body]
-    if not label.strip():
-        return ["", *content, ""]
-    if first is not None and not _BLOCK_START.match(body[first].lstrip()):
-        content[first] = f"{indent}{label}: {body[first].lstrip()}"
-        return ["", *content, ""]
-    return ["", f"{indent}{label}:", "", *content, ""]
-
-
-_BLOCK_START = re.compile(r"^(```|~~~|[-*+] |\d+[.)] |\||>|#|<)")
-
-
-def _title(text: str) -> str:
-    """A directive or shortcode name as a label: ``seealso`` → ``See also``, ``warning`` → ``Warning``."""
-    text = {"seealso": "See also", "versionadded": "Added", "versionchanged": "Changed"}.get(text, text)
-    return text.replace("-", " ").replace("_", " ").strip().capitalize()
-
-
-# --------------------------------------------------------------------------- MyST and Docusaurus blocks
-
-_MYST_ADMONITIONS = frozenset(
-    "note tip hint important warning caution danger attention error seealso admonition dropdown "
-    "versionadded versionchanged deprecated topic sidebar margin".split()
-)
-_MYST_DROP = frozenset(
-    "toctree include literalinclude image figure contents raw myst-config math csv-table "
-    "automodule autoclass autofunction autodoc bibliography only index tableofcontents".split()
-)
 _DOCUSAURUS_OPEN = re.compile(r"^(?P<kind>[a-z]+)(?:\[(?P<bracket>[^\]]*)\]|[ \t]+(?P<title>.+))?[ \t]*$")
+
+
+# --------------------------------------------------------------------------- code spans and definition terms
 
 
 def _span_after(text: str, run: int) -> int:
@@ -114,159 +81,12 @@ def _term(lines: list[str]) -> list[str]:
     return ["", *lines]
 
 
-def _directive_body(lines: list[str]) -> list[str]:
-    """A directive's content without its options (``:class: x`` lines or a ``---`` YAML block at the top)."""
-    return fences.directive_options(lines)[1]
-
-
-def _unfold_directive(name: str, args: str, body: list[str], fence: str) -> list[str]:
-    """One MyST directive (or Docusaurus admonition) as what its page shows."""
-    name = name.lower()
-    if name in _MYST_DROP:
-        if name == "figure":  # the caption is prose a reader sees
-            caption = [line for line in _directive_body(body) if line.strip()]
-            return label_body("Figure", unfold(caption)) if caption else [""]
-        return [""]
-    if name in fences.CODE_DIRECTIVES or name in fences.HIDDEN_CODE:
-        return fences.code_directive(name, args, body, inline)
-    if name in fences.SOURCE_DIRECTIVES:
-        source = _directive_body(body)
-        # Longer than any fence in the source (a ``:::{myst-example}`` holding ```` ```{math} ````): one block.
-        runs = [
-            len(m.group("marker")) for line in source if (m := FENCE_OPEN.match(line)) and m.group("marker")[0] == "`"
-        ]
-        fence = "`" * max([len(fence) if fence[0] == "`" else 3, *(n + 1 for n in runs)])
-        return ["", f"{fence}markdown", *source, fence, ""]
-    if name == "eval-rst":
-        return _eval_rst(body)
-    if name == "glossary":
-        return _glossary(_directive_body(body))
-    if name == "list-table":
-        return _list_table(args, body)
-    if name in {"versionadded", "versionchanged", "deprecated"}:
-        label = f"{_title(name)} in version {args.strip()}" if args.strip() else _title(name)
-        if name == "deprecated":
-            label = f"Deprecated since version {args.strip()}" if args.strip() else "Deprecated"
-        return label_body(label, unfold(_directive_body(body)))
-    if name == "rubric":
-        return ["", args.strip(), ""] if args.strip() else [""]
-    if name in {"admonition", "dropdown", "topic", "sidebar", "card", "tab-item", "tab", "details"} and args.strip():
-        return label_body(args.strip(), unfold(_directive_body(body)))
-    if name in _MYST_ADMONITIONS:
-        return label_body(args.strip() or _title(name), unfold(_directive_body(body)))
-    # Containers (tab-set, grid, div, container, ...) and directives ragcli does not know: their content,
-    # after their argument when they have one (``{myst-admonitions} attention, caution``).
-    return (
-        ["", args.strip(), *unfold(_directive_body(body)), ""]
-        if args.strip()
-        else ["", *unfold(_directive_body(body)), ""]
-    )
-
-
-def _eval_rst(body: list[str]) -> list[str]:
-    """``{eval-rst}``: its content is reStructuredText, read as a ``.rst`` file is (``rst``); nothing if it fails."""
-    from ..errors import DocumentRejected
-    from .rst import rst_body_to_markdown
-
-    try:
-        return ["", *rst_body_to_markdown("\n".join(body), "eval-rst").rstrip("\n").split("\n"), ""]
-    except DocumentRejected:
-        return [""]
-
-
-def _glossary(body: list[str]) -> list[str]:
-    """``{glossary}``: each entry ``term: definition`` (``term, other term:`` for terms that share one), the rest
-    of a long definition after it, as a container's label leads its content."""
-    out: list[str] = []
-    for terms, definition in fences.glossary_entries(body):
-        out += label_body(", ".join(inline(term).strip() for term in terms), unfold(definition))
-    return out or [""]
-
-
-def _list_table(args: str, body: list[str]) -> list[str]:
-    """``{list-table}`` (a list of rows, each a list of cells) as a table: its header row (``:header-rows:``, else
-    the first row) and rows, its title the sentence before it, as the reStructuredText reader writes one. A table
-    whose cells hold more than a line of text (code, lists) is read row by row, each cell labelled by its column's
-    header (``Example:`` and its code), so its code stays code."""
-    options, content = fences.directive_options(body)
-    read = _list_rows(content)
-    if read is None:  # not a uniform two-level list: its content, as a container's
-        return ["", *([args.strip()] if args.strip() else []), *unfold(content), ""]
-    rows, simple = read
-    cells = [[unfold(cell) for cell in row] for row in rows]
-    title = [f"{inline(args.strip()).rstrip(':')}:", ""] if args.strip() else []
-    if simple:
-        table = mdwriter.table([[" ".join(" ".join(cell).split()) for cell in row] for row in cells])
-        return ["", *title, *table.split("\n"), ""] if table else [""]
-    header_rows = int(options["header-rows"]) if options.get("header-rows", "").isdigit() else 0
-    header = [" ".join(" ".join(cell).split()) for cell in cells[0]] if header_rows else []
-    out = ["", *title]
-    for row in cells[header_rows:] if header_rows else cells:
-        for n, cell in enumerate(row):
-            out += label_body(header[n] if n < len(header) else "", cell)
-    return [*out, ""]
-
-
-def _list_rows(lines: list[str]) -> tuple[list[list[list[str]]], bool] | None:
-    """A list-table's rows, each its cells' lines (dedented to the cell's content), and whether every cell is at
-    most a paragraph; None when the content is not a list of lists of the same length."""
-    from ..structure import block_tokens
-
-    rows: list[list[list[str]]] = []
-    simple = True
-    paragraphs = 0  # in the current cell
-    for tok in block_tokens("\n".join(lines)):
-        if tok.level in (0, 2) and tok.type not in ("bullet_list_open", "bullet_list_close"):
-            return None  # text beside the rows, or in a row beside its cells
-        if tok.type == "list_item_open" and tok.level == 1:
-            rows.append([])
-        elif tok.type == "list_item_open" and tok.level == 3 and rows and tok.map is not None:
-            rows[-1].append(_cell_lines(lines[tok.map[0] : tok.map[1]]))
-            paragraphs = 0
-        elif tok.level == 4 and tok.type == "paragraph_open":
-            paragraphs += 1
-            simple = simple and paragraphs == 1
-        elif tok.level == 4 and tok.type != "paragraph_close":
-            simple = False  # code, a list, a quote in a cell
-    if not rows or any(not row for row in rows) or len({len(row) for row in rows}) > 1:
-        return None
-    return rows, simple
-
-
-def _cell_lines(lines: list[str]) -> list[str]:
-    """A cell's lines without its marker (``  - ``, or ``* - `` for a row's first cell), dedented to its content's
-    column."""
-    marker = re.match(r"^(?:[ \t]*[-*+](?:[ \t]+|$))+", lines[0])
-    width = marker.end() if marker is not None else 0
-    if marker is not None and not lines[0][width:].strip():
-        width = len(lines[0]) - len(lines[0].lstrip()) + 2  # ``- `` alone: the content starts on the next line
-    out = [lines[0][width:]]
-    for line in lines[1:]:
-        out.append(line[width:] if not line[:width].strip() else line.lstrip())
-    while out and not out[-1].strip():
-        out.pop()
-    return out
-
-
-def _nested(name: str, args: str, body: list[str], fence: str, indent: str) -> list[str]:
-    """A directive opened at ``indent`` (in a list item: ``   :::{warning}``) unfolded as at the top, then put back
-    at that indentation, so the list item it belongs to goes on around it."""
-    if not indent:
-        return _unfold_directive(name, args, body, fence)
-    width = len(indent)
-    dedented = [line[width:] if not line[:width].strip() else line.lstrip() for line in body]
-    return [indent + line if line.strip() else "" for line in _unfold_directive(name, args, dedented, fence)]
-
-
 # --------------------------------------------------------------------------- line rules (outside code)
 
 _HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _MD_DEFAULT = re.compile(r"<!--\s*md:default\s+(.+?)\s*-->")
 """Material for MkDocs' documentation macro that its site renders as a "Default: value" badge."""
 _DEFINITION = re.compile(r"^(?P<indent>[ \t]*):[ \t]{1,4}(?P<text>\S.*)$")
-_HUGO_ATTR = re.compile(r'([\w-]+)\s*=\s*(?:"([^"]*)"|\'([^\']*)\'|([^\s"\']+))')
-_HUGO_POSITIONAL = re.compile(r"""^\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=]+)(?!\S|\s*=))""")
-"""A shortcode's first positional parameter, whole when quoted (its words are one parameter)."""
 _MYST_TARGET = re.compile(r"^\s*\([\w/.:-]+\)=\s*$")
 _MYST_COMMENT = re.compile(r"^\s*%(?!\S*%)")
 _MDX_IMPORT = re.compile(
@@ -288,10 +108,6 @@ _STRAY_CLOSE = re.compile(r"^\s*:{3,}\s*$")
 _BLOCK_ATTRS = re.compile(r"""^\s*\{:?(?:\s*(?:[.#][\w-]+|[\w-]+=(?:"[^"]*"|'[^']*'|[^\s"'{}]+)))+\s*\}\s*$""")
 """Attributes of the block below (MyST ``{style=lower-roman}``, kramdown ``{: .note}``): how it renders."""
 _DROPPED = (_MYST_TARGET, _MYST_COMMENT, _MDX_IMPORT, _SNIPPET, _ABBREVIATION, _BLOCK_BREAK, _STRAY_CLOSE, _BLOCK_ATTRS)
-
-
-def _attrs(text: str, pattern: re.Pattern[str] = _HUGO_ATTR) -> dict[str, str]:
-    return {m.group(1).lower(): next((g for g in m.groups()[1:] if g is not None), "") for m in pattern.finditer(text)}
 
 
 # --------------------------------------------------------------------------- the walk
@@ -394,7 +210,9 @@ class _Walk:
         body, self.i = collect(self.lines, self.i + 1, marker)
         directive = DIRECTIVE_INFO.match(info)
         if directive and not directive.group("name").startswith((".", "#")):  # ```{.python} is an attribute list
-            return _nested(directive.group("name"), directive.group("args"), body, marker, opened.group("indent"))
+            return directives.nested(
+                directive.group("name"), directive.group("args"), body, marker, opened.group("indent"), unfold
+            )
         # The closing fence as written: an indented block (in a list item or a tab) keeps its indentation.
         closing = self.lines[self.i - 1] if closes(self.lines[self.i - 1], marker) and self.i - 1 > 0 else marker
         lang, title = material.fence_info(info)
@@ -442,48 +260,20 @@ class _Walk:
             return None
         body, self.i = collect(self.lines, self.i + 1, opened.group("marker"))
         if directive:
-            return _nested(directive.group("name"), directive.group("args"), body, "```", opened.group("indent"))
+            return directives.nested(
+                directive.group("name"), directive.group("args"), body, "```", opened.group("indent"), unfold
+            )
         assert docusaurus is not None
         title = docusaurus.group("bracket") or docusaurus.group("title") or ""
-        return label_body(title.strip() or _title(docusaurus.group("kind")), unfold(body))
+        return label_body(title.strip() or name_label(docusaurus.group("kind")), unfold(body))
 
     # A Hugo shortcode alone on its line: a container opens or closes, or a tag that shows nothing.
     def _hugo_block(self, line: str) -> list[str] | None:
-        stripped, taken = line.strip(), 1
-        if stripped.startswith(("{{<", "{{%")) and not stripped.endswith((">}}", "%}}")):
-            # A tag whose attributes run over several lines: read it whole.
-            end = next((n for n in range(self.i + 1, min(self.i + 30, len(self.lines))) if "}}" in self.lines[n]), None)
-            if end is not None:
-                stripped = " ".join(part.strip() for part in self.lines[self.i : end + 1])
-                taken = end + 1 - self.i
-        match = HUGO_SHORTCODE.fullmatch(stripped)
-        if match is None:
+        found = shortcodes.block(self.lines, self.i, self.lang_header, unfold)
+        if found is None:
             return None
-        delimiter, closing, name, attrs, self_closing = match.groups()
-        self.i += taken
-        name = name.lower()
-        if name == "tabpane":  # ``langEqualsHeader=true``: each tab's header names its code's language
-            self.lang_header = not closing and _attrs(attrs).get("langequalsheader") == "true"
-        if closing or self_closing or name in {"tabpane", "cardpane", "blocks/section", "pageinfo"}:
-            return [""]
-        close = re.compile(r"^\s*\{\{[<%]\s*/\s*" + re.escape(name) + r"\s*[>%]\}\}\s*$")
-        end = next((n for n in range(self.i, len(self.lines)) if close.match(self.lines[n])), None)
-        if end is None:
-            return [""]  # a tag with no content (param, readfile, figure, ...)
-        body, self.i = self.lines[self.i : end], end + 1
-        if name == "comment":
-            return [""]
-        values = _attrs(attrs)
-        first = _HUGO_POSITIONAL.match(attrs)  # ``{{< tab toml >}}``, ``{{< tab "Linux and macOS" >}}``
-        positional = next((g for g in first.groups() if g is not None), "") if first else ""
-        label = values.get("header") or values.get("title") or values.get("summary") or positional
-        lang = values.get("lang") or (label if name == "tab" and self.lang_header and label else None)
-        if delimiter == "<" and lang is not None:  # a tab of raw code, shown highlighted
-            return label_body(label, ["```" + lang, *body, "```"])
-        if not label and name in {"alert", "note", "warning", "tip", "notice", "callout"}:
-            label = _title(values.get("color", "") if name == "alert" and values.get("color") == "warning" else name)
-            label = "Note" if label == "Alert" else label
-        return label_body(label, unfold(body))
+        out, self.i, self.lang_header = found
+        return out
 
     # ``> [!NOTE]`` and the quoted lines after it, as a labelled paragraph.
     def _alert(self, line: str) -> list[str] | None:
@@ -496,7 +286,8 @@ class _Walk:
         while self.i < len(self.lines) and prefix.match(self.lines[self.i]):
             body.append(prefix.sub("", self.lines[self.i], count=1))
             self.i += 1
-        label = inline(match.group("title")).strip() or _title(match.group("kind").lower())  # a Hugo param: its text
+        title = inline(match.group("title")).strip()  # a Hugo param: its text
+        label = title or name_label(match.group("kind").lower())
         return label_body(label, unfold(body))
 
     # ``:   Definition`` with its body indented four spaces (definition lists: MkDocs, MyST, Pandoc).
@@ -584,7 +375,7 @@ class _Walk:
                 return []
         tab = _TAB_ITEM.match(line)
         if tab:
-            values = _attrs(tab.group(1), _JSX_ATTR)
+            values = shortcodes.attributes(tab.group(1), _JSX_ATTR)
             label = values.get("label") or values.get("value") or ""
             return ["", f"{label}:", ""] if label else [""]
         summary = _SUMMARY.match(line)

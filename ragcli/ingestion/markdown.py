@@ -25,8 +25,9 @@ from typing import Any, Literal
 
 from ..structure import block_tokens, inline_children
 from ..text import unix_newlines
-from .dialects import indented_body, label_body, unfold_dialects
+from .dialects import indented_body, unfold_dialects
 from .inline_markup import inline
+from .labels import label_body
 from .layout import Shape, token_shape
 
 BlockKind = Literal["text", "list", "table", "code", "quote"]
