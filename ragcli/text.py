@@ -178,7 +178,8 @@ def readable(markdown: str) -> str:
 
     Markdown links read as their text (``[project dependencies](../concepts/x.md)`` is
     ``project dependencies``; images keep their alt text, reference links their text,
-    autolinks their URL). Code is never rewritten: fenced blocks and code spans are
+    autolinks their URL) and character references as their character (``&mdash;`` is ``—``, as a browser
+    shows it; ``--json`` keeps the Markdown as written). Code is never rewritten: fenced blocks and code spans are
     kept character for character, so ``errors()[0]['type']`` is not read as a link.
     """
     out: list[str] = []
@@ -216,7 +217,18 @@ def _prose_links(text: str) -> str:
 def _links(text: str) -> str:
     text = _INLINE_LINK.sub(r"\1", text)
     text = _REFERENCE_LINK.sub(r"\1", text)
-    return _AUTOLINK.sub(r"\1", text)
+    return _ENTITY.sub(_entity, _AUTOLINK.sub(r"\1", text))
+
+
+_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+"""A character reference as CommonMark reads one in prose (``&mdash;``, ``&#8212;``, ``&nbsp;``): with its ``;``,
+never in code (``&copy=2`` in a URL is no entity)."""
+
+
+def _entity(match: re.Match[str]) -> str:
+    import html
+
+    return html.unescape(match.group())
 
 
 def readable_quote(statement: str, passage_text: str) -> str:

@@ -128,6 +128,13 @@ def test_a_subscript_pair_in_code_is_not_a_reference_link() -> None:
     assert readable("[Fastway](https://x.example/cdn), <https://y.example>") == "Fastway, https://y.example"
 
 
+def test_a_character_reference_in_prose_reads_as_its_character_and_stays_as_written_in_code() -> None:
+    # bench/corpora/jekyll/docs/pagination.md (MIT): "With many websites &mdash; especially blogs &mdash; ..."
+    text = "With many websites &mdash; especially blogs &mdash; it's common.\n\n`a &amp; b` and ?x=1&copy=2"
+    assert readable(text) == "With many websites — especially blogs — it's common.\n\n`a &amp; b` and ?x=1&copy=2"
+    assert readable("```html\n<p>&nbsp;&lt;b&gt;</p>\n```") == "```html\n<p>&nbsp;&lt;b&gt;</p>\n```"
+
+
 @settings(max_examples=60, deadline=None, derandomize=True)
 @given(lines=st.lists(code_line, min_size=1, max_size=4), span=code_span)
 @example(lines=["print(repr(exc.errors()[0]['type']))", "x = [a][b] | [c](d)"], span="a[0][1]")

@@ -38,6 +38,10 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]
     write_markdown(folder / "my walrus notes.md", {"id": "spaced"}, "Walrus notes with spaces in the name.\n")
     # A Markdown page's HTML is read as its text; a plain text file's passages hold it as written.
     (folder / "narwhal.txt").write_text("Narwhal tusks: " + HOSTILE_HTML.replace("walrus", "narwhal") + "\n")
+    # A page that writes a tag as text, with character references: a person reads "<img ...>", never an element.
+    write_markdown(
+        folder / "dugong.md", {"id": "dugong"}, "Dugong pages write &lt;img src=x onerror=alert(1)&gt; as text.\n"
+    )
     index = tmp / "index"
     proc = cli("ingest", folder, "--tenant", TENANT, "--index", index, "--acl", "everyone")
     assert proc.returncode == 0, proc.stderr
@@ -74,6 +78,14 @@ def test_markdown_results_show_html_as_text(indexed) -> None:  # type: ignore[no
     out = _search(indexed, "--format", "md").stdout
     assert not re.search(r"<\s*(img|details|a|summary)\b|&lt;", out, re.IGNORECASE), out
     assert "**walrus** login" in out, out
+
+
+@pytest.mark.slow
+def test_character_references_read_as_text_are_escaped_again_in_markdown(indexed) -> None:  # type: ignore[no-untyped-def]
+    out = _search(indexed, "--format", "md", query="dugong").stdout
+    assert "&lt;img src=x onerror=alert(1)&gt;" in out and "<img" not in out, out
+    terminal = _search(indexed, query="dugong").stdout
+    assert "<img src=x onerror=alert(1)>" in terminal, terminal  # what the page shows, as text
 
 
 def test_eval_summary_escapes_html_and_cuts_before_escaping() -> None:
