@@ -86,7 +86,7 @@ def rule_features(example: Example, selector: Weights) -> dict[str, float] | Non
     from ragcli.backends.local import answerability
 
     c = example.collected
-    if not example.values or c.candidates.missing:
+    if not example.values:
         return None
     scores = [selector.score(v) for v in example.values]
     best = int(np.argmax(scores))
@@ -94,7 +94,7 @@ def rule_features(example: Example, selector: Weights) -> dict[str, float] | Non
     features = answerability.features(
         c.candidates.question, values, scores[best], window.first.passage, c.evidence, c.found, c.candidates.unmatched
     )
-    return None if answerability.misses_asked_for(features) else features
+    return None if answerability.stopped(c.candidates.missing, features) else features
 
 
 Row = tuple[str, Example, Weights]

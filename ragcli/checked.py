@@ -270,7 +270,7 @@ def _dataclass_schema(cls: type[Any]) -> CoreSchema:
         frozen=frozen,
         slots=False,
         ref=f"{cls.__module__}.{cls.__qualname__}",
-        config={"title": cls.__name__, **({"extra_fields_behavior": extra} if extra else {})},
+        config={"title": cls.__name__},
     )
 
 

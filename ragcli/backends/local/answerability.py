@@ -73,6 +73,12 @@ def misses_asked_for(features: Mapping[str, float]) -> bool:
     return features["asked_for"] < ASKED_FOR_FLOOR
 
 
+def stopped(missing: Sequence[str], features: Mapping[str, float] | None) -> bool:
+    """Decided before the fitted rule (rules 1 and 2 above): the question names something no evidence holds, or the
+    best window holds too little of the thing it asks for."""
+    return bool(missing) or (features is not None and misses_asked_for(features))
+
+
 @dataclass(frozen=True)
 class Rule:
     """A logistic model over standardised features (each coefficient of its feature's sign) and the threshold."""

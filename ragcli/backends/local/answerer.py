@@ -94,9 +94,8 @@ class Assessment:
 
     @property
     def stopped(self) -> bool:
-        """Decided before the fitted rule: the question names something no evidence holds, or its best window holds
-        too little of the thing it asks for (``answerability.misses_asked_for``)."""
-        return bool(self.missing) or (self.features is not None and answerability.misses_asked_for(self.features))
+        """Decided before the fitted rule (``answerability.stopped``)."""
+        return answerability.stopped(self.missing, self.features)
 
 
 @dataclass
@@ -142,7 +141,7 @@ class LocalModel:
         values = answerability.features(
             options.question, best.values, best.score, best.window.first.passage, evidence, found, options.unmatched
         )
-        stopped = bool(options.missing) or answerability.misses_asked_for(values)
+        stopped = answerability.stopped(options.missing, values)
         probability = 0.0 if stopped else self.rule.probability(values)
         return Assessment(options.question, scored, options.missing, values, probability, self._claims(scored))
 

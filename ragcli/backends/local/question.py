@@ -204,11 +204,13 @@ def _asking(text: str) -> tuple[str, str]:
 
     A telling sentence not told in the first person keeps what it opens with, its subject: in "Project Nightjar
     needs more money. Who approves an increase?" the question is about Project Nightjar."""
-    sentences = _sentences(text.strip())
-    asking = [s for s in sentences if _ASKS.search(s)]
-    if not asking or len(asking) == len(sentences) or any(_POINTS_BACK.search(s) for s in asking):
+    asking: list[str] = []
+    telling: list[str] = []
+    for sentence in _sentences(text.strip()):
+        (asking if _ASKS.search(sentence) else telling).append(sentence)
+    if not asking or not telling or any(_POINTS_BACK.search(s) for s in asking):
         return text, ""
-    told = [s for s in sentences if not _ASKS.search(s) and not _FIRST_PERSON.search(s)]
+    told = [s for s in telling if not _FIRST_PERSON.search(s)]
     return " ".join(asking), " ".join(" ".join(s.split()[:_SUBJECT_WORDS]) + "." for s in told)
 
 
