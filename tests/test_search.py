@@ -18,7 +18,7 @@ from ragcli.embedder import Embedder
 from ragcli.errors import InputError
 from ragcli.principal import Principal, Scope
 from ragcli.search import Retriever, SearchConfig
-from ragcli.search.fusion import rrf
+from ragcli.search.fusion import document_leads, fused_order, rrf
 from ragcli.search.query import MAX_QUERY_CHARS, clean_query
 
 NOW = dt.date(2026, 11, 29)
@@ -334,10 +334,73 @@ def test_results_are_ranked_fused_and_deterministic(retriever, sample_root):
     assert [r.rank for r in a.results] == list(range(1, 9))
     scores = [r.score for r in a.results]
     assert scores == sorted(scores, reverse=True)
+    first_of_document: set[str] = set()
     for r in a.results:
-        expected = sum(1 / (60 + h.rank) for h in (r.bm25, r.dense) if h is not None)
+        if r.passage.doc_id in first_of_document:  # a document's later result: its own ranks
+            expected = sum(1 / (60 + h.rank) for h in (r.bm25, r.dense) if h is not None)
+        else:  # a document's first result: the document's ranks (where its first passage stands among documents)
+            first_of_document.add(r.passage.doc_id)
+            expected = sum(
+                1 / (60 + _document_rank(candidates, r.passage.doc_id))
+                for candidates in (a.bm25_candidates, a.dense_candidates)
+                if any(_doc_of(c.id) == r.passage.doc_id for c in candidates if c.kept)
+            )
+            own = sum(1 / (60 + h.rank) for h in (r.bm25, r.dense) if h is not None)
+            assert r.score >= own - 1e-12  # a document ranks no lower than any of its passages
         assert r.score == pytest.approx(expected)
         assert r.dense is None or r.dense.score >= 0.30
+
+
+def _doc_of(passage_id: str) -> str:
+    return passage_id.split("@", 1)[0]
+
+
+def _document_rank(candidates, doc_id: str) -> int:  # type: ignore[no-untyped-def]
+    """Where ``doc_id``'s first kept candidate stands among the documents of the kept candidates (from 1)."""
+    documents = list(dict.fromkeys(_doc_of(c.id) for c in candidates if c.kept))
+    return documents.index(doc_id) + 1
+
+
+def test_a_page_both_rankers_find_through_different_passages_outranks_a_lone_passage(retriever):
+    """Hybrid search scores a document's best passage by the document's ranks: a page that BM25 and the
+    embedder each put near the top through different passages counts as found by both. With
+    ``--per-doc 0`` (documents not limited) and in a single-ranker mode, passages are ranked on their own."""
+    scope = Scope.of(user("alice"), NOW)
+    checked = 0
+    for query in ("webhook retries delivery", "refund window for annual plans", "SSO setup for SCIM"):
+        hybrid = retriever.search(scope, query, config=SearchConfig(k=10))
+        plain = retriever.search(scope, query, config=SearchConfig(k=10, per_doc=0))
+        for r in plain.results:  # per_doc 0: each passage's own RRF
+            assert r.score == pytest.approx(sum(1 / (60 + h.rank) for h in (r.bm25, r.dense) if h is not None))
+        for mode in ("bm25", "dense"):
+            alone = retriever.search(scope, query, config=SearchConfig(k=10, mode=mode))
+            for r in alone.results:
+                h = r.bm25 if mode == "bm25" else r.dense
+                assert h is not None and r.score == pytest.approx(1 / (60 + h.rank))
+        leads = {}
+        for r in hybrid.results:
+            leads.setdefault(r.passage.doc_id, r)
+        for r in leads.values():
+            own = sum(1 / (60 + h.rank) for h in (r.bm25, r.dense) if h is not None)
+            checked += r.score > own + 1e-9  # the document's other passages lifted it
+    assert checked >= 1  # the rule moved something on these queries (else the checks above hold by emptiness)
+
+
+def test_document_leads_scores_each_documents_first_row_by_the_documents_ranks():
+    page = {1: "a", 2: "a", 3: "b", 4: "c", 5: "c"}.__getitem__
+    bm25, dense = [1, 4, 3], [5, 3, 2]  # page a: 1st in BM25 (row 1) and 3rd in dense (row 2); b: 3rd and 2nd
+    order = fused_order([bm25, dense], 60)
+    assert [row for row, _ in order][:2] == [3, 1]  # as passages, b's row 3 (3rd + 2nd) beats a's row 1
+    leads = document_leads(order, [bm25, dense], page, 60)
+    # As documents: a is 1st in BM25 and 3rd in dense; c 2nd and 1st; b 3rd and 2nd.
+    assert leads[:3] == [
+        (5, pytest.approx(1 / 62 + 1 / 61)),  # c, led by row 5 (its first row in the fused order)
+        (1, pytest.approx(1 / 61 + 1 / 63)),
+        (3, pytest.approx(1 / 63 + 1 / 62)),
+    ]
+    # Later rows of a document keep their own fused score, behind the documents' first rows here.
+    assert dict(leads)[4] == pytest.approx(1 / 62) and dict(leads)[2] == pytest.approx(1 / 63)
+    assert sorted(row for row, _ in leads) == [1, 2, 3, 4, 5]
 
 
 def test_queries_prepared_in_one_batch_rank_exactly_as_queries_embedded_alone(sample_root, embedder):

@@ -30,6 +30,42 @@ def fused_order(rankings: Sequence[Sequence[int]], k: int = RRF_K) -> list[tuple
     return [(row, scores[row]) for row in order]
 
 
+def document_leads(
+    order: Sequence[tuple[int, float]],
+    rankings: Sequence[Sequence[int]],
+    document_of: Callable[[int], str],
+    k: int = RRF_K,
+) -> list[tuple[int, float]]:
+    """``order`` with each document's first row scored by its document's ranks, the other rows as fused.
+
+    A ranking ranks documents too: a document's rank in it is where its first row stands among the
+    documents (its rows after the first do not count). Each document's first row in ``order`` gets
+    the RRF of those document ranks (same ``k``), so a page that both rankers put near the top through
+    different passages (BM25 the one naming the option, the embedder the one explaining it) counts as
+    found by both; a document's later rows keep their own fused score, so they compete with the other
+    documents' best rows instead of riding on their page. A first row's document score is never below
+    its own fused score (a document ranks no lower than any of its rows in a ranking). Ties keep ``order``.
+    """
+    doc_score: dict[str, float] = {}
+    for ranking in rankings:
+        seen: set[str] = set()
+        for row in ranking:
+            document = document_of(row)
+            if document not in seen:
+                seen.add(document)
+                doc_score[document] = doc_score.get(document, 0.0) + 1.0 / (k + len(seen))
+    leads: set[str] = set()
+    scored: list[tuple[float, int, int]] = []
+    for position, (row, score) in enumerate(order):
+        document = document_of(row)
+        if document not in leads:
+            leads.add(document)
+            score = doc_score[document]
+        scored.append((-score, position, row))
+    scored.sort()
+    return [(row, -negative) for negative, _, row in scored]
+
+
 def with_ranker_tops(
     selected: list[tuple[int, float]], order: Sequence[tuple[int, float]], rankings: Sequence[Sequence[int]], n: int
 ) -> list[tuple[int, float]]:

@@ -4,7 +4,8 @@ The scope picks the tenant's index and the permission filter; the query is
 only text. Each ranker returns its top candidates among the rows the scope
 may see (a ``View``), floors and the topic gate drop what is not evidence
 (``gate``), and Reciprocal Rank Fusion (k = 60) merges what survives
-(``fusion``). This is the read tool of the CLI, the answer loop and eval.
+(``fusion``; under the per-document limit, each document's best passage is
+scored by the document's ranks). This is the read tool of the CLI, the answer loop and eval.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from ..index import Hit, TenantIndex, View
 from ..principal import Scope
 from ..settings import index_root
 from .config import SearchConfig
-from .fusion import cut_per_document, fused_order, with_ranker_tops
+from .fusion import cut_per_document, document_leads, fused_order, with_ranker_tops
 from .gate import Status, apply_gates, rare_identifiers
 from .pointers import MAX_NEIGHBOURS, neighbour_steps
 from .query import clean_query
@@ -127,7 +128,16 @@ class Retriever:
         if cfg.identifier_ranking and cfg.mode == "hybrid":
             rankings.append(self._identifier_ranking(view, text, cfg.candidates))
         fused = fused_order(rankings, cfg.rrf_k)
-        selected, left_out = cut_per_document(fused, cfg.k, cfg.per_doc, lambda row: _document(view, row))
+        documents: dict[int, str] = {}
+
+        def document_of(row: int) -> str:
+            if row not in documents:
+                documents[row] = _document(view, row)
+            return documents[row]
+
+        if cfg.mode == "hybrid" and cfg.per_doc > 0:
+            fused = document_leads(fused, rankings, document_of, cfg.rrf_k)
+        selected, left_out = cut_per_document(fused, cfg.k, cfg.per_doc, document_of)
         if cfg.ranker_tops:
             selected = with_ranker_tops(selected, fused, rankings[:2], cfg.ranker_tops)
         more = Counter(left_out.values())
