@@ -9,7 +9,7 @@ Cuts every page of a documentation folder into passages with two ragcli source t
 - ``plugin markup``: passages that still carry Material for MkDocs / pymdownx / mkdocstrings syntax
   outside code (``///`` blocks, ``{ .class }`` and ``{key="v"}`` attribute lists, ``# (1)!``
   annotations, ``::: pkg.mod`` directives, ``--8<--`` and ``{!> x !}`` includes, emoji shortcodes), MyST
-  directive fences (``:::{note}``) and footnote marks (``[^1]``). Target 0.
+  directive fences (``:::{note}``) and autolinks (``<project:intro.md>``), and footnote marks (``[^1]``). Target 0.
 - ``lower-heading titles``: pages with no front matter title and no ``# H1`` whose title is their first
   lower heading (and not their file name made readable). Target 0.
 - ``html``: passages of Markdown pages that still carry an HTML tag or comment outside code (``<a href=...>``,
@@ -52,6 +52,7 @@ MARKUP = {
     "footnote": re.compile(r"\[\^[^\]\s]+\]"),
     "include": re.compile(r"--8<--|\{!>?[^\n]*!\}|\{\*[^\n]*\*\}"),
     "emoji": re.compile(r"(?<![\w:`/]):[a-z0-9_+-]+:(?![\w:`(/])"),
+    "myst autolink": re.compile(r"<project:[^<>\s]*>"),
 }
 DIRECTIVE = re.compile(r"^\{([\w:.-]+)\}")
 MYST_CODE = frozenset(
@@ -248,7 +249,8 @@ def crafted(root: Path) -> Path:
         "markup.md": (
             "# Markup\n\n/// version-added | v2.10\nThe `strict` flag :white_check_mark:.\n///\n\n"
             '```python {lint="skip"}\nx = 1  # (1)!\n```\n\n1.  What x is.\n\n'
-            '::: pkg.module\n    options:\n      show_root_heading: true\n\n--8<-- "snippets/abbr.md"\n'
+            '::: pkg.module\n    options:\n      show_root_heading: true\n\n--8<-- "snippets/abbr.md"\n\n'
+            "See <project:#list-item> and <project:quote.md>.\n"
         ),
         "api-stub.md": "# `pkg.module`\n\n::: pkg.module\n    options:\n      members: true\n",
         "html.md": (

@@ -133,8 +133,9 @@ TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]+\|?\s*$")
 
 
 def table_cells(row: str) -> list[str]:
-    """The cells of one Markdown table row, stripped (an escaped ``\\|`` stays inside its cell)."""
-    return [c.strip() for c in re.split(r"(?<!\\)\|", row.strip().strip("|"))]
+    """The cells of one Markdown table row, stripped, each as GFM reads it: an escaped ``\\|`` is a pipe inside its
+    cell (in a code span too: ```a \\| b``` is the code ``a | b``), not the end of the cell."""
+    return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", row.strip().strip("|"))]
 
 
 def unix_newlines(text: str) -> str:

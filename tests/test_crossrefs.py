@@ -117,8 +117,8 @@ def test_a_reference_to_another_file_shows_its_title(tmp_path: Path, embedder, w
     assert "jump into Command-line usage and Configuration & API docs" in tutorial
     assert "or the reference." in tutorial
     assert "If you have a configured session's virtualenv, you can" in usage
-    # A target the folder lacks shows its text, as before: the label, the document's file name.
-    assert "See an-unknown-label and page." in usage
+    # A target the folder lacks shows its text: the label, the document's file name made readable.
+    assert "See an-unknown-label and Page." in usage
     assert "- Introducing Black to your project" in guides
     assert "- Other tools" in guides
     assert "See Math shortcuts and `Mode`." in guides
@@ -188,10 +188,10 @@ def test_python_references_show_their_name() -> None:
 
 def test_rendering_without_the_table_shows_the_text_as_before() -> None:
     page = "T\n=\n\nSee :ref:`virtualenv config` and :doc:`/deploying/asgi`.\n"
-    assert "See virtualenv config and asgi." in rst_to_markdown(page, "t.rst")[1]
+    assert "See virtualenv config and Asgi." in rst_to_markdown(page, "t.rst")[1]
     with resolving({"ref:virtualenv config": "Virtualenvs", "doc:/deploying/asgi": "ASGI"}):
         assert "See Virtualenvs and ASGI." in rst_to_markdown(page, "t.rst")[1]
-    assert "See virtualenv config and asgi." in rst_to_markdown(page, "t.rst")[1]  # only while resolving
+    assert "See virtualenv config and Asgi." in rst_to_markdown(page, "t.rst")[1]  # only while resolving
 
 
 def test_a_document_is_titled_as_the_loaders_title_it(tmp_path: Path) -> None:

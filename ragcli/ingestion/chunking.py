@@ -28,7 +28,7 @@ from .markdown import Block, Section, markdown_sections, plain_sections
 from .mdwriter import read_page_mark
 from .sizing import Counts, Sizer, TokenCounter
 
-CHUNKER_VERSION = 10
+CHUNKER_VERSION = 11
 """3: soft wraps joined, admonitions and tabs unfolded, an introducing sentence kept with its block.
 4: a PDF with an outline is cut by its bookmarks (Markdown, Word, reStructuredText, notebook and CSV loaders).
 5: passages record their file relative to the ingested folder and the length of a carried introduction.
@@ -42,7 +42,10 @@ outline has no ``Page N`` section per page (its passages have pages instead).
 directives in list items kept in them; rst signatures as written on a line of their own, undefined substitutions
 empty.
 10: HTML in Markdown read as its text (tags in sentences, blocks: ``html_markup``); MyST ``{eval-rst}`` read as
-reStructuredText, ``{list-table}`` as a table, glossaries and definition lists as ``term: definition``."""
+reStructuredText, ``{list-table}`` as a table, glossaries and definition lists as ``term: definition``.
+11: HTML's struck-out text as ``~~x~~`` (not glued to what replaces it), raised numbers as ``²``; MyST's
+``<project:...>`` autolinks as their target's title; a ``:doc:`` to a document the folder lacks as its name made
+readable (``Names``); ``<code>a \\| b</code>`` a code span."""
 INTRODUCED_KINDS = ("code", "list", "table")
 WRITTEN_IN_MARKDOWN = frozenset({"markdown", "notebook"})
 """Formats whose Markdown was written by people (a notebook's Markdown cells), its HTML markup; the Markdown the

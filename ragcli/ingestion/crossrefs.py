@@ -5,7 +5,10 @@ the other document's title, as Sphinx does. Those titles are in other files: ``r
 for the whole ingested folder before any file is parsed and hands each file the titles *its* references
 name, which the rendering of that file reads here (``resolving``). Without them (a file converted on its
 own, a target the folder lacks) a reference shows its text: the explicit title (``Title <target>`` → Title),
-the label, or the document's file name.
+the label, or the document's file name made readable (``document_name``: ``the_basics`` → The basics).
+
+MyST's autolink to a page or a label of the project (``<project:intro.md>``, ``<project:#label>``) shows what the
+same reference as a role shows: the title the folder has, else the target made readable (``project_text``).
 
 A Python reference shows its name as Sphinx does: ``~a.b.C`` → ``C``, ``.Request`` (a name searched for as
 a suffix) → ``Request``, ``!name`` → ``name``; ``{pep}`526``` shows ``PEP 526``.
@@ -78,7 +81,8 @@ def target_title(role: str, text: str) -> str | None:
 def role_text(role: str, text: str) -> str:
     """What Sphinx shows for a role: ``Title <target>`` → Title, a target's title, ``~a.b.c`` → c, ``!name`` → name.
 
-    A ``:doc:`` whose document the folder lacks shows its file name (``/deploying/asgi`` → asgi).
+    A ``:doc:`` whose document the folder lacks shows its file name made readable (``/deploying/asgi`` → Asgi,
+    ``usage_and_configuration/the_basics`` → The basics), as the folder's own pages are titled (``title_from_path``).
     """
     explicit = EXPLICIT_TITLE.match(text)
     if explicit:
@@ -91,7 +95,48 @@ def role_text(role: str, text: str) -> str:
     if kind in ("pep", "rfc"):  # ``{pep}`526``` shows "PEP 526", as docutils' own role does
         return f"{kind.upper()} {text}"
     if kind == "doc":
-        return text.rstrip("/").rsplit("/", 1)[-1]
+        return document_name(text)
     if kind not in _NOT_PYTHON:
         text = text.lstrip(".")  # ``.Request``: a name searched for as a suffix, shown without its dot
     return text[1:].lstrip(".").rsplit(".", 1)[-1] if text.startswith("~") else text
+
+
+INDEX_NAMES = frozenset({"index", "readme", "_index"})
+"""File names a page shares with every folder's front page: such a page is named by its folder."""
+
+
+def document_name(target: str) -> str:
+    """A document named by its path (``../guides/getting_started``, ``/usage``, ``intro.md``), its last part made
+    readable: the text a reader sees for a document the folder does not have (an index page: its folder's name)."""
+    parts = [part for part in target.strip().split("/") if part not in ("", ".", "..")]
+    if not parts:
+        return target.strip()
+    name = _DOC_SUFFIX.sub("", parts[-1])
+    if name.lower() in INDEX_NAMES and len(parts) > 1:
+        name = parts[-2]
+    return readable_name(name)
+
+
+_DOC_SUFFIX = re.compile(r"\.(?:md|markdown|rst|txt|ipynb)$", re.IGNORECASE)
+
+
+def readable_name(stem: str) -> str:
+    """A file name as words: ``getting-started`` → "Getting started", ``the_basics`` → "The basics"."""
+    words = " ".join(stem.replace("_", " ").replace("-", " ").split())
+    return (words[:1].upper() + words[1:]) if words else stem
+
+
+_SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+
+
+def project_text(target: str) -> str:
+    """What MyST shows for ``<project:target>``: a page's title (``intro.md``), a label's section title
+    (``#label``), as ``{doc}`` and ``{ref}`` do; without them the target made readable, never the raw link. A
+    heading of another page (``intro.md#-get-started``) shows that heading, which only its anchor names here."""
+    path, _, anchor = target.strip().partition("#")
+    titles = _TITLES.get()
+    if not path:
+        return titles.get(key("ref", anchor)) or (readable_name(anchor) if _SLUG.match(anchor) else anchor)
+    if anchor:
+        return readable_name(anchor.strip("-")) or document_name(path)
+    return titles.get(key("doc", path)) or document_name(path)

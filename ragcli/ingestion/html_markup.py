@@ -7,7 +7,8 @@ Markdown lets a page hold raw HTML, and doc sites use it: Jekyll's notes and tab
 - in a sentence, a tag CommonMark reads as HTML (markdown-it's own grammar, ``HTML_TAG_RE``: an autolink such
   as ``<https://x>`` or ``<project:intro.md>`` is not one) is replaced by what it shows: nothing for most
   (``<a href=...>text</a>`` reads ``text``, ``<kbd>Ctrl</kbd>`` ``Ctrl``), a space for ``<br>``, its ``alt``
-  text for an ``<img>``; ``<code>x</code>`` is the code span ```x``` (``inline_html``);
+  text for an ``<img>``; ``<code>x</code>`` is the code span ```x``` (``inline_html``); what the page draws as a
+  mark on the text is kept in it: ``<del>x</del>`` as ``~~x~~``, ``<sup>2</sup>`` as ``²`` (``marked``);
 - a block (a line that opens with an HTML tag, through the tag that closes it) is read by ``html.parser``
   into paragraphs, list items, a table (``<tr>``/``<td>``), fenced code (``<pre>``, a ``<textarea>``'s text)
   and code spans (``<code>``); a ``<summary>`` labels what follows (``Title:``); scripts, styles and SVG show
@@ -38,8 +39,8 @@ from . import mdwriter as md
 TAG = re.compile(HTML_TAG_RE.pattern.removeprefix("^"))
 """A tag, a comment, a declaration or a processing instruction, as CommonMark reads one (markdown-it's grammar)."""
 _NAME = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)")
-_SIMPLE_CODE = re.compile(r"<code(?:\s[^<>]*)?>([^<>`\\\n]+)</code\s*>", re.IGNORECASE)
-"""``<code>x</code>`` holding text only: a code span."""
+_SIMPLE_CODE = re.compile(r"<code(?:\s[^<>]*)?>((?:[^<>`\\\n]|\\\|)+)</code\s*>", re.IGNORECASE)
+"""``<code>x</code>`` holding text only (an escaped pipe, ``a \\| b``, too): a code span."""
 _BLOCK = frozenset(
     "address article aside blockquote body caption center colgroup dd details dialog dir div dl dt fieldset "
     "figcaption figure footer form frameset h1 h2 h3 h4 h5 h6 header hr html legend li main menu nav ol optgroup "
@@ -75,14 +76,45 @@ def reading_html(read: bool) -> Iterator[None]:
 # --------------------------------------------------------------------------- a tag in a sentence
 
 
-def inline_html(text: str) -> str:
-    """``text`` (Markdown outside code spans) with each HTML tag replaced by what the page shows in its place."""
+def inline_html(text: str, *, in_row: bool = False) -> str:
+    """``text`` (Markdown outside code spans) with each HTML tag replaced by what the page shows in its place.
+
+    ``in_row``: ``text`` is in a line that may be a table row, where ``\\|`` is how a cell holds a pipe."""
     if "<" not in text or not _READ.get():
         return text
-    pieces = _SIMPLE_CODE.split(text)  # [text, code, text, code, ..., text]
-    return "".join(
-        _without_tags(piece) if n % 2 == 0 else f"`{html.unescape(piece)}`" for n, piece in enumerate(pieces)
-    )
+    pieces = _SIMPLE_CODE.split(marked(text))  # [text, code, text, code, ..., text]
+    return "".join(_without_tags(piece) if n % 2 == 0 else _code_span(piece, in_row) for n, piece in enumerate(pieces))
+
+
+_STRUCK = re.compile(r"<(del|s|strike)(?:\s[^<>]*)?>(?=\S)((?:(?!</?\1\b).)*?\S)</\1\s*>", re.IGNORECASE | re.DOTALL)
+"""Struck-out text (``<del>one</del>``), which a page draws through: ``~~one~~``, GFM's and pymdownx's own way."""
+_RAISED = re.compile(r"<(sup|sub)(?:\s[^<>]*)?>([0-9+\-=()]+)</\1\s*>", re.IGNORECASE)
+"""A number set above or below the line (``x<sup>2</sup>``, ``H<sub>2</sub>O``): its own characters, ² and ₂."""
+_RAISED_CHARS = {
+    "sup": str.maketrans("0123456789+-=()", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾"),
+    "sub": str.maketrans("0123456789+-=()", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎"),
+}
+_KEYS_APART = re.compile(r"(</kbd\s*>)(<kbd\b)", re.IGNORECASE)
+"""Two keys written with nothing between them, which the page draws as two keycaps."""
+
+
+def marked(source: str) -> str:
+    """The elements a page draws as marks on their text, written so the text keeps them: struck-out text as
+    ``~~x~~`` (``<del>one</del><ins>a single</ins>`` is not the word "onea single"), a raised or lowered number
+    as its own character (``x²``, not ``x2``), two keys side by side apart (``Ctrl Alt``, not ``CtrlAlt``)."""
+    if "<" not in source:
+        return source
+    source = _STRUCK.sub(r"~~\2~~", source)
+    source = _RAISED.sub(lambda m: m.group(2).translate(_RAISED_CHARS[m.group(1).lower()]), source)
+    return _KEYS_APART.sub(r"\1 \2", source)
+
+
+def _code_span(code: str, in_row: bool) -> str:
+    """``<code>`` content as a code span. The element's ``a \\| b`` shows ``a | b`` (Markdown escapes apply in
+    HTML's text, not in a code span's); in a table row the escape stays, as GFM reads ``\\|`` in a cell's code
+    span as the pipe, and a bare one would end the cell."""
+    code = html.unescape(code)
+    return "`" + (code if in_row else code.replace("\\|", "|")) + "`"
 
 
 def _without_tags(text: str) -> str:
@@ -207,7 +239,7 @@ def block_lines(source: str, text: Callable[[str], str] = str) -> list[str]:
     inline, ``[""]`` when it shows nothing between blocks."""
     reader = _Fragment(text)
     try:
-        reader.feed(source)
+        reader.feed(marked(source))
         reader.close()
     except AssertionError:  # html.parser on a marked section it does not know (``<![foo[``): the text, tags dropped
         shown = " ".join(text(inline_html(source)).split())

@@ -3,8 +3,8 @@
 The line-level half of ``dialects``: MyST roles (``{ref}`text <target>``` → ``text``, a target's title
 through ``crossrefs``), Hugo shortcodes inside a line, Liquid/Jinja tags and variables, mdBook includes,
 Material icons, attribute lists, keys (``++ctrl+c++`` → ``Ctrl+C``), emoji shortcodes
-(``:white_check_mark:`` → ✅), references to footnotes that are not there and HTML tags (``<kbd>Ctrl</kbd>`` →
-``Ctrl``, ``html_markup``).
+(``:white_check_mark:`` → ✅), MyST's autolinks (``<project:intro.md>`` → the page's title, through ``crossrefs``),
+references to footnotes that are not there and HTML tags (``<kbd>Ctrl</kbd>`` → ``Ctrl``, ``html_markup``).
 Code spans are left as they are, except that Hugo renders a shortcode even inside one and escapes them as
 ``{{</* x */>}}``.
 """
@@ -15,7 +15,7 @@ import functools
 import re
 from importlib import resources
 
-from .crossrefs import kind_of, role_text
+from .crossrefs import kind_of, project_text, role_text
 from .html_markup import inline_html
 
 HUGO_SHORTCODE = re.compile(r"\{\{([<%])\s*(/?)\s*([\w/.-]+)((?:[^{}]|\{[^{}]*\})*?)\s*(/?)\s*[>%]\}\}")
@@ -25,12 +25,15 @@ MDBOOK = re.compile(r"\{\{#[\w-]+[^}]*\}\}")
 _MYST_ROLE = re.compile(r"\{([\w:.-]+)\}`([^`]*)`")
 _ICON = re.compile(r":(?:material|octicons|fontawesome|simple)-[\w-]+:(?:\{[^}]*\})?")
 _ATTR_LIST = re.compile(r"\{:?\s*(?:[.#][\w-]+|[\w-]+=\"[^\"]*\")(?:\s+(?:[.#][\w-]+|[\w-]+=(?:\"[^\"]*\"|\S+)))*\s*\}")
+_PROJECT_LINK = re.compile(r"<project:([^<>\s]*)>")
+"""MyST's autolink to a page or label of the project (``<project:intro.md>``, ``<project:#label>``)."""
 _KEYS = re.compile(r"\+\+([\w+-]+?)\+\+")
 _FOOTNOTE_REF = re.compile(r"[ \t]*\[\^[^\]\s]+\](?!:)")
 """A reference to a note the page does not define (``footnotes`` numbered the others), with the space before it."""
 
 
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+_BARE_PIPE = re.compile(r"(?<!\\)\|")
 _CODE_ROLES = frozenset("code file kbd command option envvar samp program literal regexp makevar mailheader".split())
 
 
@@ -53,10 +56,12 @@ def inline(line: str) -> str:
     line = _MYST_ROLE.sub(_role, line)
     pieces = _CODE_SPAN.split(line)
     # split() with two groups yields [text, ticks, code, text, ticks, code, ..., text].
+    # A line with a bare pipe may be a table row, where ``\|`` is a cell's pipe: ``<code>a \| b</code>`` keeps it.
+    in_row = _BARE_PIPE.search(_CODE_SPAN.sub("", line)) is not None
     out = []
     for n, piece in enumerate(pieces):
         if n % 3 == 0:
-            out.append(_inline_text(piece))
+            out.append(_inline_text(piece, in_row))
         elif n % 3 == 1:
             # Hugo renders its shortcodes even in a code span (`{{% param version %}}` shows the version).
             code = HUGO_SHORTCODE.sub("", pieces[n + 1])
@@ -64,7 +69,7 @@ def inline(line: str) -> str:
     return code_line("".join(out))
 
 
-def _inline_text(text: str) -> str:
+def _inline_text(text: str, in_row: bool) -> str:
     text = MDBOOK.sub("", text)
     text = HUGO_SHORTCODE.sub("", text)  # inline shortcodes (param, ref, ...) show site data ragcli does not have
     text = _LIQUID_TAG.sub("", text)
@@ -72,7 +77,8 @@ def _inline_text(text: str) -> str:
     text = _ICON.sub("", text)
     text = _ATTR_LIST.sub("", text)
     text = _KEYS.sub(_keys, text)
-    return inline_html(emoji(_FOOTNOTE_REF.sub("", text)))
+    text = _PROJECT_LINK.sub(lambda m: project_text(m.group(1)), text)
+    return inline_html(emoji(_FOOTNOTE_REF.sub("", text)), in_row=in_row)
 
 
 _SHORTCODE = re.compile(r"(?<![\w:`/]):([a-z0-9_+-]+):(?![\w:`(/])")

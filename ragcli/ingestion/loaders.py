@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import DocumentRejected, DuplicateKey, strict_json
 from ..text import slugify
-from .crossrefs import active_salt
+from .crossrefs import INDEX_NAMES, active_salt, readable_name
 from .metadata import load_yaml_mapping, reserved_keys, split_front_matter, validate_metadata
 from .sources import (
     DEFAULT_MAX_FILE_BYTES,
@@ -304,15 +304,11 @@ def _untitled(relative: str, fmt: Format) -> str:
     return title_from_path(relative) if fmt in TITLE_FROM_FIRST_HEADING else Path(relative).stem
 
 
-_INDEX_NAMES = frozenset({"index", "readme", "_index"})
-
-
 def title_from_path(relative: str) -> str:
     """A file name made readable: ``concepts/fields.md`` → "Fields", ``guides/getting-started/index.md`` →
     "Getting started" (an index page is titled by its folder)."""
     path = Path(relative)
     stem = path.stem
-    if stem.lower() in _INDEX_NAMES and path.parent.name:
+    if stem.lower() in INDEX_NAMES and path.parent.name:
         stem = path.parent.name
-    words = " ".join(stem.replace("_", " ").replace("-", " ").split())
-    return (words[:1].upper() + words[1:]) if words else stem
+    return readable_name(stem)

@@ -5,7 +5,7 @@ what the reader sees is that thing's title (``crossrefs``). So before the files 
 over every reStructuredText and Markdown file of the folder reads, with regular expressions and no parser:
 
 - the labels (``.. _label:``, MyST ``(label)=``) placed before a section title, and that title as plain text;
-- the references each file makes without an explicit title;
+- the references each file makes without an explicit title (MyST's ``<project:intro.md>`` autolinks too);
 - for the documents those references name, the title the loaders give them (sidecar or front matter
   ``title``, else the first heading, else the file name made readable: ``loaders.title_from_path``).
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 _SCANNED = frozenset({"rst", "markdown"})
 _ROLE = re.compile(r"(?::|\{)(?:[\w-]+:)?(ref|doc)(?::|\})`((?:[^`\n]|\n(?![ \t]*\n))+)`")
 """A ``ref`` or ``doc`` role (``:std:ref:``, ``{doc}``); its text may wrap onto the next line, not past a blank one."""
+_PROJECT_LINK = re.compile(r"<project:([^<>\s#]*)(?:#([^<>\s]*))?>")
+"""MyST's ``<project:intro.md>`` (a document) and ``<project:#label>`` (a label): references without a title."""
 _RST_LABEL = re.compile(r"^\.\. _(`[^`]+`|[^:`\s][^:]*):\s*$")
 _MYST_LABEL = re.compile(r"^\s*\(([^()\s]+)\)=\s*$")
 _ATX = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
@@ -85,10 +87,22 @@ def scan(folder: Folder, files: Iterable[SourceFile], max_bytes: int) -> Referen
         for label, title in labels:
             table.labels.setdefault(key("ref", label), title)
         refs = {(m.group(1), m.group(2)) for m in _ROLE.finditer(text) if not EXPLICIT_TITLE.match(m.group(2))}
+        refs |= set(_project_links(text))
         if refs:
             table.refs[src.relative] = refs
     _resolve_documents(table, folder, scanned, max_bytes)
     return table
+
+
+def _project_links(text: str) -> Iterator[tuple[str, str]]:
+    """``<project:x.md>`` as the reference ``(doc, x.md)``, ``<project:#label>`` as ``(ref, label)``; a heading of
+    another page (``x.md#anchor``) shows that heading, which this table does not hold."""
+    for match in _PROJECT_LINK.finditer(text):
+        path, anchor = match.group(1), match.group(2)
+        if path and anchor is None:
+            yield "doc", path
+        elif not path and anchor:
+            yield "ref", anchor
 
 
 def _text(folder: Folder, src: SourceFile, max_bytes: int) -> str | None:

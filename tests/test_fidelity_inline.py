@@ -1,0 +1,143 @@
+"""Inline text as the rendered page shows it: a pipe in a table cell's code, struck-out and raised text written in
+HTML, MyST's ``<project:...>`` autolinks and ``:doc:`` references to documents the folder lacks.
+
+Real snippets from bench/corpora (each folder's SOURCE names the commit and its licence), kept short:
+
+- lazygit (https://github.com/jesseduffield/lazygit, MIT): a row of ``docs/keybindings/Keybindings_en.md``;
+- Material for MkDocs (https://github.com/squidfunk/mkdocs-material, MIT): the Critic result of
+  ``docs/reference/formatting.md``;
+- MyST-Parser (https://github.com/executablebooks/MyST-Parser, MIT): ``docs/intro.md``, ``docs/faq/index.md``,
+  ``docs/syntax/code_and_apis.md`` and the labelled heading of ``docs/configuration.md`` they point at;
+- attrs (https://github.com/python-attrs/attrs, MIT): ``docs/api-attr.rst``'s note; Black
+  (https://github.com/psf/black, MIT): ``docs/integrations/editors.md``'s ``{doc}`` with a title.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from support.corpus import write
+from test_chunking import make_doc
+
+from ragcli.backends.local.evidence import units
+from ragcli.ingestion.chunking import chunk_document
+from ragcli.ingestion.crossrefs import resolving
+from ragcli.ingestion.dialects import unfold_dialects
+from ragcli.ingestion.folder import open_folder
+from ragcli.ingestion.html_markup import inline_html
+from ragcli.ingestion.references import scan
+from ragcli.ingestion.rst import rst_to_markdown
+from ragcli.text import table_cells
+
+LAZYGIT_ROWS = """\
+| Key | Action | Info |
+|-----|--------|-------------|
+| `` _ `` | Prev screen mode |  |
+| `` \\| `` | Cycle diff renderers | Choose the next renderer in the list of configured diff renderers. |
+| `` \\ `` | Cycle diff renderers (reverse) | Choose the previous renderer in the list of configured diff renderers. |
+"""
+MATERIAL_CRITIC = """\
+Text can be <del class="critic">deleted</del> and replacement text
+<ins class="critic">added</ins>. This can also be combined into
+<del class="critic">one</del><ins class="critic">a single</ins> operation.
+<mark class="critic">Highlighting</mark> is also possible
+<span class="critic comment">and comments can be added inline</span>.
+"""
+MYST_INTRO = """\
+## Configuring MyST-Parser
+
+The <project:configuration.md> section contains a complete list of configuration options for the MyST-Parser.
+"""
+MYST_FAQ = """\
+### Suppress warnings
+
+See <project:#myst-warnings> for this information.
+"""
+MYST_CONFIGURATION = """\
+(sphinx/config-options)=
+# Configuration
+
+(howto/warnings)=
+(myst-warnings)=
+## Build Warnings
+
+Below lists the MyST specific warnings that may be emitted during the build process.
+"""
+MYST_AUTODOC = "will automatically generate the full API documentation, as shown <project:/apidocs/index.rst>."
+ATTRS_NOTE = """\
+API Reference for the ``attr`` Namespace
+========================================
+
+.. note::
+
+   These are the traditional APIs whose creation predates type annotations.
+
+   See also :doc:`names`.
+"""
+BLACK_EDITORS = "spins up {doc}`Black's HTTP server </usage_and_configuration/black_as_a_server>`, to"
+
+
+def _row_statement(embedder, table: str, key: str) -> tuple[str, str]:  # type: ignore[no-untyped-def]
+    """The passage's line for the row whose Action is ``key``, and the statement of that row's unit."""
+    (passage,) = chunk_document(make_doc("# Global keybindings\n\n" + table), "t", embedder.count_tokens)
+    (unit,) = [u for u in units(passage) if u.kind == "row" and f"| {key} |" in u.quote]
+    return unit.quote, unit.statement
+
+
+def test_a_pipe_in_a_table_cells_code_is_that_code_not_the_cells_end(embedder) -> None:  # type: ignore[no-untyped-def]
+    quote, statement = _row_statement(embedder, LAZYGIT_ROWS, "Cycle diff renderers")
+    assert (
+        quote
+        == "| `` \\| `` | Cycle diff renderers | Choose the next renderer in the list of configured diff renderers. |"
+    )
+    assert statement.startswith("Key: |; Action: Cycle diff renderers; Info: Choose the next renderer"), statement
+    assert table_cells(quote) == ["`` | ``", "Cycle diff renderers", quote.split(" | ")[-1].rstrip(" |")]
+    # The same key written with HTML: in a row the escape stays (a bare pipe would end the cell), and shows "|".
+    html_rows = LAZYGIT_ROWS.replace("`` \\| ``", "<code>\\|</code>")
+    quote, statement = _row_statement(embedder, unfold_dialects(html_rows), "Cycle diff renderers")
+    assert quote.startswith("| `\\|` | Cycle diff renderers |") and statement.startswith("Key: |; Action: Cycle"), quote
+    # Outside a table, the element's Markdown escape is read: the code is "a | b".
+    assert inline_html("Pipe it: <code>a \\| b</code>.") == "Pipe it: `a | b`."
+
+
+def test_struck_out_text_keeps_its_mark_and_is_not_glued_to_what_replaces_it(embedder) -> None:  # type: ignore[no-untyped-def]
+    (passage,) = chunk_document(make_doc(unfold_dialects(MATERIAL_CRITIC)), "t", embedder.count_tokens)
+    assert "onea single" not in passage.text
+    assert passage.text.startswith(
+        "Text can be ~~deleted~~ and replacement text added. This can also be combined into ~~one~~a single "
+        "operation. Highlighting is also possible and comments can be added inline."
+    ), passage.text
+    # Raised and lowered numbers read as the page sets them; two keys side by side are two keys.
+    assert inline_html("x<sup>2</sup> and H<sub>2</sub>O") == "x² and H₂O"
+    assert inline_html("Press <kbd>Ctrl</kbd><kbd>C</kbd>, or <kbd>Esc</kbd>.") == "Press Ctrl C, or Esc."
+
+
+def _myst_folder(root: Path) -> Path:
+    write(root / "intro.md", "# Get started\n\n" + MYST_INTRO)
+    write(root / "faq" / "index.md", "# FAQ\n\n" + MYST_FAQ)
+    write(root / "configuration.md", MYST_CONFIGURATION)
+    return root
+
+
+def test_a_myst_project_autolink_shows_its_targets_title(tmp_path: Path) -> None:
+    root = _myst_folder(tmp_path / "docs")
+    with open_folder(root) as folder:
+        table = scan(folder, folder.discover().files, 1 << 20)
+    with resolving(table.titles_for("intro.md")):
+        assert "The Configuration section contains" in unfold_dialects(MYST_INTRO)
+    with resolving(table.titles_for("faq/index.md")):
+        assert "See Build Warnings for this information." in unfold_dialects(MYST_FAQ)
+    # Without the target's title: the target made readable, never the raw autolink.
+    assert "See Myst warnings for this information." in unfold_dialects(MYST_FAQ)
+    assert unfold_dialects(MYST_AUTODOC).endswith("documentation, as shown Apidocs.")
+    assert "<project:" not in unfold_dialects("<project:../intro.md#-get-started>, <project:#a>")
+    assert unfold_dialects("See <project:../intro.md#-get-started>.") == "See Get started."
+    assert unfold_dialects("`<project:#dest>` is code") == "`<project:#dest>` is code"
+
+
+def test_a_doc_reference_to_a_document_the_folder_lacks_reads_as_its_name() -> None:
+    shown = rst_to_markdown(ATTRS_NOTE, "api-attr.rst")[1]
+    assert "See also Names." in shown and ":doc:" not in shown and "`names`" not in shown, shown
+    assert unfold_dialects(BLACK_EDITORS) == "spins up Black's HTTP server, to"
+    untitled = unfold_dialects("{doc}`/usage_and_configuration/black_as_a_server`, {doc}`../guides/index`")
+    assert untitled == "Black as a server, Guides"
