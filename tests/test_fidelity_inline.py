@@ -24,7 +24,7 @@ from ragcli.ingestion.chunking import chunk_document
 from ragcli.ingestion.crossrefs import resolving
 from ragcli.ingestion.dialects import unfold_dialects
 from ragcli.ingestion.folder import open_folder
-from ragcli.ingestion.html_markup import inline_html
+from ragcli.ingestion.html_markup import block_lines, inline_html
 from ragcli.ingestion.references import scan
 from ragcli.ingestion.rst import rst_to_markdown
 from ragcli.text import table_cells
@@ -107,8 +107,16 @@ def test_struck_out_text_keeps_its_mark_and_is_not_glued_to_what_replaces_it(emb
         "Text can be ~~deleted~~ and replacement text added. This can also be combined into ~~one~~a single "
         "operation. Highlighting is also possible and comments can be added inline."
     ), passage.text
-    # Raised and lowered numbers read as the page sets them; two keys side by side are two keys.
-    assert inline_html("x<sup>2</sup> and H<sub>2</sub>O") == "x² and H₂O"
+    # Raised and lowered numbers stay digits, which a query's "CO2" (or "CO₂", NFKC) finds; two keys are two keys.
+    assert inline_html("x<sup>2</sup> and H<sub>2</sub>O") == "x2 and H2O"
+    # A struck-out block is its paragraphs, with no "~~" standing alone between them.
+    assert block_lines("<div>\n<del><p>First para.</p><p>Second para.</p></del>\n</div>\n") == [
+        "",
+        "First para.",
+        "",
+        "Second para.",
+        "",
+    ]
     assert inline_html("Press <kbd>Ctrl</kbd><kbd>C</kbd>, or <kbd>Esc</kbd>.") == "Press Ctrl C, or Esc."
 
 
@@ -133,6 +141,8 @@ def test_a_myst_project_autolink_shows_its_targets_title(tmp_path: Path) -> None
     assert "<project:" not in unfold_dialects("<project:../intro.md#-get-started>, <project:#a>")
     assert unfold_dialects("See <project:../intro.md#-get-started>.") == "See Get started."
     assert unfold_dialects("`<project:#dest>` is code") == "`<project:#dest>` is code"
+    # A link's destination in angle brackets is the link's, not an autolink: its text is what shows.
+    assert "[the intro](<project:intro.md>)" in unfold_dialects("See [the intro](<project:intro.md>).")
 
 
 def test_a_doc_reference_to_a_document_the_folder_lacks_reads_as_its_name() -> None:

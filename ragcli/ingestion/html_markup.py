@@ -86,26 +86,25 @@ def inline_html(text: str, *, in_row: bool = False) -> str:
     return "".join(_without_tags(piece) if n % 2 == 0 else _code_span(piece, in_row) for n, piece in enumerate(pieces))
 
 
-_STRUCK = re.compile(r"<(del|s|strike)(?:\s[^<>]*)?>(?=\S)((?:(?!</?\1\b).)*?\S)</\1\s*>", re.IGNORECASE | re.DOTALL)
-"""Struck-out text (``<del>one</del>``), which a page draws through: ``~~one~~``, GFM's and pymdownx's own way."""
-_RAISED = re.compile(r"<(sup|sub)(?:\s[^<>]*)?>([0-9+\-=()]+)</\1\s*>", re.IGNORECASE)
-"""A number set above or below the line (``x<sup>2</sup>``, ``H<sub>2</sub>O``): its own characters, ² and ₂."""
-_RAISED_CHARS = {
-    "sup": str.maketrans("0123456789+-=()", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾"),
-    "sub": str.maketrans("0123456789+-=()", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎"),
-}
+_STRUCK = re.compile(
+    r"<(del|s|strike)(?:\s[^<>]*)?>(?=\S)((?:(?!</?\1\b)(?!</?(?:p|div|ul|ol|li|table|pre|blockquote|h[1-6])\b).)*?\S)"
+    r"</\1\s*>",
+    re.IGNORECASE | re.DOTALL,
+)
+"""Struck-out text (``<del>one</del>``), which a page draws through: ``~~one~~``, GFM's and pymdownx's own way.
+Not struck-out blocks (``<del><p>..</p></del>``): a ``~~`` around paragraphs would stand alone between them."""
 _KEYS_APART = re.compile(r"(</kbd\s*>)(<kbd\b)", re.IGNORECASE)
 """Two keys written with nothing between them, which the page draws as two keycaps."""
 
 
 def marked(source: str) -> str:
     """The elements a page draws as marks on their text, written so the text keeps them: struck-out text as
-    ``~~x~~`` (``<del>one</del><ins>a single</ins>`` is not the word "onea single"), a raised or lowered number
-    as its own character (``x²``, not ``x2``), two keys side by side apart (``Ctrl Alt``, not ``CtrlAlt``)."""
+    ``~~x~~`` (``<del>one</del><ins>a single</ins>`` is not the word "onea single"), two keys side by side apart
+    (``Ctrl Alt``, not ``CtrlAlt``). A raised or lowered number stays a digit (``CO<sub>2</sub>`` is ``CO2``): the
+    search reads a query's ``CO₂`` as ``co2`` (NFKC), so an index holding ``co₂`` could never be matched."""
     if "<" not in source:
         return source
     source = _STRUCK.sub(r"~~\2~~", source)
-    source = _RAISED.sub(lambda m: m.group(2).translate(_RAISED_CHARS[m.group(1).lower()]), source)
     return _KEYS_APART.sub(r"\1 \2", source)
 
 

@@ -25,8 +25,9 @@ MDBOOK = re.compile(r"\{\{#[\w-]+[^}]*\}\}")
 _MYST_ROLE = re.compile(r"\{([\w:.-]+)\}`([^`]*)`")
 _ICON = re.compile(r":(?:material|octicons|fontawesome|simple)-[\w-]+:(?:\{[^}]*\})?")
 _ATTR_LIST = re.compile(r"\{:?\s*(?:[.#][\w-]+|[\w-]+=\"[^\"]*\")(?:\s+(?:[.#][\w-]+|[\w-]+=(?:\"[^\"]*\"|\S+)))*\s*\}")
-_PROJECT_LINK = re.compile(r"<project:([^<>\s]*)>")
-"""MyST's autolink to a page or label of the project (``<project:intro.md>``, ``<project:#label>``)."""
+_PROJECT_LINK = re.compile(r"(?<!\]\()<project:([^<>\s]*)>")
+"""MyST's autolink to a page or label of the project (``<project:intro.md>``, ``<project:#label>``); not a link's
+destination written in angle brackets (``[the intro](<project:intro.md>)``), which the link's own text replaces."""
 _KEYS = re.compile(r"\+\+([\w+-]+?)\+\+")
 _FOOTNOTE_REF = re.compile(r"[ \t]*\[\^[^\]\s]+\](?!:)")
 """A reference to a note the page does not define (``footnotes`` numbered the others), with the space before it."""

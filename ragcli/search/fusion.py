@@ -88,8 +88,8 @@ def cut_per_document(
 
     Returns the selection and the rows the limit dropped while slots were left,
     each mapped to the first selected row of its document (which shows "N more from
-    this document"). Rows are read in order and only until ``k`` are selected, so a
-    search reads a few more passage IDs than it returns, never all of them.
+    this document"). Rows are read in order and only until ``k`` are selected (a hybrid
+    search has already read the document of every candidate for ``document_leads``).
     """
     selected: list[tuple[int, float]] = []
     dropped: dict[int, int] = {}
