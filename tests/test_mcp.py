@@ -283,8 +283,10 @@ def test_bad_arguments_are_tool_errors_and_the_server_goes_on(
     assert needle in result.content[0].text, result.content[0].text
     after = bob.search(REFUND_QUERY, k=3)  # the next call is answered, as bob still
     assert after["user"] == "bob" and after["tenant"] == "acme" and after["as_of"] == AS_OF
-    # The refund policy's two best passages (at most two of one document), then another document.
-    assert [r["doc_id"] for r in after["results"]][:2] == ["refunds-policy"] * 2
+    # The refund policy first; at most two passages of one document (a page's later passages compete with
+    # other pages' best ones: search.fusion.document_leads).
+    docs = [r["doc_id"] for r in after["results"]]
+    assert docs[0] == "refunds-policy" and len(docs) == 3 and docs.count("refunds-policy") <= 2, docs
 
 
 def test_logs_go_to_stderr_with_passage_ids_not_text(hana: McpServer) -> None:
