@@ -43,7 +43,7 @@ directives in list items kept in them; rst signatures as written on a line of th
 empty.
 10: HTML in Markdown read as its text (tags in sentences, blocks: ``html_markup``); MyST ``{eval-rst}`` read as
 reStructuredText, ``{list-table}`` as a table, glossaries and definition lists as ``term: definition``.
-11: HTML's struck-out text as ``~~x~~`` (not glued to what replaces it), raised numbers as ``²``; MyST's
+11: HTML's struck-out text as ``~~x~~`` (not glued to what replaces it), two ``<kbd>`` keys apart; MyST's
 ``<project:...>`` autolinks as their target's title; a ``:doc:`` to a document the folder lacks as its name made
 readable (``Names``); ``<code>a \\| b</code>`` a code span."""
 INTRODUCED_KINDS = ("code", "list", "table")

@@ -8,7 +8,7 @@ Markdown lets a page hold raw HTML, and doc sites use it: Jekyll's notes and tab
   as ``<https://x>`` or ``<project:intro.md>`` is not one) is replaced by what it shows: nothing for most
   (``<a href=...>text</a>`` reads ``text``, ``<kbd>Ctrl</kbd>`` ``Ctrl``), a space for ``<br>``, its ``alt``
   text for an ``<img>``; ``<code>x</code>`` is the code span ```x``` (``inline_html``); what the page draws as a
-  mark on the text is kept in it: ``<del>x</del>`` as ``~~x~~``, ``<sup>2</sup>`` as ``²`` (``marked``);
+  mark on the text is kept in it: ``<del>x</del>`` as ``~~x~~``, two ``<kbd>`` keys apart (``marked``);
 - a block (a line that opens with an HTML tag, through the tag that closes it) is read by ``html.parser``
   into paragraphs, list items, a table (``<tr>``/``<td>``), fenced code (``<pre>``, a ``<textarea>``'s text)
   and code spans (``<code>``); a ``<summary>`` labels what follows (``Title:``); scripts, styles and SVG show
