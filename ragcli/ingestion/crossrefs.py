@@ -127,6 +127,9 @@ def readable_name(stem: str) -> str:
 
 
 _SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+PROJECT_LINK = re.compile(r"(?<!\]\()<project:([^<>\s]*)>")
+"""MyST's autolink to a page or label of the project (``<project:intro.md>``, ``<project:#label>``); not a link's
+destination written in angle brackets (``[the intro](<project:intro.md>)``), which the link's own text replaces."""
 
 
 def project_text(target: str) -> str:

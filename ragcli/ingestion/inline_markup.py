@@ -15,7 +15,7 @@ import functools
 import re
 from importlib import resources
 
-from .crossrefs import kind_of, project_text, role_text
+from .crossrefs import PROJECT_LINK, kind_of, project_text, role_text
 from .html_markup import inline_html
 
 HUGO_SHORTCODE = re.compile(r"\{\{([<%])\s*(/?)\s*([\w/.-]+)((?:[^{}]|\{[^{}]*\})*?)\s*(/?)\s*[>%]\}\}")
@@ -25,9 +25,6 @@ MDBOOK = re.compile(r"\{\{#[\w-]+[^}]*\}\}")
 _MYST_ROLE = re.compile(r"\{([\w:.-]+)\}`([^`]*)`")
 _ICON = re.compile(r":(?:material|octicons|fontawesome|simple)-[\w-]+:(?:\{[^}]*\})?")
 _ATTR_LIST = re.compile(r"\{:?\s*(?:[.#][\w-]+|[\w-]+=\"[^\"]*\")(?:\s+(?:[.#][\w-]+|[\w-]+=(?:\"[^\"]*\"|\S+)))*\s*\}")
-_PROJECT_LINK = re.compile(r"(?<!\]\()<project:([^<>\s]*)>")
-"""MyST's autolink to a page or label of the project (``<project:intro.md>``, ``<project:#label>``); not a link's
-destination written in angle brackets (``[the intro](<project:intro.md>)``), which the link's own text replaces."""
 _KEYS = re.compile(r"\+\+([\w+-]+?)\+\+")
 _FOOTNOTE_REF = re.compile(r"[ \t]*\[\^[^\]\s]+\](?!:)")
 """A reference to a note the page does not define (``footnotes`` numbered the others), with the space before it."""
@@ -78,7 +75,7 @@ def _inline_text(text: str, in_row: bool) -> str:
     text = _ICON.sub("", text)
     text = _ATTR_LIST.sub("", text)
     text = _KEYS.sub(_keys, text)
-    text = _PROJECT_LINK.sub(lambda m: project_text(m.group(1)), text)
+    text = PROJECT_LINK.sub(lambda m: project_text(m.group(1)), text)
     return inline_html(emoji(_FOOTNOTE_REF.sub("", text)), in_row=in_row)
 
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..errors import DocumentRejected
-from .crossrefs import EXPLICIT_TITLE, key, role_text
+from .crossrefs import EXPLICIT_TITLE, PROJECT_LINK, key, role_text
 from .fences import fenced_chunks
 from .loaders import title_from_path
 from .metadata import load_yaml_mapping, split_front_matter
@@ -35,8 +35,6 @@ if TYPE_CHECKING:
 _SCANNED = frozenset({"rst", "markdown"})
 _ROLE = re.compile(r"(?::|\{)(?:[\w-]+:)?(ref|doc)(?::|\})`((?:[^`\n]|\n(?![ \t]*\n))+)`")
 """A ``ref`` or ``doc`` role (``:std:ref:``, ``{doc}``); its text may wrap onto the next line, not past a blank one."""
-_PROJECT_LINK = re.compile(r"<project:([^<>\s#]*)(?:#([^<>\s]*))?>")
-"""MyST's ``<project:intro.md>`` (a document) and ``<project:#label>`` (a label): references without a title."""
 _RST_LABEL = re.compile(r"^\.\. _(`[^`]+`|[^:`\s][^:]*):\s*$")
 _MYST_LABEL = re.compile(r"^\s*\(([^()\s]+)\)=\s*$")
 _ATX = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
@@ -97,9 +95,9 @@ def scan(folder: Folder, files: Iterable[SourceFile], max_bytes: int) -> Referen
 def _project_links(text: str) -> Iterator[tuple[str, str]]:
     """``<project:x.md>`` as the reference ``(doc, x.md)``, ``<project:#label>`` as ``(ref, label)``; a heading of
     another page (``x.md#anchor``) shows that heading, which this table does not hold."""
-    for match in _PROJECT_LINK.finditer(text):
-        path, anchor = match.group(1), match.group(2)
-        if path and anchor is None:
+    for match in PROJECT_LINK.finditer(text):
+        path, hashed, anchor = match.group(1).partition("#")
+        if path and not hashed:
             yield "doc", path
         elif not path and anchor:
             yield "ref", anchor
