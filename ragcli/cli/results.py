@@ -304,13 +304,9 @@ RENDERERS: dict[str, Callable[[SearchResponse], None]] = {
 
 def _explain(response: SearchResponse) -> None:
     cfg = response.config
-    limit = (
-        f"at most {cfg.per_doc} per document, each document's best passage scored by the document's ranks"
-        if cfg.per_doc and cfg.mode == "hybrid"
-        else f"at most {cfg.per_doc} per document"
-        if cfg.per_doc
-        else "no per-document limit"
-    )
+    limit = f"at most {cfg.per_doc} per document" if cfg.per_doc else "no per-document limit"
+    if cfg.ranks_documents:
+        limit += ", each document's best passage scored by the document's ranks"
     summary = (
         f"mode {cfg.mode}; floors: bm25 > {cfg.bm25_floor}, dense >= {cfg.dense_floor}, a word match not close in "
         f"meaning shares >= {cfg.bm25_only_min_terms} query words; RRF k = {cfg.rrf_k}; {cfg.candidates} candidates "

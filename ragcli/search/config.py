@@ -111,6 +111,12 @@ class SearchConfig:
     def uses_dense(self) -> bool:
         return self.mode in ("hybrid", "dense")
 
+    @property
+    def ranks_documents(self) -> bool:
+        """Each document's best passage is scored by the document's ranks (``fusion.document_leads``): in hybrid
+        mode under a per-document limit, where the results are a list of pages for a person."""
+        return self.mode == "hybrid" and self.per_doc > 0
+
 
 def parse_mode(value: str) -> Mode:
     """``--mode`` text as a ``Mode``; InputError names the choices."""

@@ -135,7 +135,7 @@ class Retriever:
                 documents[row] = _document(view, row)
             return documents[row]
 
-        if cfg.mode == "hybrid" and cfg.per_doc > 0:
+        if cfg.ranks_documents:
             fused = document_leads(fused, rankings, document_of, cfg.rrf_k)
         selected, left_out = cut_per_document(fused, cfg.k, cfg.per_doc, document_of)
         if cfg.ranker_tops:
