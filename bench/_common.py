@@ -294,6 +294,29 @@ def timed_embedder(embedder: Any) -> Stopwatch:
     return watch
 
 
+CROSS_DOMAIN = {
+    # Off-topic questions written by people (bench/gate.py, bench/answers.py): each development
+    # question set -> the tenant it is asked of. Each pair crosses domains (Python library or tool,
+    # static site or docs theme, JavaScript formatter, git UI, Rust toolchain) so that no question
+    # has an answer there; pairs within a domain (uv-docs/pdm, black/prettier, material/mkdocstrings)
+    # are avoided: their questions can be half on-topic. Every set asks once, every tenant is asked.
+    "attrs": "jekyll",
+    "jekyll": "attrs",
+    "prettier": "rustup",
+    "rustup": "prettier",
+    "lazygit": "docsy",
+    "docsy": "lazygit",
+    "black": "requests",
+    "requests": "material",
+    "starlette": "rustup",
+    "pdm": "jekyll",
+    "uv-docs": "docsy",
+    "nox": "material",
+    "myst": "lazygit",
+    "mkdocstrings-python": "prettier",
+    "material": "starlette",
+}
+
 # --------------------------------------------------------------------------- ragcli indexes
 
 

@@ -31,7 +31,10 @@ abstention rate on answerable training questions at most ``--max-abstain`` (defa
 Metrics per corpus: answer accuracy (answerable questions whose answer contains one of its
 ``answer_contains``; an abstention counts as wrong), abstention on the on-topic unanswerable
 questions, abstention on the answerable ones, and disposition accuracy (answered when
-answerable, abstained when not), all as ``ragcli eval --ask`` computes them.
+answerable, abstained when not), all as ``ragcli eval --ask`` computes them. And abstention on
+off-topic questions: the corpus's own questions asked of an unrelated tenant (``CROSS_DOMAIN`` in
+``_common.py``: the attrs questions of the Jekyll docs, ...), answered with the same left-out numbers;
+people's questions about another project, which a trustworthy answerer never answers from these pages.
 
 Run:
     python bench/answers.py --index /tmp/answers-index --squad 0            # the left-out table
@@ -53,7 +56,7 @@ from typing import TYPE_CHECKING, Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import REPO_ROOT, Output, base_parser, ensure_index
+from _common import CROSS_DOMAIN, REPO_ROOT, Output, base_parser, ensure_index
 from fitting import Example, Row, fit_rule, fit_selector, pick_threshold
 
 if TYPE_CHECKING:
@@ -230,12 +233,38 @@ def evaluate(cases: list[Any], retriever: Any, model: Any) -> dict[str, Any]:
     }
 
 
+def off_topic(cases: Mapping[str, list[Any]], name: str) -> list[Any]:
+    """``name``'s questions asked of an unrelated tenant (``CROSS_DOMAIN``) by its bench principal: questions people
+    wrote about another project, which the documents there do not answer. Every one should be abstained on."""
+    tenant = CROSS_DOMAIN[name]
+    there = cases[tenant][0].scope
+    return [
+        replace(
+            c,
+            id=f"{c.id}@{tenant}",
+            scope=there,
+            expect="abstain",
+            reason=None,
+            relevant=(),
+            forbidden=(),
+            answer_contains=(),
+        )
+        for c in cases[name]
+    ]
+
+
+def off_topic_share(counts: Mapping[str, int] | None) -> float | None:
+    return counts["abstained_unanswerable"] / counts["labelled"] if counts else None
+
+
 def pooled(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Questions pooled over corpora (not a mean of rates)."""
     total = {k: sum(r["counts"][k] for r in rows) for k in rows[0]["counts"]}
     answerable = sum(r["answerable"] for r in rows)
     unanswerable = sum(r["unanswerable"] for r in rows)
+    off = [r["off_topic"] for r in rows if "off_topic" in r]
     return {
+        "off_topic": {k: sum(o[k] for o in off) for k in off[0]} if off else None,
         "answer_accuracy": total["right"] / total["with_gold"],
         "abstain_unanswerable": total["abstained_unanswerable"] / unanswerable,
         "abstain_answerable": total["abstained_answerable"] / answerable,
@@ -360,6 +389,8 @@ def main() -> None:
         selector, rule = fit_fold({n: e for n, e in train.items() if n != left}, args.max_abstain)
         model = LocalModel(embedder=memo, vectors=retriever, selector=selector, rule=rule)  # type: ignore[arg-type]
         rows[left] = evaluate(cases[left], retriever, model) | {"threshold": rule.threshold}
+        if CROSS_DOMAIN.get(left) in cases:
+            rows[left]["off_topic"] = evaluate(off_topic(cases, left), retriever, model)["counts"]
         out.note(f"[dim]{left}: answer {rows[left]['answer_accuracy']:.3f}[/dim]")
 
     selector, rule = fit_fold(train, args.max_abstain)
@@ -380,6 +411,7 @@ def main() -> None:
             "answer accuracy",
             "abstained: unanswerable",
             "abstained: answerable",
+            "abstained: off-topic",
             "disposition",
             "questions (ans/unans)",
         ],
@@ -402,8 +434,15 @@ def main() -> None:
 
 
 def _row(name: str, r: dict[str, Any]) -> list[Any]:
-    rates = ("answer_accuracy", "abstain_unanswerable", "abstain_answerable", "disposition")
-    return [name, *(r[k] for k in rates), f"{r['answerable']}/{r['unanswerable']}"]
+    first = ("answer_accuracy", "abstain_unanswerable", "abstain_answerable")
+    off = off_topic_share(r.get("off_topic"))
+    return [
+        name,
+        *(r[k] for k in first),
+        "" if off is None else off,
+        r["disposition"],
+        f"{r['answerable']}/{r['unanswerable']}",
+    ]
 
 
 def _ensure_sample(index: Path, out: Output) -> None:

@@ -48,7 +48,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import REPO_ROOT, Output, base_parser, bench_principal, ensure_index, read_jsonl
+from _common import CROSS_DOMAIN, REPO_ROOT, Output, base_parser, bench_principal, ensure_index, read_jsonl
 
 KEYWORDS = [
     "frozen",
@@ -96,27 +96,6 @@ SHORT_OFF_TOPIC = [
 ]
 
 
-CROSS_DOMAIN = {
-    # question set -> the tenant it is asked of. Each pair crosses domains (Python library or tool,
-    # static site or docs theme, JavaScript formatter, git UI, Rust toolchain) so that no question
-    # has an answer there; pairs within a domain (uv-docs/pdm, black/prettier, material/mkdocstrings)
-    # are avoided: their questions can be half on-topic. Every set asks once, every tenant is asked.
-    "attrs": "jekyll",
-    "jekyll": "attrs",
-    "prettier": "rustup",
-    "rustup": "prettier",
-    "lazygit": "docsy",
-    "docsy": "lazygit",
-    "black": "requests",
-    "requests": "material",
-    "starlette": "rustup",
-    "pdm": "jekyll",
-    "uv-docs": "docsy",
-    "nox": "material",
-    "myst": "lazygit",
-    "mkdocstrings-python": "prettier",
-    "material": "starlette",
-}
 LONG_QUESTION_TERMS = 12
 """A question of more content terms than this is long (the split of the off-topic pass rate)."""
 NEAR_FLOOR = 0.27
