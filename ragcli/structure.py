@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from .text import FENCE, LIST_MARKER, TABLE_RULE, split_sentences, table_cells
@@ -223,6 +223,8 @@ class Span:
     """For ``introduced`` and ``block``: the block's lines as shown (fences kept, at most BLOCK_MAX_LINES)."""
     header: tuple[str, ...] = ()
     """For ``row``: the table's header cells."""
+    item_start: int = -1
+    """For a list item's second and later sentences: where the item's first sentence starts (else -1)."""
 
 
 def unit_spans(text: str) -> list[Span]:
@@ -288,7 +290,8 @@ def _item_sentences(text: str, offsets: list[int], block: Block, n: int) -> list
         raw = text[offsets[first] : offsets[last] - 1]
         marker = LIST_MARKER.match(raw)
         item_start = offsets[first] + (marker.end() if marker else len(raw) - len(raw.lstrip()))
-        out += _split(text, item_start, offsets[last] - 1, "item", n)
+        sentences = _split(text, item_start, offsets[last] - 1, "item", n)
+        out += sentences[:1] + [replace(s, item_start=sentences[0].start) for s in sentences[1:]]
     return out
 
 

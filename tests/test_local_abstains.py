@@ -70,6 +70,41 @@ def test_a_window_runs_on_into_the_row_that_holds_the_asked_for_value(local_mode
     assert _completed(_completed(sentence, scored), scored) == _completed(sentence, scored)
 
 
+STATIC_FILES = (  # starlette's StaticFiles options (docs/staticfiles.md, BSD-3-Clause)
+    "Starlette also includes a StaticFiles class for serving files in a given directory:\n\n"
+    "- `directory` - A string or os.PathLike denoting a directory path.\n"
+    "- `html` - Run in HTML mode. Automatically loads `index.html` for directories if such file exist.\n"
+    "- `check_dir` - Ensure that the directory exists upon instantiation.\n"
+    "- `follow_symlink` - A boolean indicating if symbolic links for files and directories should be followed.\n"
+    "- `packages` - A list of strings or list of tuples of strings of Python packages.\n"
+)
+
+
+def test_a_claim_on_a_list_items_later_sentence_starts_at_the_item(local_model) -> None:
+    # "Automatically loads index.html ..." alone does not say which option it describes; the claim starts at "html".
+    from ragcli.backends.local.answerer import _from_item_start
+    from ragcli.passage import Passage
+
+    passage = Passage(
+        "d@v#s", "d", "v", "s", "t", ("everyone",), None, None, "StaticFiles", (), "/d.md", None, STATIC_FILES
+    )
+    question = "Which option makes StaticFiles load index.html for a directory?"
+    scored = local_model.assess(question, [passage], {}).scored
+    later = next(
+        s.window for s in scored if len(s.window.units) == 1 and s.window.statement.startswith("Automatically loads")
+    )
+    widened = _from_item_start(later, scored)
+    assert (
+        widened.statement
+        == "html - Run in HTML mode. Automatically loads index.html for directories if such file exist."
+    )
+    assert widened.quote == passage.text[widened.first.start : later.units[-1].end]
+    other = next(s.window for s in scored if s.window.statement.startswith("check_dir"))
+    assert _from_item_start(other, scored) == other  # an item's first sentence: as it is
+    claims = local_model.assess(question, [passage], {}).claims
+    assert claims and not any(c.statement.startswith("Automatically") for c in claims)
+
+
 def test_a_window_holding_little_of_the_asked_for_thing_is_no_answer_whatever_the_fitted_rule(
     embedder, retriever
 ) -> None:

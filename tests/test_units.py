@@ -87,6 +87,10 @@ def test_no_window_starts_on_a_unit_that_leans_on_the_one_before() -> None:
         ("How do I hide the right-hand table of contents?", (), (), ()),  # a compound of common words
         ("tenant:globex refund window", (), (), ("globex",)),  # search syntax, not an identifier
         ("How do I uninstall uv, including its Pythons and tools?", (), ("pythons",), ()),
+        # a possessive names its owner: the thing the documents must be about
+        ("Can lazygit's undo take back a push?", (), (), ("lazygit",)),
+        ("How do I change a few of Docsy's English UI strings?", (), ("docsy", "english"), ()),
+        ("It's late and I'd like the default; what's it?", (), (), ()),  # contractions stay ordinary
     ],
 )
 def test_what_a_question_names(question: str, identifiers: tuple, names: tuple, rare: tuple) -> None:

@@ -228,7 +228,7 @@ class LocalModel:
             and second.window.statement != best.window.statement  # the same words in another version of a page
         ):
             chosen.append(second.window)
-        chosen = [_completed(w, scored) for w in chosen]
+        chosen = [_from_item_start(_completed(w, scored), scored) for w in chosen]
         return tuple(Claim(statement=w.statement, passage_id=w.passage_id, quote=w.quote) for w in chosen)
 
 
@@ -246,6 +246,24 @@ def _completed(window: Window, scored: list[Scored]) -> Window:
         if len(longer.units) == size + 1 and longer.units[:size] == window.units and _holds_wanted(s.values):
             return longer
     return window
+
+
+def _from_item_start(window: Window, scored: list[Scored]) -> Window:
+    """``window``, begun at its list item's first sentence when it starts on a later one: "Automatically loads
+    index.html for directories" does not say which option it describes; "html - Run in HTML mode." does. A fixed
+    rule for the reader, applied to the chosen window only: what is chosen and whether to answer are decided
+    before it."""
+    lead = window.first.item_start
+    if lead < 0:
+        return window
+    read = {u.position: u for s in scored if s.window.passage_id == window.passage_id for u in s.window.units}
+    first = next((u for u in read.values() if u.start == lead), None)
+    if first is None:  # the item's first sentence is too short to quote on its own: the window reads as it is
+        return window
+    positions = range(first.position, window.units[-1].position + 1)
+    if any(p not in read for p in positions):
+        return window
+    return Window(tuple(read[p] for p in positions))
 
 
 def _holds_wanted(values: WindowFeatures) -> bool:

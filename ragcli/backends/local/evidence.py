@@ -85,6 +85,8 @@ class Unit:
     """Its place among the passage's units (0 = first)."""
     span: int = 0
     """Its index among ``structure.unit_spans(passage.text)``: where its vector stored at ingest is."""
+    item_start: int = -1
+    """For a list item's later sentence: where the item's first sentence starts (``structure.Span.item_start``)."""
 
     @property
     def carries_block(self) -> bool:
@@ -143,7 +145,17 @@ def _unit(passage: Passage, span: Span, n: int) -> Unit:
         statement = "; ".join(f"{h}: {c}" if h else c for h, c in zip(header, cells, strict=False) if c) + "."
     else:
         statement = readable(quote)
-    return Unit(passage, span.kind, quote, statement, block=span.block, start=span.start, end=span.end, span=n)
+    return Unit(
+        passage,
+        span.kind,
+        quote,
+        statement,
+        block=span.block,
+        start=span.start,
+        end=span.end,
+        span=n,
+        item_start=span.item_start,
+    )
 
 
 def _shown(span: Span) -> tuple[str, ...]:

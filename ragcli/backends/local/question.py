@@ -228,6 +228,9 @@ def _identifiers(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(f for f in cleaned if len(f) >= 2 and not _FIELD_QUERY.match(f)))
 
 
+_POSSESSIVE = re.compile(r"'s$")
+
+
 def _named_words(text: str, identifiers: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Capitalised words not opening a sentence, and words no form of which the vocabulary holds."""
     vocab = vocabulary()
@@ -235,9 +238,9 @@ def _named_words(text: str, identifiers: tuple[str, ...]) -> tuple[tuple[str, ..
     names: list[str] = []
     rare: list[str] = []
     for match in _WORD.finditer(text):
-        word = match.group(0)
-        if "'" in word or "’" in word:
-            continue  # a contraction ("don't") or a possessive: ordinary words either way
+        word = _POSSESSIVE.sub("", match.group(0))  # "lazygit's undo", "Docsy's strings": the name is the owner
+        if "'" in word:
+            continue  # a contraction ("don't", "I'd"): ordinary words
         folded = word.casefold()
         if folded in STOP_WORDS or len(folded) < 3 or folded in covered or folded in _GENERIC_CAPITALS:
             continue

@@ -157,10 +157,12 @@ class Window:
 
     @property
     def statement(self) -> str:
-        """The units as a person reads them: sentences run on; blocks, list items and rows start their own lines."""
+        """The units as a person reads them: sentences run on (a list item's too); blocks, list items and rows start
+        their own lines."""
         out = self.units[0].statement
         for before, unit in zip(self.units, self.units[1:], strict=False):
-            prose = before.kind == unit.kind == "sentence"
+            same_item = unit.item_start >= 0 and unit.item_start in (before.start, before.item_start)
+            prose = before.kind == unit.kind == "sentence" or same_item
             out += (" " if prose else "\n") + unit.statement
         return out
 
