@@ -91,6 +91,7 @@ def test_no_window_starts_on_a_unit_that_leans_on_the_one_before() -> None:
         ("Can lazygit's undo take back a push?", (), (), ("lazygit",)),
         ("How do I change a few of Docsy's English UI strings?", (), ("docsy", "english"), ()),
         ("It's late and I'd like the default; what's it?", (), (), ()),  # contractions stay ordinary
+        ("How do I get tab completion for nox commands in my shell?", (), (), ("nox",)),  # a tool's short name
     ],
 )
 def test_what_a_question_names(question: str, identifiers: tuple, names: tuple, rare: tuple) -> None:
