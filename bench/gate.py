@@ -50,6 +50,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import CROSS_DOMAIN, REPO_ROOT, Output, base_parser, bench_principal, ensure_index, read_jsonl
 
+from ragcli.passage import document_version_of
+
 KEYWORDS = [
     "frozen",
     "hatchling",
@@ -132,14 +134,14 @@ Rule = Callable[[Probe], bool]
 """Whether a gated query's word matches pass."""
 
 
-def document(passage_id: str) -> str:
-    return passage_id.rpartition("#")[0]
-
-
 def agreement(p: Probe) -> bool:
     """Near the floor, and the dense ranker's top documents hold BM25's top document."""
     near = bool(p.dense) and p.dense[0][1] >= NEAR_FLOOR
-    return near and p.bm25_top is not None and document(p.bm25_top) in {document(i) for i, _ in p.dense[:AGREE_TOP]}
+    return (
+        near
+        and p.bm25_top is not None
+        and document_version_of(p.bm25_top) in {document_version_of(i) for i, _ in p.dense[:AGREE_TOP]}
+    )
 
 
 def length_floor(p: Probe) -> bool:

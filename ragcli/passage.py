@@ -14,6 +14,26 @@ from typing import Any
 HEADING_SEPARATOR = " › "
 
 
+def passage_id(doc_id: str, version: str, section: str) -> str:
+    """A passage's ID, ``{doc_id}@{version}#{section}``: the one format every layer reads back with the three below."""
+    return f"{doc_id}@{version}#{section}"
+
+
+def doc_of(pid: str) -> str:
+    """The ``doc_id`` of a passage ID (the part before the first ``@``)."""
+    return pid.split("@", 1)[0]
+
+
+def document_version_of(pid: str) -> str:
+    """``{doc_id}@{version}`` of a passage ID: one version of one document (no ``#`` in a section key)."""
+    return pid.rpartition("#")[0]
+
+
+def section_of(pid: str) -> str:
+    """The section key of a passage ID (the part after the last ``#``)."""
+    return pid.rpartition("#")[2]
+
+
 @dataclass(frozen=True)
 class Passage:
     """One retrievable unit of text, with everything the permission filter needs."""

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from pydantic import Field
 
+from ..passage import doc_of, section_of
 from ..record import Record
 
 
@@ -39,22 +40,14 @@ IdsOfDocuments = Callable[[Iterable[str]], Mapping[str, Sequence[str]]]
 
 def currency_of(lookup: IdsOfDocuments, traced: Iterable[str]) -> Currency:
     ids = list(dict.fromkeys(traced))
-    visible = lookup({_doc(i) for i in ids})
+    visible = lookup({doc_of(i) for i in ids})
     out = Currency()
     for pid in ids:
-        now = visible.get(_doc(pid), ())
+        now = visible.get(doc_of(pid), ())
         if pid in now:
             out.unchanged.append(pid)
         elif now:
-            out.changed.append(Changed(id=pid, now=[n for n in now if _section(n) == _section(pid)]))
+            out.changed.append(Changed(id=pid, now=[n for n in now if section_of(n) == section_of(pid)]))
         else:
             out.vanished.append(pid)
     return out
-
-
-def _doc(passage_id: str) -> str:
-    return passage_id.split("@", 1)[0]
-
-
-def _section(passage_id: str) -> str:
-    return passage_id.rpartition("#")[2]

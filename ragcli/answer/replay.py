@@ -27,6 +27,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from ..errors import InputError, RagcliError, json_object, plain_validation_message
+from ..passage import doc_of
 from ..principal import Principal, Scope
 from ..record import Record
 from ..search import Retriever, SearchConfig
@@ -179,7 +180,7 @@ class _SeenToday:
     def _seen(self, pid: str) -> bool:
         if self._same_day:
             return True
-        doc = pid.split("@", 1)[0]
+        doc = doc_of(pid)
         if doc not in self._visible:
             found = self._retriever.ids_of_documents(self._today, [doc])
             self._visible[doc] = set(found.get(doc, ()))

@@ -21,7 +21,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Protocol
 
 from ..errors import IndexCorruptError, InputError
-from ..passage import Passage
+from ..passage import Passage, doc_of
 from ..principal import Scope
 from .bm25 import filtered_count, filtered_search, permission_query, permitted_rows, text_query
 
@@ -286,7 +286,7 @@ class View:
         out: dict[str, list[str]] = {}
         for row in self.allowed_rows:
             pid = self.index._rows.passage_id(int(row))
-            doc = pid.split("@", 1)[0]
+            doc = doc_of(pid)
             if doc in wanted:
                 out.setdefault(doc, []).append(pid)
         return out

@@ -20,7 +20,7 @@ the index records it, and a new value re-chunks every document.
 from __future__ import annotations
 
 from ..embedder import MAX_MODEL_TOKENS, SPECIAL_TOKENS
-from ..passage import HEADING_SEPARATOR, Passage
+from ..passage import HEADING_SEPARATOR, Passage, passage_id
 from ..text import slugify, split_sentences
 from .layout import Shape, joined, part_shapes, text_shape
 from .loaders import Document
@@ -174,7 +174,7 @@ def chunk_document(
             key = _unique(slug if n == 1 else f"{slug}-{n}", used)
             passages.append(
                 Passage(
-                    id=f"{doc.doc_id}@{doc.version}#{key}",
+                    id=passage_id(doc.doc_id, doc.version, key),
                     doc_id=doc.doc_id,
                     version=doc.version,
                     section=key,

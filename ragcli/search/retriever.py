@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, TypeVar
 
 from ..index import Hit, TenantIndex, View
+from ..passage import document_version_of
 from ..principal import Scope
 from ..settings import index_root
 from .config import SearchConfig
@@ -249,9 +250,8 @@ class Retriever:
 
 
 def _document(view: View, row: int) -> str:
-    """``doc_id@version`` of a row, from its passage ID alone (``{doc_id}@{version}#{section}``; no '#' in a
-    section)."""
-    return view.passage_id(row).rpartition("#")[0]
+    """``doc_id@version`` of a row, from its passage ID alone."""
+    return document_version_of(view.passage_id(row))
 
 
 def _cached(cache: OrderedDict[Key, Value], key: Key, make: Callable[[], Value], limit: int) -> Value:
