@@ -39,7 +39,6 @@ Run:
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -51,6 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import CROSS_DOMAIN, REPO_ROOT, Output, base_parser, bench_principal, ensure_index, read_jsonl
 
 from ragcli.passage import document_version_of
+from ragcli.text import split_sentences
 
 KEYWORDS = [
     "frozen",
@@ -165,7 +165,7 @@ RULES: dict[str, Rule] = {
 
 def question_sentences(text: str) -> list[str]:
     """The sentences ending in '?' of a query of several sentences (none for one sentence)."""
-    sentences = [s for s in re.split(r"(?<=[.?!])\s+", text.strip()) if s]
+    sentences = split_sentences(text)
     return [s for s in sentences if s.endswith("?")] if len(sentences) > 1 else []
 
 
