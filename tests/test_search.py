@@ -337,7 +337,7 @@ def test_results_are_ranked_fused_and_deterministic(retriever, sample_root):
     first_of_document: set[str] = set()
     for r in a.results:
         if r.passage.doc_id in first_of_document:  # a document's later result: its own ranks
-            expected = sum(1 / (60 + h.rank) for h in (r.bm25, r.dense) if h is not None)
+            expected = _own_rrf(r)
         else:  # a document's first result: the document's ranks (where its first passage stands among documents)
             first_of_document.add(r.passage.doc_id)
             expected = sum(
@@ -345,10 +345,15 @@ def test_results_are_ranked_fused_and_deterministic(retriever, sample_root):
                 for candidates in (a.bm25_candidates, a.dense_candidates)
                 if any(_doc_of(c.id) == r.passage.doc_id for c in candidates if c.kept)
             )
-            own = sum(1 / (60 + h.rank) for h in (r.bm25, r.dense) if h is not None)
+            own = _own_rrf(r)
             assert r.score >= own - 1e-12  # a document ranks no lower than any of its passages
         assert r.score == pytest.approx(expected)
         assert r.dense is None or r.dense.score >= 0.30
+
+
+def _own_rrf(result) -> float:  # type: ignore[no-untyped-def]
+    """A result's passage-level RRF (k = 60) from its own ranks in each ranker, written out."""
+    return sum(1 / (60 + h.rank) for h in (result.bm25, result.dense) if h is not None)
 
 
 def _doc_of(passage_id: str) -> str:
@@ -371,13 +376,13 @@ def test_a_page_both_rankers_find_through_different_passages_outranks_a_lone_pas
         hybrid = retriever.search(scope, query, config=SearchConfig(k=10))
         plain = retriever.search(scope, query, config=SearchConfig(k=10, per_doc=0))
         for r in plain.results:  # per_doc 0: each passage's own RRF
-            assert r.score == pytest.approx(sum(1 / (60 + h.rank) for h in (r.bm25, r.dense) if h is not None))
+            assert r.score == pytest.approx(_own_rrf(r))
         for mode in ("bm25", "dense"):
             alone = retriever.search(scope, query, config=SearchConfig(k=10, mode=mode))
             for r in alone.results:
                 h = r.bm25 if mode == "bm25" else r.dense
                 assert h is not None and r.score == pytest.approx(1 / (60 + h.rank))
-        own = {r.id: sum(1 / (60 + h.rank) for h in (r.bm25, r.dense) if h is not None) for r in hybrid.results}
+        own = {r.id: _own_rrf(r) for r in hybrid.results}
         # A page lifted by its other passages now stands above a result whose own passage scores outrank it.
         checked += sum(
             own[later.id] > own[r.id]
