@@ -9,7 +9,8 @@ Cuts every page of a documentation folder into passages with two ragcli source t
 - ``plugin markup``: passages that still carry Material for MkDocs / pymdownx / mkdocstrings syntax
   outside code (``///`` blocks, ``{ .class }`` and ``{key="v"}`` attribute lists, ``# (1)!``
   annotations, ``::: pkg.mod`` directives, ``--8<--`` and ``{!> x !}`` includes, emoji shortcodes), MyST
-  directive fences (``:::{note}``) and autolinks (``<project:intro.md>``), and footnote marks (``[^1]``). Target 0.
+  directive fences (``:::{note}``), autolinks (``<project:intro.md>``, ``<path:x.txt>``) and links without text
+  (``[](intro.md)``), and footnote marks (``[^1]``). Target 0.
 - ``lower-heading titles``: pages with no front matter title and no ``# H1`` whose title is their first
   lower heading (and not their file name made readable). Target 0.
 - ``html``: passages of Markdown pages that still carry an HTML tag or comment outside code (``<a href=...>``,
@@ -52,7 +53,7 @@ MARKUP = {
     "footnote": re.compile(r"\[\^[^\]\s]+\]"),
     "include": re.compile(r"--8<--|\{!>?[^\n]*!\}|\{\*[^\n]*\*\}"),
     "emoji": re.compile(r"(?<![\w:`/]):[a-z0-9_+-]+:(?![\w:`(/])"),
-    "myst autolink": re.compile(r"<project:[^<>\s]*>"),
+    "myst autolink": re.compile(r"<(?:project|path|inv):[^<>\s]*>|(?<![!\\\]])\[\]\([^()\s]*\)"),
 }
 DIRECTIVE = re.compile(r"^\{([\w:.-]+)\}")
 MYST_CODE = frozenset(
@@ -224,8 +225,9 @@ def _markup(text: str, emoji: set[str]) -> list[str]:
 
 
 def _outside_code(text: str) -> str:
-    """The lines of ``text`` outside fenced code, without their code spans."""
-    return "\n".join(re.sub(r"(`+).+?\1", "", line) for is_code, line in _fenced(text) if not is_code)
+    """The lines of ``text`` outside fenced code, each code span as one letter (a link whose text is code,
+    ``[`x`](url)``, is not a link without text)."""
+    return "\n".join(re.sub(r"(`+).+?\1", "c", line) for is_code, line in _fenced(text) if not is_code)
 
 
 # --------------------------------------------------------------------------- crafted pages

@@ -1,13 +1,16 @@
 """Inline text as the rendered page shows it: a pipe in a table cell's code, struck-out and raised text written in
-HTML, MyST's ``<project:...>`` autolinks and ``:doc:`` references to documents the folder lacks.
+HTML, MyST's ``<project:...>`` autolinks and links without text, and ``:doc:`` references to documents the folder lacks.
 
 Real snippets from bench/corpora (each folder's SOURCE names the commit and its licence), kept short:
 
-- lazygit (https://github.com/jesseduffield/lazygit, MIT): a row of ``docs/keybindings/Keybindings_en.md``;
+- lazygit (https://github.com/jesseduffield/lazygit, MIT): a row of ``docs/keybindings/Keybindings_en.md``, the
+  video link of ``README.md``;
 - Material for MkDocs (https://github.com/squidfunk/mkdocs-material, MIT): the Critic result of
   ``docs/reference/formatting.md``;
 - MyST-Parser (https://github.com/executablebooks/MyST-Parser, MIT): ``docs/intro.md``, ``docs/faq/index.md``,
-  ``docs/syntax/code_and_apis.md`` and the labelled heading of ``docs/configuration.md`` they point at;
+  ``docs/syntax/code_and_apis.md`` and the labelled heading of ``docs/configuration.md`` they point at; the
+  links without text of ``docs/configuration.md`` and ``docs/syntax/optional.md``, the autolinks of
+  ``docs/syntax/cross-referencing.md``, and the headings of ``docs/docutils.md`` and ``docs/intro.md`` they name;
 - attrs (https://github.com/python-attrs/attrs, MIT): ``docs/api-attr.rst``'s note; Black
   (https://github.com/psf/black, MIT): ``docs/integrations/editors.md``'s ``{doc}`` with a title.
 """
@@ -36,6 +39,7 @@ LAZYGIT_ROWS = """\
 | `` \\| `` | Cycle diff renderers | Choose the next renderer in the list of configured diff renderers. |
 | `` \\ `` | Cycle diff renderers (reverse) | Choose the previous renderer in the list of configured diff renderers. |
 """
+LAZYGIT_VIDEO = '[<img src="https://i.imgur.com/sVEktDn.png">](https://youtu.be/CPLdltN7wgE)'
 MATERIAL_CRITIC = """\
 Text can be <del class="critic">deleted</del> and replacement text
 <ins class="critic">added</ins>. This can also be combined into
@@ -63,6 +67,15 @@ MYST_CONFIGURATION = """\
 
 Below lists the MyST specific warnings that may be emitted during the build process.
 """
+MYST_SEEALSO = "Configuration in Docutils, in the [](docutils.md) section."
+MYST_OPTIONAL = "This can be disabled by setting `myst_suppress_warnings` (see [](myst-warnings))."
+MYST_AUTOLINKS = """\
+:Internal file -> heading reference: <project:../intro.md#-get-started>
+:Downloadable file: <path:example.txt>
+:Intersphinx reference: <inv:sphinx:std#index>
+"""
+MYST_DOCUTILS = "(myst-docutils)=\n\n# Single Page Builds\n"
+MYST_INTRO_HEADINGS = "# 🚀 Get Started\n\n## Installation\n"
 MYST_AUTODOC = "will automatically generate the full API documentation, as shown <project:/apidocs/index.rst>."
 ATTRS_NOTE = """\
 API Reference for the ``attr`` Namespace
@@ -143,6 +156,33 @@ def test_a_myst_project_autolink_shows_its_targets_title(tmp_path: Path) -> None
     assert unfold_dialects("`<project:#dest>` is code") == "`<project:#dest>` is code"
     # A link's destination in angle brackets is the link's, not an autolink: its text is what shows.
     assert "[the intro](<project:intro.md>)" in unfold_dialects("See [the intro](<project:intro.md>).")
+
+
+def test_a_myst_link_without_text_shows_its_targets_title(tmp_path: Path) -> None:
+    root = _myst_folder(tmp_path / "docs")
+    write(root / "docutils.md", MYST_DOCUTILS)
+    write(root / "intro.md", MYST_INTRO_HEADINGS)
+    write(root / "see.md", f"# See also\n\n{MYST_SEEALSO}\n\n{MYST_OPTIONAL}\n")
+    write(root / "syntax" / "refs.md", "# Refs\n\n" + MYST_AUTOLINKS)
+    with open_folder(root) as folder:
+        table = scan(folder, folder.discover().files, 1 << 20)
+    with resolving(table.titles_for("see.md")):
+        assert unfold_dialects(MYST_SEEALSO) == "Configuration in Docutils, in the Single Page Builds section."
+        assert unfold_dialects(MYST_OPTIONAL).endswith("(see Build Warnings).")
+    with resolving(table.titles_for("syntax/refs.md")):
+        # Another page's heading, found by the anchor MyST gives it ("🚀 Get Started" is #-get-started).
+        assert unfold_dialects(MYST_AUTOLINKS).split("\n")[:3] == [
+            ":Internal file -> heading reference: 🚀 Get Started",
+            ":Downloadable file: example.txt",
+            ":Intersphinx reference: index",
+        ]
+    # Without the folder's titles: the target made readable; a URL shows itself; an image and code are left alone.
+    assert unfold_dialects(MYST_SEEALSO) == "Configuration in Docutils, in the Docutils section."
+    assert unfold_dialects("(see [](myst-warnings))") == "(see Myst warnings)"
+    left_alone = "![](img.png) `[](x.md)`"
+    assert unfold_dialects(f"[](https://example.com) {left_alone}") == f"https://example.com {left_alone}"
+    # A link around an HTML image shows the image, no text: nothing is left of it (lazygit's README).
+    assert unfold_dialects(LAZYGIT_VIDEO) == ""
 
 
 def test_a_doc_reference_to_a_document_the_folder_lacks_reads_as_its_name() -> None:

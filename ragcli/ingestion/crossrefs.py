@@ -7,8 +7,10 @@ name, which the rendering of that file reads here (``resolving``). Without them 
 own, a target the folder lacks) a reference shows its text: the explicit title (``Title <target>`` → Title),
 the label, or the document's file name made readable (``document_name``: ``the_basics`` → The basics).
 
-MyST's autolink to a page or a label of the project (``<project:intro.md>``, ``<project:#label>``) shows what the
-same reference as a role shows: the title the folder has, else the target made readable (``project_text``).
+MyST's autolink to a page or a label of the project (``<project:intro.md>``, ``<project:#label>``) and its link
+without text (``[](intro.md)``, ``[](label)``) show what the same reference as a role shows: the title the folder
+has, else the target made readable (``project_text``, ``empty_link_text``); one to a heading of another page
+(``intro.md#-get-started``) shows that heading, found by the anchor MyST gives it (``anchor_slug``).
 
 A Python reference shows its name as Sphinx does: ``~a.b.C`` → ``C``, ``.Request`` (a name searched for as
 a suffix) → ``Request``, ``!name`` → ``name``; ``{pep}`526``` shows ``PEP 526``.
@@ -36,9 +38,10 @@ _TITLES: ContextVar[Mapping[str, str]] = ContextVar("ragcli_reference_titles", d
 
 
 def key(kind: str, target: str) -> str:
-    """The table's key for a reference: a label as Sphinx normalises it (case and spaces), a path as written."""
+    """The table's key for a reference: a label as Sphinx normalises it (case and spaces), a path (``doc``) or a
+    path with its heading's anchor (``heading``: ``intro.md#-get-started``) as written."""
     target = target.strip()
-    return f"ref:{' '.join(target.lower().split())}" if kind == "ref" else f"doc:{target}"
+    return f"ref:{' '.join(target.lower().split())}" if kind == "ref" else f"{kind}:{target}"
 
 
 def kind_of(role: str) -> str:
@@ -134,12 +137,55 @@ destination written in angle brackets (``[the intro](<project:intro.md>)``), whi
 
 def project_text(target: str) -> str:
     """What MyST shows for ``<project:target>``: a page's title (``intro.md``), a label's section title
-    (``#label``), as ``{doc}`` and ``{ref}`` do; without them the target made readable, never the raw link. A
-    heading of another page (``intro.md#-get-started``) shows that heading, which only its anchor names here."""
-    path, _, anchor = target.strip().partition("#")
+    (``#label``), as ``{doc}`` and ``{ref}`` do, a heading of another page (``intro.md#-get-started``) that
+    heading's text; without them the target made readable, never the raw link."""
+    target = target.strip()
+    path, _, anchor = target.partition("#")
     titles = _TITLES.get()
     if not path:
         return titles.get(key("ref", anchor)) or (readable_name(anchor) if _SLUG.match(anchor) else anchor)
     if anchor:
-        return readable_name(anchor.strip("-")) or document_name(path)
+        return titles.get(key("heading", target)) or readable_name(anchor.strip("-")) or document_name(path)
     return titles.get(key("doc", path)) or document_name(path)
+
+
+_NOT_IN_ANCHOR = re.compile(r"[^\w\u4e00-\u9fff\- ]")
+
+
+def anchor_slug(title: str) -> str:
+    """The anchor MyST (``myst_heading_anchors``, as GitHub) gives a heading: lower case, spaces as hyphens,
+    other punctuation and symbols dropped ("🚀 Get Started" → ``-get-started``)."""
+    return _NOT_IN_ANCHOR.sub("", title.strip().lower().replace(" ", "-"))
+
+
+MYST_AUTOLINK = re.compile(r"(?<!\]\()<(path|inv):([^<>\s]+)>")
+"""MyST's autolinks to a file to download (``<path:example.txt>``) or an object of another project's inventory
+(``<inv:sphinx:std#index>``), not a link's destination in angle brackets."""
+EMPTY_LINK = re.compile(r"(?<![!\\\]])\[\]\((<[^<>\n]*>|[^()\s]*)\)")
+"""A link without text, ``[](target)``: MyST shows the target's title (an image, ``![](x.png)``, is not one)."""
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def autolink_text(scheme: str, target: str) -> str:
+    """What MyST shows for ``<path:target>`` (the path) and ``<inv:target>`` (the object's name: what follows
+    ``#``, or the last ``:`` part; its inventory is another project's, which ragcli does not read)."""
+    if scheme == "path":
+        return target
+    return target.rpartition("#")[2] or target.rpartition(":")[2] or target
+
+
+def empty_link_text(target: str) -> str:
+    """What MyST shows for ``[](target)``: a page's, label's or heading's title as for ``<project:...>``
+    (``project_text``); a bare name is a page of the project when the folder has one, else a label
+    (``[](myst-warnings)``); a URL shows itself; a ``path:`` or ``inv:`` target as its autolink does."""
+    target = target.strip().removeprefix("<").removesuffix(">").strip()
+    scheme, _, rest = target.partition(":")
+    if _SCHEME.match(target):
+        if scheme == "project":
+            return project_text(rest)
+        return autolink_text(scheme, rest) if scheme in ("path", "inv") else target
+    if not target or "#" in target or _DOC_SUFFIX.search(target):
+        return project_text(target) if target else ""
+    titles = _TITLES.get()
+    found = titles.get(key("doc", target)) or titles.get(key("ref", target))
+    return found or (document_name(target) if "/" in target else project_text("#" + target))

@@ -3,7 +3,8 @@
 The line-level half of ``dialects``: MyST roles (``{ref}`text <target>``` → ``text``, a target's title
 through ``crossrefs``), Hugo shortcodes inside a line, Liquid/Jinja tags and variables, mdBook includes,
 Material icons, attribute lists, keys (``++ctrl+c++`` → ``Ctrl+C``), emoji shortcodes
-(``:white_check_mark:`` → ✅), MyST's autolinks (``<project:intro.md>`` → the page's title, through ``crossrefs``),
+(``:white_check_mark:`` → ✅), MyST's autolinks (``<project:intro.md>`` → the page's title, through ``crossrefs``;
+``<path:example.txt>`` → example.txt) and links without text (``[](intro.md)`` → the page's title),
 references to footnotes that are not there and HTML tags (``<kbd>Ctrl</kbd>`` → ``Ctrl``, ``html_markup``).
 Code spans are left as they are, except that Hugo renders a shortcode even inside one and escapes them as
 ``{{</* x */>}}``.
@@ -15,7 +16,16 @@ import functools
 import re
 from importlib import resources
 
-from .crossrefs import PROJECT_LINK, kind_of, project_text, role_text
+from .crossrefs import (
+    EMPTY_LINK,
+    MYST_AUTOLINK,
+    PROJECT_LINK,
+    autolink_text,
+    empty_link_text,
+    kind_of,
+    project_text,
+    role_text,
+)
 from .html_markup import inline_html
 
 HUGO_SHORTCODE = re.compile(r"\{\{([<%])\s*(/?)\s*([\w/.-]+)((?:[^{}]|\{[^{}]*\})*?)\s*(/?)\s*[>%]\}\}")
@@ -76,7 +86,11 @@ def _inline_text(text: str, in_row: bool) -> str:
     text = _ATTR_LIST.sub("", text)
     text = _KEYS.sub(_keys, text)
     text = PROJECT_LINK.sub(lambda m: project_text(m.group(1)), text)
-    return inline_html(emoji(_FOOTNOTE_REF.sub("", text)), in_row=in_row)
+    text = MYST_AUTOLINK.sub(lambda m: autolink_text(m.group(1), m.group(2)), text)
+    text = EMPTY_LINK.sub(lambda m: empty_link_text(m.group(1)), text)
+    shown = inline_html(emoji(_FOOTNOTE_REF.sub("", text)), in_row=in_row)
+    # A link whose text was only an image in HTML (``[<img src=...>](video)``) shows the image: no text.
+    return EMPTY_LINK.sub("", shown) if "[](" in shown else shown
 
 
 _SHORTCODE = re.compile(r"(?<![\w:`/]):([a-z0-9_+-]+):(?![\w:`(/])")

@@ -5,9 +5,11 @@ what the reader sees is that thing's title (``crossrefs``). So before the files 
 over every reStructuredText and Markdown file of the folder reads, with regular expressions and no parser:
 
 - the labels (``.. _label:``, MyST ``(label)=``) placed before a section title, and that title as plain text;
-- the references each file makes without an explicit title (MyST's ``<project:intro.md>`` autolinks too);
+- the references each file makes without an explicit title (MyST's ``<project:intro.md>`` autolinks and
+  links without text, ``[](intro.md)``, too);
 - for the documents those references name, the title the loaders give them (sidecar or front matter
-  ``title``, else the first heading, else the file name made readable: ``loaders.title_from_path``).
+  ``title``, else the first heading, else the file name made readable: ``loaders.title_from_path``), and for
+  a heading of another page (``intro.md#-get-started``) that heading's text.
 
 Each file is then given only the titles *its* references name (``titles_for``): what the parse workers are
 sent, and what goes into the file's fingerprint (``crossrefs.salt_of``), so that a file whose text is unchanged but
@@ -23,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..errors import DocumentRejected
-from .crossrefs import EXPLICIT_TITLE, PROJECT_LINK, key, role_text
+from .crossrefs import EMPTY_LINK, EXPLICIT_TITLE, PROJECT_LINK, anchor_slug, key, role_text
 from .fences import fenced_chunks
 from .loaders import title_from_path
 from .metadata import load_yaml_mapping, split_front_matter
@@ -93,14 +95,28 @@ def scan(folder: Folder, files: Iterable[SourceFile], max_bytes: int) -> Referen
 
 
 def _project_links(text: str) -> Iterator[tuple[str, str]]:
-    """``<project:x.md>`` as the reference ``(doc, x.md)``, ``<project:#label>`` as ``(ref, label)``; a heading of
-    another page (``x.md#anchor``) shows that heading, which this table does not hold."""
+    """``<project:x.md>`` and ``[](x.md)`` as the reference ``(doc, x.md)``, ``<project:#label>`` as ``(ref, label)``,
+    a heading of another page (``x.md#anchor``) as ``(heading, x.md#anchor)``; ``[](name)``, a page or a label,
+    as both."""
     for match in PROJECT_LINK.finditer(text):
-        path, hashed, anchor = match.group(1).partition("#")
-        if path and not hashed:
-            yield "doc", path
-        elif not path and anchor:
-            yield "ref", anchor
+        yield from _reference(match.group(1))
+    for match in EMPTY_LINK.finditer(text):
+        target = match.group(1).strip().removeprefix("<").removesuffix(">").strip().removeprefix("project:")
+        if ":" in target.partition("#")[0]:
+            continue  # a URL, or MyST's path: and inv: targets: no title of this folder
+        yield from _reference(target)
+        if target and "#" not in target:
+            yield "ref", target
+
+
+def _reference(target: str) -> Iterator[tuple[str, str]]:
+    path, hashed, anchor = target.strip().partition("#")
+    if path and not hashed:
+        yield "doc", path
+    elif path and anchor:
+        yield "heading", target.strip()
+    elif anchor:
+        yield "ref", anchor
 
 
 def _text(folder: Folder, src: SourceFile, max_bytes: int) -> str | None:
@@ -114,16 +130,22 @@ def _resolve_documents(table: ReferenceTable, folder: Folder, scanned: dict[str,
     """Every ``:doc:`` target matched to a file of the folder, and that file's title (read once per target)."""
     stems = {_stem(relative): relative for relative in scanned}
     titles: dict[str, str | None] = {}
+    headings: dict[str, dict[str, str]] = {}
     for relative, refs in table.refs.items():
         for kind, target in refs:
-            if kind != "doc":
+            if kind not in ("doc", "heading"):
                 continue
             found = _document(relative, target, stems)
             if found is None:
                 continue
-            if found not in titles:
-                titles[found] = _document_title(folder, scanned[found], max_bytes)
-            title = titles[found]
+            if kind == "heading":
+                if found not in headings:
+                    headings[found] = _heading_titles(folder, scanned[found], max_bytes)
+                title = headings[found].get(target.partition("#")[2].strip())
+            else:
+                if found not in titles:
+                    titles[found] = _document_title(folder, scanned[found], max_bytes)
+                title = titles[found]
             if title:
                 table.documents[(relative, target)] = title
 
@@ -171,6 +193,28 @@ def _document_title(folder: Folder, src: SourceFile, max_bytes: int) -> str | No
     except Exception:  # no parse boundary here: an odd page is titled by its name
         heading = None
     return " ".join((heading or title_from_path(src.relative)).split())[:300]
+
+
+def _heading_titles(folder: Folder, src: SourceFile, max_bytes: int) -> dict[str, str]:
+    """A Markdown page's headings by the anchor MyST gives them (``anchor_slug``: "🚀 Get Started" is
+    ``-get-started``); the first of two that share one. Nothing for a page of another format."""
+    if src.format != "markdown":
+        return {}
+    text = _text(folder, src, max_bytes)
+    if text is None:
+        return {}
+    out: dict[str, str] = {}
+    try:
+        for is_code, lines in fenced_chunks(text.split("\n")):
+            if is_code:
+                continue
+            for n in range(len(lines)):
+                title = _myst_heading(lines, n)
+                if title:
+                    out.setdefault(anchor_slug(title), title)
+    except Exception:  # no parse boundary here: an odd page costs only its headings' titles
+        return out
+    return out
 
 
 def _first_heading(text: str, rst: bool) -> str | None:
