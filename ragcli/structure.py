@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from .text import FENCE, LIST_MARKER, TABLE_RULE, split_sentences, table_cells
+from .text import LIST_MARKER, TABLE_RULE, closes_fence, fence_for, fence_of, split_sentences, table_cells
 
 if TYPE_CHECKING:
     import numpy as np
@@ -327,11 +327,13 @@ def _parts(text: str, offsets: list[int], block: Block) -> list[tuple[int, int, 
     if block.kind != "code":
         rows = tuple(line for line in lines if line.strip())
         return [(offsets[block.start], offsets[block.end] - 1, rows)]
-    fenced = bool(FENCE.match(lines[0]))
+    opened = fence_of(lines[0])
+    fenced = opened is not None
     first = block.start + (1 if fenced else 0)
-    last = block.end - (1 if fenced and len(lines) > 1 and FENCE.match(lines[-1]) else 0)
-    fence = lines[0].strip()[:3] if fenced else "```"
-    info = lines[0].strip()[3:].strip("`~ ") if fenced else ""
+    last = block.end - (1 if opened is not None and len(lines) > 1 and closes_fence(lines[-1], opened) else 0)
+    # The block's own fence, ```` for Markdown that shows a ``` block; an indented block's, longer than its lines'.
+    fence = opened or fence_for(lines)
+    info = lines[0].strip()[len(fence) :].strip() if fenced else ""
     cuts = _cut_points(text, offsets, first, last)
     parts = []
     for i, (a, b) in enumerate(cuts):

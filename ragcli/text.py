@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 from typing import Any
 
 BODY_TOKENIZER = "ragcli_en"
@@ -126,6 +127,29 @@ def split_sentences(text: str) -> list[str]:
 
 FENCE = re.compile(r"^[ \t]*(```|~~~)")
 """A line that opens or closes a fenced code block."""
+_FENCE_RUN = re.compile(r"^[ \t]*(`{3,}|~{3,})")
+
+
+def fence_of(line: str) -> str | None:
+    """The run of backticks or tildes a fence line starts with (four for ````` ````markdown `````), or None."""
+    match = _FENCE_RUN.match(line)
+    return match.group(1) if match else None
+
+
+def closes_fence(line: str, run: str) -> bool:
+    """Whether ``line`` closes a block opened with ``run``: the same character, at least as many, nothing else (a
+    ```` ``` ```` line inside a ```` ```` ```` block is the block's content: Markdown about Markdown)."""
+    stripped = line.strip()
+    return len(stripped) >= len(run) and set(stripped) == {run[0]}
+
+
+def fence_for(lines: Sequence[str], run: str = "```") -> str:
+    """``run``, lengthened past every run of its character that starts one of ``lines``, so that the block
+    they are fenced in is not closed by one of them."""
+    longest = max((len(found) for line in lines if (found := fence_of(line)) and found[0] == run[0]), default=0)
+    return run if longest < len(run) else run[0] * (longest + 1)
+
+
 LIST_MARKER = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])[ \t]+")
 """A list item's marker (``- ``, ``* ``, ``3. ``), with its indent."""
 TABLE_RULE = re.compile(r"^\s*\|?[\s:|-]+\|?\s*$")
@@ -279,23 +303,27 @@ def _as_code_blocks(lines: list[str], passage: list[str]) -> list[str]:
     """Runs of ``lines`` that are lines of one fenced block of ``passage``, fenced with that block's opener."""
     owner: dict[str, tuple[int, str]] = {}
     opener: str | None = None
+    run = "```"
     block = 0
     for n, line in enumerate(passage):
-        if FENCE.match(line):
-            opener = None if opener is not None else line.strip() or "```"
-            block = n
-        elif opener is not None and line.strip():
+        if opener is None:
+            found_run = fence_of(line)
+            if found_run is not None:
+                opener, run, block = line.strip(), found_run, n
+        elif closes_fence(line, run):
+            opener = None
+        elif line.strip():
             owner.setdefault(line.strip(), (block, opener))
     out: list[str] = []
     current: tuple[int, str] | None = None
     for line in lines:
         found = owner.get(line.strip()) if line.strip() else current
         if found != current and current is not None:
-            out.append(current[1][:3])
+            out.append(fence_of(current[1]) or "```")
         if found is not None and found != current:
             out.append(found[1])
         out.append(line)
         current = found
     if current is not None:
-        out.append(current[1][:3])
+        out.append(fence_of(current[1]) or "```")
     return out

@@ -31,7 +31,7 @@ CACHE = (
     "uv stores its cache in `~/.cache/uv` on Linux. It can be removed with `uv cache clean`, which deletes every "
     "entry.\nInstead of removing everything, `uv cache prune` removes only the entries that are no longer used.\n"
 )
-STEPS = "\n".join(f"make step-{n:02d}" for n in range(1, 21))
+STEPS = "\n".join(f"make step-{n:02d}" for n in range(1, 51))  # longer than a window of three parts
 LONG = f"To start the full stack locally, run:\n\n```sh\n{STEPS}\n```\n"
 
 
@@ -112,6 +112,8 @@ def test_long_code_is_cut_at_whole_lines(runs, tenant) -> None:
     assert "make step-01" in shown and "…" in shown  # cut, and it says so
     steps = [line for line in shown.splitlines() if line.startswith("make step-")]
     assert len(steps) == len(set(steps))  # no line twice
+    numbers = [int(line.removeprefix("make step-")) for line in steps]
+    assert numbers == list(range(1, len(numbers) + 1))  # the parts a claim spans read as one run of lines
     for line in shown.splitlines():
         assert line in ("…", "```sh", "```") or line.startswith(("To start", "make step-")), line
         if line.startswith("make step-"):

@@ -33,6 +33,10 @@ def test_a_row_gets_its_header_and_code_lines_their_fence() -> None:
     assert readable_quote(code, PAGE) == f"```bash\n{code}\n```"
     fenced = f"```bash\n{code}\n```"
     assert readable_quote(fenced, PAGE) == fenced
+    # Lines of Markdown that shows a code block: fenced with its own longer fence, the ``` inside kept as content.
+    shows = "Write this:\n\n````markdown\n```python\nprint(1)\n```\n````\n"
+    assert readable_quote("```python\nprint(1)", shows) == "```python\nprint(1)"  # a fence in it: as written
+    assert readable_quote("print(1)", shows) == "````markdown\nprint(1)\n````"
     assert readable_quote("Caret requirements allow SemVer compatible updates.", PAGE) == (
         "Caret requirements allow SemVer compatible updates."
     )

@@ -47,6 +47,46 @@ def test_a_long_code_block_is_cut_into_parts_of_whole_lines() -> None:
     assert found[1].statement.startswith("```toml\n…\n")  # a later part says it goes on from above
 
 
+MYST_FIGURE = """\
+To create a **figure**, use the `figure` directive:
+
+````markdown
+```{figure} img/fun-fish.png
+:scale: 50 %
+:alt: map to buried treasure
+
+This is the caption of the figure (a simple paragraph).
+
+The legend consists of all elements after the caption.  In this
+case, the legend consists of this paragraph and the following
+table:
+
+| Symbol | Meaning |
+| ------ | ------- |
+| :fish: | fishy   |
+
+```
+````
+"""  # bench/corpora/myst/docs/syntax/images_and_figures.md (MyST-Parser, MIT)
+
+
+def test_markdown_that_shows_a_code_block_keeps_its_longer_fence_and_reads_as_one_block() -> None:
+    found = units(passage(MYST_FIGURE))
+    assert [u.kind for u in found] == ["introduced", "block"]  # 16 lines: two parts
+    first, second = (u.statement.split("\n") for u in found)
+    # Each part is fenced with the block's own four backticks: the ``` lines inside are its content.
+    assert first[1] == "````markdown" and first[2] == "```{figure} img/fun-fish.png" and first[-2:] == ["…", "````"]
+    assert second[:2] == ["````markdown", "…"] and second[-2:] == ["```", "````"]
+    # A window over both parts reads as the block itself: no "…" or fences where it was cut.
+    (both,) = [w for w in windows(found) if len(w.units) == 2]
+    body = MYST_FIGURE.split("\n", 2)[2].rstrip("\n")
+    assert both.statement == "To create a figure, use the figure directive:\n" + body
+    # An indented block that holds ``` lines is fenced with a longer run than theirs.
+    indented = "Write it so:\n\n    x = compute(1)\n    ```\n    y = compute(2)\n"
+    (unit,) = units(passage(indented))
+    assert unit.statement.split("\n")[1] == "````" and unit.statement.endswith("\n````")
+
+
 def test_a_long_table_is_read_row_by_row_and_a_short_one_whole() -> None:
     rows = "\n".join(f"| option{n} | sets the value of setting {n} |" for n in range(8))
     long = units(passage(f"These are the options:\n\n| Option | Meaning |\n|---|---|\n{rows}\n"))

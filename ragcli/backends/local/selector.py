@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from itertools import pairwise
 
-from ...text import query_terms
+from ...text import fence_of, query_terms
 from .evidence import Unit
 from .question import Question, Want, mentions
 
@@ -161,6 +161,9 @@ class Window:
         their own lines."""
         out = self.units[0].statement
         for before, unit in zip(self.units, self.units[1:], strict=False):
+            if unit.kind == "block" and before.kind in ("block", "introduced"):
+                out = _continued(out, unit.statement)  # the next lines of one long code block, or its own lines
+                continue
             same_item = unit.item_start >= 0 and unit.item_start in (before.start, before.item_start)
             prose = before.kind == unit.kind == "sentence" or same_item
             out += (" " if prose else "\n") + unit.statement
@@ -170,6 +173,16 @@ class Window:
         return self.passage_id == other.passage_id and (
             self.first.start < other.units[-1].end and other.first.start < self.units[-1].end
         )
+
+
+def _continued(shown: str, part: str) -> str:
+    """A long code block's next part after the lines shown so far, as one block: the ``…`` and the fences where
+    ``structure`` cut it are dropped (a part not cut that way is put on its own lines)."""
+    head, tail = shown.split("\n"), part.split("\n")
+    cut = len(head) >= 2 and len(tail) >= 2 and head[-2] == tail[1] == "…"
+    if cut and fence_of(head[-1]) == head[-1] and fence_of(tail[0]) == head[-1]:
+        return "\n".join(head[:-2] + tail[2:])
+    return shown + "\n" + part
 
 
 def windows(found: Sequence[Unit], max_units: int = MAX_WINDOW) -> list[Window]:
