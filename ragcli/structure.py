@@ -325,8 +325,7 @@ def _parts(text: str, offsets: list[int], block: Block) -> list[tuple[int, int, 
     with ``…`` where it goes on. A table or list is one part (shown as written)."""
     lines = text[offsets[block.start] : offsets[block.end] - 1].split("\n")
     if block.kind != "code":
-        rows = tuple(line for line in lines if line.strip())
-        return [(offsets[block.start], offsets[block.end] - 1, rows)]
+        return [(offsets[block.start], offsets[block.end] - 1, _without_blank_lines(lines))]
     opened = fence_of(lines[0])
     fenced = opened is not None
     first = block.start + (1 if fenced else 0)
@@ -343,6 +342,20 @@ def _parts(text: str, offsets: list[int], block: Block) -> list[tuple[int, int, 
         end = offsets[block.end] - 1 if i == len(cuts) - 1 else offsets[b] - 1
         parts.append((start, end, shown))
     return parts or [(offsets[block.start], offsets[block.end] - 1, (f"{fence}{info}", fence))]
+
+
+def _without_blank_lines(lines: list[str]) -> tuple[str, ...]:
+    """A list's or table's lines without the blank ones between items, but those of code in an item kept."""
+    out: list[str] = []
+    run: str | None = None
+    for line in lines:
+        if run is None:
+            run = fence_of(line)
+        elif closes_fence(line, run):
+            run = None
+        if line.strip() or run is not None:
+            out.append(line)
+    return tuple(out)
 
 
 def _cut_points(text: str, offsets: list[int], first: int, last: int) -> list[tuple[int, int]]:

@@ -87,6 +87,45 @@ def test_markdown_that_shows_a_code_block_keeps_its_longer_fence_and_reads_as_on
     assert unit.statement.split("\n")[1] == "````" and unit.statement.endswith("\n````")
 
 
+BLACK_BLACKDOC = """\
+`blackdoc` supports the following:
+
+- Doctests in Python files.
+
+  ```python
+  def add_one(n: int) -> int:
+      \"\"\"
+      Examples
+      --------
+      >>> add_one(1) == 2
+      \"\"\"
+
+      return n + 1
+  ```
+
+- Python code blocks in Markdown or reStructuredText files.
+"""  # bench/corpora/black/docs/integrations/doctest_formatting.md (Black, MIT), a blank line added in the code
+
+
+def test_code_in_a_list_item_keeps_its_indentation_and_blank_lines() -> None:
+    (unit,) = units(passage(BLACK_BLACKDOC))
+    assert unit.statement.split("\n") == [
+        "blackdoc supports the following:",
+        "- Doctests in Python files.",
+        "```python",
+        "def add_one(n: int) -> int:",
+        '    """',
+        "    Examples",
+        "    --------",
+        "    >>> add_one(1) == 2",
+        '    """',
+        "",
+        "    return n + 1",
+        "```",
+        "- Python code blocks in Markdown or reStructuredText files.",
+    ]
+
+
 def test_a_long_table_is_read_row_by_row_and_a_short_one_whole() -> None:
     rows = "\n".join(f"| option{n} | sets the value of setting {n} |" for n in range(8))
     long = units(passage(f"These are the options:\n\n| Option | Meaning |\n|---|---|\n{rows}\n"))

@@ -17,12 +17,13 @@ backticks in prose, code kept as a fenced block so it can be copied.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ...answer.citations import MIN_QUOTE_WORDS, quote_words
 from ...passage import Passage
 from ...structure import Span, UnitKind, unit_spans
-from ...text import FENCE, LIST_MARKER, table_cells
+from ...text import FENCE, LIST_MARKER, closes_fence, fence_of, table_cells
 
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _REF_LINK = re.compile(r"\[([^\]]+)\]\[[^\]]*\]")
@@ -164,7 +165,26 @@ def _shown(span: Span) -> tuple[str, ...]:
         return span.shown
     if span.shown and span.shown[0].lstrip().startswith("|"):
         return span.shown  # a table reads best as the table
-    return tuple(_list_line(line) for line in span.shown)
+    return _list_lines(span.shown)
+
+
+def _list_lines(lines: Sequence[str]) -> tuple[str, ...]:
+    """A list's lines as read: items as ``- `` and their text; code in an item as written, moved left by its
+    fence's indentation (its own indentation is the code's: Python's, YAML's)."""
+    out: list[str] = []
+    run: str | None = None
+    indent = 0
+    for line in lines:
+        if run is None and (found := fence_of(line)) is not None:
+            run, indent = found, len(line) - len(line.lstrip())
+            out.append(line.strip())
+        elif run is not None:
+            if closes_fence(line, run):
+                run = None
+            out.append(line[indent:] if not line[:indent].strip() else line.strip())
+        else:
+            out.append(_list_line(line))
+    return tuple(out)
 
 
 def _list_line(line: str) -> str:
