@@ -16,6 +16,9 @@ Cuts every page of a documentation folder into passages with two ragcli source t
 - ``html``: passages of Markdown pages that still carry an HTML tag or comment outside code (``<a href=...>``,
   ``<br>``, ``</div>``, ``<!-- x -->``: what CommonMark reads as HTML, markdown-it's ``HTML_TAG_RE``; an
   autolink such as ``<https://x>`` is none). Target 0: the page shows the text, not the tags.
+- ``ref links``: passages that show a reference-style link the page defines with its brackets
+  (``[Docusaurus]`` with ``[Docusaurus]: https://...`` further down), outside code. Target 0: the page shows
+  the link's text.
 
 Corpora: each ``--corpus DIR`` (default ``bench/corpora/material``) and a folder of crafted pages written
 by this script (long code in a list item, a tab in a list item, an admonition and a quote; pages without an
@@ -175,10 +178,11 @@ def measure(folder: Path, rows: list[dict[str, Any]]) -> dict[str, Any]:
     by_file: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         by_file.setdefault(row["file"], []).append(row)
-    total = kept = lower_titled = 0
+    total = kept = lower_titled = bracketed = 0
     for page in pages:
         rel = page.relative_to(folder).as_posix()
         text = page.read_text("utf-8")
+        bracketed += _bracketed_references(text, by_file.get(rel, []))
         shown = {_normal(PREFIX.sub("", line).strip()) for r in by_file.get(rel, []) for line in r["text"].split("\n")}
         code = fenced_code_lines(text)
         total += len(code)
@@ -203,7 +207,28 @@ def measure(folder: Path, rows: list[dict[str, Any]]) -> dict[str, Any]:
         "markup_kinds": kinds,
         "lower_heading_titles": lower_titled,
         "html": html,
+        "ref_links": bracketed,
     }
+
+
+DEFINITION = re.compile(r"^ {0,3}\[([^\]\n]+)\]:[ \t]*\S", re.MULTILINE)
+BRACKETED = re.compile(r"(?<![!\]\\])\[([^\[\]\n]+)\](?:\[([^\[\]\n]*)\])?(?![(:\[])")
+
+
+def _bracketed_references(text: str, rows: list[dict[str, Any]]) -> int:
+    """Passages of a page that show a reference link the page defines with its brackets (``[Docusaurus]``), outside
+    code: the page shows its text."""
+    defined = {" ".join(label.split()).casefold() for label in DEFINITION.findall(text)}
+    if not defined:
+        return 0
+
+    def shows_one(row: dict[str, Any]) -> bool:
+        prose = _outside_code(row["text"])
+        return any(
+            " ".join((m.group(2) or m.group(1)).split()).casefold() in defined for m in BRACKETED.finditer(prose)
+        )
+
+    return sum(1 for row in rows if shows_one(row))
 
 
 def _readable(rel: str) -> str:
@@ -289,7 +314,7 @@ def main() -> None:
             for label, tree in trees:
                 results.append({"corpus": name, "tree": label, **measure(folder, passages(tree, folder))})
     columns = ["corpus", "tree", "pages", "passages", "code_lines", "code_lines_whole", "plugin_markup"]
-    columns += ["lower_heading_titles", "html"]
+    columns += ["lower_heading_titles", "html", "ref_links"]
     out.table("reading fidelity", columns, [[r[c] for c in columns] for r in results])
     for r in results:
         if r["markup_kinds"]:

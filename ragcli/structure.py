@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from .text import LIST_MARKER, TABLE_RULE, closes_fence, fence_for, fence_of, split_sentences, table_cells
+from .text import LIST_MARKER, TABLE_RULE, blank_lines_dropped, block_fence, split_sentences, table_cells
 
 if TYPE_CHECKING:
     import numpy as np
@@ -325,14 +325,10 @@ def _parts(text: str, offsets: list[int], block: Block) -> list[tuple[int, int, 
     with ``…`` where it goes on. A table or list is one part (shown as written)."""
     lines = text[offsets[block.start] : offsets[block.end] - 1].split("\n")
     if block.kind != "code":
-        return [(offsets[block.start], offsets[block.end] - 1, _without_blank_lines(lines))]
-    opened = fence_of(lines[0])
-    fenced = opened is not None
-    first = block.start + (1 if fenced else 0)
-    last = block.end - (1 if opened is not None and len(lines) > 1 and closes_fence(lines[-1], opened) else 0)
-    # The block's own fence, ```` for Markdown that shows a ``` block; an indented block's, longer than its lines'.
-    fence = opened or fence_for(lines)
-    info = lines[0].strip()[len(fence) :].strip() if fenced else ""
+        return [(offsets[block.start], offsets[block.end] - 1, blank_lines_dropped(lines))]
+    opened, fence, closed = block_fence(lines)  # ```` for Markdown that shows a ``` block
+    first, last = block.start + (opened is not None), block.end - closed
+    info = lines[0].strip()[len(fence) :].strip() if opened else ""
     cuts = _cut_points(text, offsets, first, last)
     parts = []
     for i, (a, b) in enumerate(cuts):
@@ -342,20 +338,6 @@ def _parts(text: str, offsets: list[int], block: Block) -> list[tuple[int, int, 
         end = offsets[block.end] - 1 if i == len(cuts) - 1 else offsets[b] - 1
         parts.append((start, end, shown))
     return parts or [(offsets[block.start], offsets[block.end] - 1, (f"{fence}{info}", fence))]
-
-
-def _without_blank_lines(lines: list[str]) -> tuple[str, ...]:
-    """A list's or table's lines without the blank ones between items, but those of code in an item kept."""
-    out: list[str] = []
-    run: str | None = None
-    for line in lines:
-        if run is None:
-            run = fence_of(line)
-        elif closes_fence(line, run):
-            run = None
-        if line.strip() or run is not None:
-            out.append(line)
-    return tuple(out)
 
 
 def _cut_points(text: str, offsets: list[int], first: int, last: int) -> list[tuple[int, int]]:

@@ -143,6 +143,30 @@ def closes_fence(line: str, run: str) -> bool:
     return len(stripped) >= len(run) and set(stripped) == {run[0]}
 
 
+def blank_lines_dropped(lines: Sequence[str]) -> tuple[str, ...]:
+    """A list's or table's lines without the blank ones between items; those inside fenced code (in an item) kept."""
+    out: list[str] = []
+    run: str | None = None
+    for line in lines:
+        if run is None:
+            run = fence_of(line)
+        elif closes_fence(line, run):
+            run = None
+        if line.strip() or run is not None:
+            out.append(line)
+    return tuple(out)
+
+
+def block_fence(lines: Sequence[str]) -> tuple[str | None, str, bool]:
+    """A code block's lines read for printing: the run its first line opens with (None: an indented block), the
+    fence to print it with (its own; for an indented block, longer than any run its lines start with) and whether
+    its last line closes it."""
+    opened = fence_of(lines[0]) if lines else None
+    if opened is None:
+        return None, fence_for(lines), False
+    return opened, opened, len(lines) > 1 and closes_fence(lines[-1], opened)
+
+
 def fence_for(lines: Sequence[str], run: str = "```") -> str:
     """``run``, lengthened past every run of its character that starts one of ``lines``, so that the block
     they are fenced in is not closed by one of them."""

@@ -1,5 +1,6 @@
 """Inline text as the rendered page shows it: a pipe in a table cell's code, struck-out and raised text written in
-HTML, MyST's ``<project:...>`` autolinks and links without text, and ``:doc:`` references to documents the folder lacks.
+HTML, MyST's ``<project:...>`` autolinks and links without text, ``:doc:`` references to documents the folder lacks, and
+reference-style links (``[experimental features]`` defined at the section's end).
 
 Real snippets from bench/corpora (each folder's SOURCE names the commit and its licence), kept short:
 
@@ -11,6 +12,7 @@ Real snippets from bench/corpora (each folder's SOURCE names the commit and its 
   ``docs/syntax/code_and_apis.md`` and the labelled heading of ``docs/configuration.md`` they point at; the
   links without text of ``docs/configuration.md`` and ``docs/syntax/optional.md``, the autolinks of
   ``docs/syntax/cross-referencing.md``, and the headings of ``docs/docutils.md`` and ``docs/intro.md`` they name;
+- rustup (https://github.com/rust-lang/rustup, MIT OR Apache-2.0): ``docs/concepts/channels.md``;
 - attrs (https://github.com/python-attrs/attrs, MIT): ``docs/api-attr.rst``'s note; Black
   (https://github.com/psf/black, MIT): ``docs/integrations/editors.md``'s ``{doc}`` with a title.
 """
@@ -22,7 +24,7 @@ from pathlib import Path
 from support.corpus import write
 from test_chunking import make_doc
 
-from ragcli.backends.local.evidence import units
+from ragcli.backends.local.evidence import readable, units
 from ragcli.ingestion.chunking import chunk_document
 from ragcli.ingestion.crossrefs import resolving
 from ragcli.ingestion.dialects import unfold_dialects
@@ -77,6 +79,21 @@ MYST_AUTOLINKS = """\
 MYST_DOCUTILS = "(myst-docutils)=\n\n# Single Page Builds\n"
 MYST_INTRO_HEADINGS = "# 🚀 Get Started\n\n## Installation\n"
 MYST_AUTODOC = "will automatically generate the full API documentation, as shown <project:/apidocs/index.rst>."
+RUSTUP_NIGHTLY = """\
+## Working with nightly Rust
+
+`rustup` gives you easy access to the nightly compiler and its [experimental
+features]. To add it just run `rustup toolchain install nightly`. See [toolchains] and `[toolchains]` (code).
+
+Brackets the page does not define stay: [x], [AB-123].
+
+```toml
+[toolchains]
+```
+
+[experimental features]: https://doc.rust-lang.org/unstable-book/
+[toolchains]: toolchains.md
+"""
 ATTRS_NOTE = """\
 API Reference for the ``attr`` Namespace
 ========================================
@@ -183,6 +200,20 @@ def test_a_myst_link_without_text_shows_its_targets_title(tmp_path: Path) -> Non
     assert unfold_dialects(f"[](https://example.com) {left_alone}") == f"https://example.com {left_alone}"
     # A link around an HTML image shows the image, no text: nothing is left of it (lazygit's README).
     assert unfold_dialects(LAZYGIT_VIDEO) == ""
+
+
+def test_a_reference_link_the_page_defines_reads_as_its_text(embedder) -> None:  # type: ignore[no-untyped-def]
+    (passage,) = chunk_document(make_doc(RUSTUP_NIGHTLY), "t", embedder.count_tokens)
+    first, rest = passage.text.split("\n", 1)
+    assert first == (
+        "`rustup` gives you easy access to the nightly compiler and its experimental features. To add it just run "
+        "`rustup toolchain install nightly`. See toolchains and `[toolchains]` (code)."
+    )
+    assert "Brackets the page does not define stay: [x], [AB-123]." in rest
+    assert "```toml\n[toolchains]\n```" in rest  # code is code
+    assert readable(first).startswith(
+        "rustup gives you easy access to the nightly compiler and its experimental features."
+    )
 
 
 def test_a_doc_reference_to_a_document_the_folder_lacks_reads_as_its_name() -> None:

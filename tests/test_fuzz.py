@@ -253,6 +253,7 @@ HTML_PIECES = (
 @FUZZ
 @given(st.one_of(_tokens(*HTML_PIECES), st.text(st.characters(exclude_categories=()), max_size=80)))
 @example("<![if x")
+@example("<![<html>")  # Python's parser asserts on it ("expected name token")
 @example("<script>never closed zzsecret")
 @example("<td>cell outside a table</td><tr><td>a")
 def test_html_to_markdown_on_arbitrary_text(html: str) -> None:

@@ -131,6 +131,8 @@ def test_a_long_table_is_read_row_by_row_and_a_short_one_whole() -> None:
     long = units(passage(f"These are the options:\n\n| Option | Meaning |\n|---|---|\n{rows}\n"))
     assert [u.kind for u in long] == ["sentence"] + ["row"] * 8
     assert long[3].statement == "Option: option2; Meaning: sets the value of setting 2."
+    ended = units(passage(f"These are the keys:\n\n| Key | Action |\n|---|---|\n{rows}\n| d | Discard the file. |\n"))
+    assert ended[-1].statement == "Key: d; Action: Discard the file."  # a cell's own full stop ends the row
     short = units(passage("Two tiers exist:\n\n| Tier | Limit |\n|---|---|\n| Free | 60 per minute |\n"))
     assert [u.kind for u in short] == ["introduced"]
     assert "| Free | 60 per minute |" in short[0].statement

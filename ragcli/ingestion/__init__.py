@@ -31,6 +31,7 @@ html_markup  HTML in Markdown (a tag in a sentence, a ``<div>`` or ``<table>`` b
 crossrefs    what a cross-reference shows: the target's title the folder has (``resolving``), else its text
 references   the folder's labels and titles, collected before parsing; each file's reference titles
 markdown     Markdown as sections of blocks: admonitions unfolded, soft wraps joined
+link_refs    reference-style links the page defines (``[Docusaurus]``) as the text the page shows for them
 layout       each passage's top-level blocks read off its document's parse, so its units need no parse of their own
 sizing       model token counts (once per text, batched, added up) and a block over the cap cut on its structure
 chunking     structure-first splitting into ``Passage``s under the model's token cap

@@ -7,6 +7,7 @@ elements are dropped: their text is never indexed.
 
 from __future__ import annotations
 
+import re
 from html.parser import HTMLParser
 
 _SKIP = {"script", "style", "noscript", "template", "svg", "iframe", "object"}
@@ -138,10 +139,15 @@ class _Converter(HTMLParser):
             self.current.append(data)
 
 
+_MARKED_SECTION = re.compile(r"<!\[(?!CDATA\[)[^>]*>?")
+"""``<![if !IE]>``, ``<![<html>``: a bogus comment to an HTML5 parser, which drops it up to its first ``>``.
+Python's parser asserts on most of them (``expected name token``): they go before it reads the page."""
+
+
 def html_to_markdown(html: str) -> tuple[str, str]:
     """Return (the page's <title>, its content as simple Markdown)."""
     converter = _Converter()
-    converter.feed(html)
+    converter.feed(_MARKED_SECTION.sub("", html))
     converter.close()
     if converter.row is not None:  # a table left open at the end of the page
         converter._end_row()

@@ -29,6 +29,7 @@ from .dialects import indented_body, unfold_dialects
 from .inline_markup import inline
 from .labels import label_body
 from .layout import Shape, token_shape
+from .link_refs import references_as_text
 
 BlockKind = Literal["text", "list", "table", "code", "quote"]
 
@@ -204,7 +205,8 @@ def markdown_sections(text: str, title: str, *, html: bool = True) -> list[Secti
     # The line numbers markdown-it maps blocks to must index ``lines`` (text from the Python API may hold "\r").
     text = unix_newlines(text)
     doc = unwrapped(parse_markdown(expand_mkdocs(unfold_dialects(text, html=html))))
-    tokens, lines = doc.tokens, doc.lines
+    # ``[Docusaurus]`` defined at the page's end reads as the page shows it: its text (``link_refs``).
+    tokens, lines = doc.tokens, references_as_text(doc.lines, doc.env.get("references", {}))
     sections = [Section(())]
     stack: list[tuple[int, str]] = []
     for i, tok in enumerate(tokens):

@@ -127,7 +127,8 @@ def _text(folder: Folder, src: SourceFile, max_bytes: int) -> str | None:
 
 
 def _resolve_documents(table: ReferenceTable, folder: Folder, scanned: dict[str, SourceFile], max_bytes: int) -> None:
-    """Every ``:doc:`` target matched to a file of the folder, and that file's title (read once per target)."""
+    """Every ``:doc:`` target matched to a file of the folder, and that file's title (read once per target); every
+    reference to another page's heading, and that heading's text."""
     stems = {_stem(relative): relative for relative in scanned}
     titles: dict[str, str | None] = {}
     headings: dict[str, dict[str, str]] = {}
@@ -205,6 +206,7 @@ def _heading_titles(folder: Folder, src: SourceFile, max_bytes: int) -> dict[str
         return {}
     out: dict[str, str] = {}
     try:
+        text = split_front_matter(text, str(src.path))[1]  # its closing ``---`` would underline a line as a heading
         for is_code, lines in fenced_chunks(text.split("\n")):
             if is_code:
                 continue

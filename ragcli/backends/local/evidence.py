@@ -143,7 +143,8 @@ def _unit(passage: Passage, span: Span, n: int) -> Unit:
     elif span.kind == "row":
         cells = [readable(c) for c in table_cells(quote)]
         header = [readable(h) for h in span.header]
-        statement = "; ".join(f"{h}: {c}" if h else c for h, c in zip(header, cells, strict=False) if c) + "."
+        statement = "; ".join(f"{h}: {c}" if h else c for h, c in zip(header, cells, strict=False) if c)
+        statement += "" if statement.endswith((".", "!", "?")) else "."  # a cell's own full stop ends the row
     else:
         statement = readable(quote)
     return Unit(
