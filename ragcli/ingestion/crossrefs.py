@@ -174,11 +174,16 @@ def autolink_text(scheme: str, target: str) -> str:
     return target.rpartition("#")[2] or target.rpartition(":")[2] or target
 
 
+def link_destination(raw: str) -> str:
+    """A link's destination as written, without the angle brackets it may be written in (``[](<#my term>)``)."""
+    return raw.strip().removeprefix("<").removesuffix(">").strip()
+
+
 def empty_link_text(target: str) -> str:
     """What MyST shows for ``[](target)``: a page's, label's or heading's title as for ``<project:...>``
     (``project_text``); a bare name is a page of the project when the folder has one, else a label
     (``[](myst-warnings)``); a URL shows itself; a ``path:`` or ``inv:`` target as its autolink does."""
-    target = target.strip().removeprefix("<").removesuffix(">").strip()
+    target = link_destination(target)
     scheme, _, rest = target.partition(":")
     if _SCHEME.match(target):
         if scheme == "project":

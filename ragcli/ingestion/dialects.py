@@ -39,8 +39,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from ..text import closes_fence
 from . import directives, fences, footnotes, html_markup, material, shortcodes
-from .fences import DIRECTIVE_INFO, FENCE_OPEN, closes, collect, fenced_chunks
+from .fences import DIRECTIVE_INFO, FENCE_OPEN, collect, fenced_chunks
 from .fences import indented_body as indented_body  # ``markdown`` reads it from here too
 from .inline_markup import MDBOOK, code_line, inline
 from .labels import label_body, name_label
@@ -181,7 +182,7 @@ class _Walk:
             return [line]
         if self.item_fence is not None:  # code in a list item (``- ```html``): as written
             self.i += 1
-            self.item_fence = None if closes(line, self.item_fence) else self.item_fence
+            self.item_fence = None if closes_fence(line, self.item_fence) else self.item_fence
             return [line]
         item_fence = fences.ITEM_FENCE.match(line)
         if item_fence and not (item_fence.group("marker")[0] == "`" and "`" in item_fence.group("info")):
@@ -214,7 +215,7 @@ class _Walk:
                 directive.group("name"), directive.group("args"), body, marker, opened.group("indent"), unfold
             )
         # The closing fence as written: an indented block (in a list item or a tab) keeps its indentation.
-        closing = self.lines[self.i - 1] if closes(self.lines[self.i - 1], marker) and self.i - 1 > 0 else marker
+        closing = self.lines[self.i - 1] if closes_fence(self.lines[self.i - 1], marker) and self.i - 1 > 0 else marker
         lang, title = material.fence_info(info)
         opener = line if lang == info else opened.group("indent") + marker + lang  # options dropped, if any
         code = [material.without_annotation(code_line(b)) for b in body if not _included(b)]

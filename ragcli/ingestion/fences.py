@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
+from ..text import closes_fence
+
 FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>`{3,}|~{3,})(?P<info>.*)$")
 ITEM_FENCE = re.compile(r"^[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)+(?P<marker>`{3,}|~{3,})(?P<info>.*)$")
 """A fence opened on a list item's first line (``- ```text``, ``* - ```md`` in a MyST list-table)."""
@@ -33,12 +35,6 @@ _OPTION = re.compile(r"^[ \t]*:(?P<key>[\w-]+):(?:[ \t]+(?P<value>.*))?$")
 _YAML_OPTION = re.compile(r"^[ \t]*(?P<key>[\w-]+):(?:[ \t]+(?P<value>.*))?$")
 
 
-def closes(line: str, marker: str) -> bool:
-    """Whether ``line`` closes a fence opened with ``marker`` (same character, at least as long, nothing after)."""
-    stripped = line.strip()
-    return bool(stripped) and set(stripped) == {marker[0]} and len(stripped) >= len(marker)
-
-
 def collect(lines: list[str], start: int, marker: str) -> tuple[list[str], int]:
     """The lines after an opening fence up to its closing one; (body, index after the close)."""
     body: list[str] = []
@@ -46,12 +42,12 @@ def collect(lines: list[str], start: int, marker: str) -> tuple[list[str], int]:
     depth_markers: list[str] = []
     while i < len(lines):
         line = lines[i]
-        if not depth_markers and closes(line, marker):
+        if not depth_markers and closes_fence(line, marker):
             return body, i + 1
         opened = (FENCE_OPEN.match(line) or ITEM_FENCE.match(line)) if marker[0] != ":" else None
         if opened and marker[0] == "`" and opened.group("info").strip():
             depth_markers.append(opened.group("marker"))  # a nested fence with an info string opens
-        elif depth_markers and closes(line, depth_markers[-1]):
+        elif depth_markers and closes_fence(line, depth_markers[-1]):
             depth_markers.pop()
         body.append(line)
         i += 1
@@ -86,7 +82,7 @@ def fenced_chunks(lines: list[str]) -> Iterator[tuple[bool, list[str]]]:
             chunk.append(line)
         else:
             chunk.append(line)
-            if closes(line, marker):
+            if closes_fence(line, marker):
                 yield True, chunk
                 chunk, marker = [], None
     if chunk:

@@ -20,7 +20,8 @@ from __future__ import annotations
 import re
 import textwrap
 
-from .fences import CODE_DIRECTIVES, DIRECTIVE_INFO, FENCE_OPEN, SOURCE_DIRECTIVES, closes
+from ..text import closes_fence
+from .fences import CODE_DIRECTIVES, DIRECTIVE_INFO, FENCE_OPEN, SOURCE_DIRECTIVES
 
 _DEFINITION = re.compile(r"^(?P<indent>[ \t]*)\[\^(?P<label>[^\]\s]+)\]:[ \t]*(?P<text>.*)$")
 _REFERENCE = re.compile(r"\[\^(?P<label>[^\]\s]+)\]")
@@ -97,7 +98,7 @@ def _prose(lines: list[str], code: list[bool] | None = None) -> list[bool]:
         code.append(False)
         if open_fences and open_fences[-1][1]:
             mask.append(False)
-            if closes(line, open_fences[-1][0]):
+            if closes_fence(line, open_fences[-1][0]):
                 open_fences.pop()
             continue
         after_blank = n == 0 or not lines[n - 1].strip()
@@ -116,7 +117,7 @@ def _prose(lines: list[str], code: list[bool] | None = None) -> list[bool]:
             mask.append(True)
             continue
         info = opened.group("info").strip()
-        if open_fences and not info and closes(line, open_fences[-1][0]):
+        if open_fences and not info and closes_fence(line, open_fences[-1][0]):
             open_fences.pop()
             mask.append(False)
             continue

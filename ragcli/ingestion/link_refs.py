@@ -17,7 +17,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..text import closes_fence, fence_of
+from .fences import fenced_chunks
 
 _REFERENCE = re.compile(
     r"(?<![!\]\\])\[(?P<text>(?:[^\[\]\\\n]|\\.|\[[^\[\]\n]*\])+)\](?:\[(?P<label>[^\[\]\n]*)\])?(?![(:\[])"
@@ -31,16 +31,8 @@ def references_as_text(lines: list[str], references: Mapping[str, Any]) -> list[
     if not references:
         return lines
     out: list[str] = []
-    run: str | None = None
-    for line in lines:
-        if run is None and (found_run := fence_of(line)) is not None:
-            run = found_run
-        elif run is not None:
-            if closes_fence(line, run):
-                run = None
-        elif "[" in line:
-            line = _inlined(line, references)
-        out.append(line)
+    for is_code, chunk in fenced_chunks(lines):
+        out += chunk if is_code else [_inlined(line, references) if "[" in line else line for line in chunk]
     return out
 
 

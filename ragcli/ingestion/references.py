@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..errors import DocumentRejected
-from .crossrefs import EMPTY_LINK, EXPLICIT_TITLE, PROJECT_LINK, anchor_slug, key, role_text
+from .crossrefs import EMPTY_LINK, EXPLICIT_TITLE, PROJECT_LINK, anchor_slug, key, link_destination, role_text
 from .fences import fenced_chunks
 from .loaders import title_from_path
 from .metadata import load_yaml_mapping, split_front_matter
@@ -101,7 +101,7 @@ def _project_links(text: str) -> Iterator[tuple[str, str]]:
     for match in PROJECT_LINK.finditer(text):
         yield from _reference(match.group(1))
     for match in EMPTY_LINK.finditer(text):
-        target = match.group(1).strip().removeprefix("<").removesuffix(">").strip().removeprefix("project:")
+        target = link_destination(match.group(1)).removeprefix("project:")
         if ":" in target.partition("#")[0]:
             continue  # a URL, or MyST's path: and inv: targets: no title of this folder
         yield from _reference(target)
