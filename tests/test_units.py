@@ -245,6 +245,16 @@ def test_a_question_is_told_from_a_request(text: str, asks: bool) -> None:
         # "what" then a verb asks what happens or what something does, not for a thing (nox, sample_corpus)
         ("What happens if nox.options.sessions is set to an empty list?", set()),
         ("What does ERR_4021 mean?", set()),
+        # asked after the asker's situation: the question's own sentence says what it asks for
+        (
+            "I'm still not sure about one thing. What is the phone bridge code for a SEV1 incident?",
+            {"phone", "bridg", "code"},
+        ),
+        ("We use rustup. Which port does the preview server use?", {"port"}),
+        # words that name no thing of their own (``question._GENERIC_THINGS``)
+        ("What's the best way to keep a sourdough starter alive?", set()),
+        ("I have a rust-toolchain.toml and an override on a parent directory. Which one is used?", set()),
+        ("What's the recommended way to make them hashable?", set()),
     ],
 )
 def test_the_thing_a_what_question_asks_for(text: str, thing: set[str]) -> None:

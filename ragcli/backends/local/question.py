@@ -104,6 +104,14 @@ _ASKED_VERB = re.compile(
 )
 """"Which environment variable sets how many times ...": the thing asked for ("environment variable"), before
 the verb that says what it does."""
+_GENERIC_THINGS = frozenset(
+    query_terms(
+        "way ways fix one ones option options setting settings thing things recommended best easiest simplest "
+        "least effort other built command commands step steps approach"
+    )
+)
+"""Words that name no thing of their own in "What's the best way ...", "What option do I need?", "Which one is
+used?": the answer need not repeat them."""
 _GENERIC_CAPITALS = frozenset(
     "i ok okay faq api apis url urls http https json yaml toml html css cli gui ui id ids os "
     "mac macos linux windows unix".split()
@@ -215,9 +223,14 @@ def _asking(text: str) -> tuple[str, str]:
 
 
 def _asked_for(text: str) -> frozenset[str]:
+    """The thing the first "what is the X ..." sentence of ``text`` asks for: the asker may tell their situation
+    before they ask ("I run a monorepo. What is the default cache directory?")."""
     # Not "how many / how much X": the amount answers it, and X is often said otherwise ("time off": "leave").
-    match = _ASKED_VERB.match(text) or _ASKED_FOR.match(text)
-    return frozenset(query_terms(match.group("thing"))) if match else frozenset()
+    for sentence in _sentences(text.strip()):
+        match = _ASKED_VERB.match(sentence) or _ASKED_FOR.match(sentence)
+        if match:
+            return frozenset(query_terms(match.group("thing"))) - _GENERIC_THINGS
+    return frozenset()
 
 
 def _identifiers(text: str) -> tuple[str, ...]:
