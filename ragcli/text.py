@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 BODY_TOKENIZER = "ragcli_en"
@@ -127,12 +127,13 @@ def split_sentences(text: str) -> list[str]:
 
 FENCE = re.compile(r"^[ \t]*(```|~~~)")
 """A line that opens or closes a fenced code block."""
-_FENCE_RUN = re.compile(r"^[ \t]*(`{3,}|~{3,})")
+_FENCE_LINE = re.compile(r"^[ \t]*(`{3,}|~{3,})(.*)")
+"""A fence line: its run of backticks or tildes, then its info string."""
 
 
 def fence_of(line: str) -> str | None:
     """The run of backticks or tildes a fence line starts with (four for ````` ````markdown `````), or None."""
-    match = _FENCE_RUN.match(line)
+    match = _FENCE_LINE.match(line)
     return match.group(1) if match else None
 
 
@@ -143,17 +144,44 @@ def closes_fence(line: str, run: str) -> bool:
     return len(stripped) >= len(run) and set(stripped) == {run[0]}
 
 
-def blank_lines_dropped(lines: Sequence[str]) -> tuple[str, ...]:
-    """A list's or table's lines without the blank ones between items; those inside fenced code (in an item) kept."""
-    out: list[str] = []
+def opens_fence(line: str) -> str | None:
+    """The run ``line`` opens a fenced code block with, or None: not a fence line, or a backtick one whose info
+    string holds a backtick (```` ```a`b ```` starts with an inline code span, CommonMark says)."""
+    match = _FENCE_LINE.match(line)
+    if match is None or (match.group(1)[0] == "`" and "`" in match.group(2)):
+        return None
+    return match.group(1)
+
+
+def fenced_chunks(lines: Sequence[str]) -> Iterator[tuple[bool, list[str]]]:
+    """Runs of ``lines``, each either one fenced code block, its fence lines included (True), or the lines
+    between blocks (False). A block left open runs to the end. The one walker of fences over lines: the chunker's
+    readers and the answer's text both use it."""
+    chunk: list[str] = []
     run: str | None = None
     for line in lines:
         if run is None:
-            run = fence_of(line)
-        elif closes_fence(line, run):
-            run = None
-        if line.strip() or run is not None:
-            out.append(line)
+            opened = opens_fence(line)
+            if opened is not None:
+                if chunk:
+                    yield False, chunk
+                chunk, run = [line], opened
+                continue
+            chunk.append(line)
+        else:
+            chunk.append(line)
+            if closes_fence(line, run):
+                yield True, chunk
+                chunk, run = [], None
+    if chunk:
+        yield run is not None, chunk
+
+
+def blank_lines_dropped(lines: Sequence[str]) -> tuple[str, ...]:
+    """A list's or table's lines without the blank ones between items; those inside fenced code (in an item) kept."""
+    out: list[str] = []
+    for is_code, chunk in fenced_chunks(lines):
+        out += chunk if is_code else [line for line in chunk if line.strip()]
     return tuple(out)
 
 
@@ -218,7 +246,6 @@ _INLINE_LINK = re.compile(r"!?\[([^\]\n]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[
 _REFERENCE_LINK = re.compile(r"(?<![\w)\]'\"])\[([^\]\n]+)\]\[[^\]\n]*\]")
 """``[text][ref]``; not a subscript pair after a name or call (``errors()[0]['type']``, ``grid[i][j]``)."""
 _AUTOLINK = re.compile(r"<((?:https?|mailto):[^>\s]+)>")
-_FENCE_LINE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 _CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)", re.DOTALL)
 
 
@@ -231,24 +258,10 @@ def readable(markdown: str) -> str:
     shows it; ``--json`` keeps the Markdown as written). Code is never rewritten: fenced blocks and code spans are
     kept character for character, so ``errors()[0]['type']`` is not read as a link.
     """
-    out: list[str] = []
-    prose: list[str] = []
-    fence: str | None = None
-    for line in markdown.split("\n"):
-        opened = _FENCE_LINE.match(line)
-        if fence is None and opened and not (opened.group(1)[0] == "`" and "`" in line[opened.end() :]):
-            if prose:
-                out.append(_prose_links("\n".join(prose)))
-            prose, fence = [], opened.group(1)
-            out.append(line)
-        elif fence is not None:
-            out.append(line)
-            if line.strip() and set(line.strip()) == {fence[0]} and len(line.strip()) >= len(fence):
-                fence = None
-        else:
-            prose.append(line)
-    if prose:
-        out.append(_prose_links("\n".join(prose)))
+    out = [
+        "\n".join(chunk) if is_code else _prose_links("\n".join(chunk))
+        for is_code, chunk in fenced_chunks(markdown.split("\n"))
+    ]
     return "\n".join(out)
 
 
@@ -326,18 +339,15 @@ def _table_header(row: str, passage: list[str]) -> list[str]:
 def _as_code_blocks(lines: list[str], passage: list[str]) -> list[str]:
     """Runs of ``lines`` that are lines of one fenced block of ``passage``, fenced with that block's opener."""
     owner: dict[str, tuple[int, str]] = {}
-    opener: str | None = None
-    run = "```"
     block = 0
-    for n, line in enumerate(passage):
-        if opener is None:
-            found_run = fence_of(line)
-            if found_run is not None:
-                opener, run, block = line.strip(), found_run, n
-        elif closes_fence(line, run):
-            opener = None
-        elif line.strip():
-            owner.setdefault(line.strip(), (block, opener))
+    for is_code, chunk in fenced_chunks(passage):
+        if is_code:
+            opener, run = chunk[0].strip(), fence_of(chunk[0]) or "```"
+            body = chunk[1:-1] if len(chunk) > 1 and closes_fence(chunk[-1], run) else chunk[1:]
+            for line in body:
+                if line.strip():
+                    owner.setdefault(line.strip(), (block, opener))
+        block += len(chunk)
     out: list[str] = []
     current: tuple[int, str] | None = None
     for line in lines:

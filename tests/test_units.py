@@ -17,6 +17,7 @@ from ragcli.backends.local.question import Question
 from ragcli.backends.local.selector import FEATURES, FIT_OF_WANT, Weights, WindowFeatures, windows
 from ragcli.passage import Passage
 from ragcli.structure import BLOCK_MAX_LINES, blocks, only_paragraphs, parsed_blocks, unit_spans
+from ragcli.text import blank_lines_dropped, fenced_chunks, readable
 
 
 def passage(text: str) -> Passage:
@@ -68,6 +69,32 @@ table:
 ```
 ````
 """  # bench/corpora/myst/docs/syntax/images_and_figures.md (MyST-Parser, MIT)
+
+
+def test_one_fence_walker_for_the_chunker_and_the_answer_text() -> None:
+    # A backtick line whose info string holds a backtick starts an inline code span, not a block (CommonMark);
+    # a tilde fence may carry one; a longer fence is closed only by a run at least as long.
+    lines = ["```a`b` is code in prose", "", "~~~ `x`", "", "~~~", "````md", "```", "", "````", "after"]
+    assert list(fenced_chunks(lines)) == [
+        (False, ["```a`b` is code in prose", ""]),
+        (True, ["~~~ `x`", "", "~~~"]),
+        (True, ["````md", "```", "", "````"]),
+        (False, ["after"]),
+    ]
+    assert blank_lines_dropped(lines) == (
+        "```a`b` is code in prose",
+        "~~~ `x`",
+        "",
+        "~~~",
+        "````md",
+        "```",
+        "",
+        "````",
+        "after",
+    )
+    # The renderer reads the same blocks: a link in the fenced lines stays as written, one in prose reads as text.
+    shown = readable("```a`b` [x](y.md)\n\n```\n[x](y.md)\n```")
+    assert shown == "```a`b` x\n\n```\n[x](y.md)\n```"
 
 
 def test_markdown_that_shows_a_code_block_keeps_its_longer_fence_and_reads_as_one_block() -> None:

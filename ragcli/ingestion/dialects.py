@@ -39,9 +39,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ..text import closes_fence
+from ..text import closes_fence, fenced_chunks
 from . import directives, fences, footnotes, html_markup, material, shortcodes
-from .fences import DIRECTIVE_INFO, FENCE_OPEN, collect, fenced_chunks
+from .fences import DIRECTIVE_INFO, FENCE_OPEN, collect
 from .fences import indented_body as indented_body  # ``markdown`` reads it from here too
 from .inline_markup import MDBOOK, code_line, inline
 from .labels import label_body, name_label

@@ -12,7 +12,7 @@ the reStructuredText reader writes ``.. doctest::`` and ``.. code-block::`` (``s
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 from ..text import closes_fence
 
@@ -65,28 +65,6 @@ def indented_body(lines: list[str], start: int, prefix: str) -> tuple[list[str],
         body.pop()
         i -= 1
     return body, i
-
-
-def fenced_chunks(lines: list[str]) -> Iterator[tuple[bool, list[str]]]:
-    """Runs of lines, each either inside a fenced code block (True) or outside (False)."""
-    chunk: list[str] = []
-    marker: str | None = None
-    for line in lines:
-        if marker is None:
-            opened = FENCE_OPEN.match(line)
-            if opened and not (opened.group("marker")[0] == "`" and "`" in opened.group("info")):
-                if chunk:
-                    yield False, chunk
-                chunk, marker = [line], opened.group("marker")
-                continue
-            chunk.append(line)
-        else:
-            chunk.append(line)
-            if closes_fence(line, marker):
-                yield True, chunk
-                chunk, marker = [], None
-    if chunk:
-        yield marker is not None, chunk
 
 
 def directive_options(lines: list[str]) -> tuple[dict[str, str], list[str]]:

@@ -17,7 +17,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .fences import fenced_chunks
+from ..text import fenced_chunks
 
 _REFERENCE = re.compile(
     r"(?<![!\]\\])\[(?P<text>(?:[^\[\]\\\n]|\\.|\[[^\[\]\n]*\])+)\](?:\[(?P<label>[^\[\]\n]*)\])?(?![(:\[])"

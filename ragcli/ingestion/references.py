@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..errors import DocumentRejected
+from ..text import fenced_chunks
 from .crossrefs import EMPTY_LINK, EXPLICIT_TITLE, PROJECT_LINK, anchor_slug, key, link_destination, role_text
-from .fences import fenced_chunks
 from .loaders import title_from_path
 from .metadata import load_yaml_mapping, split_front_matter
 from .sources import SourceFile, decode_text

@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from ...answer.citations import MIN_QUOTE_WORDS, quote_words
 from ...passage import Passage
 from ...structure import Span, UnitKind, unit_spans
-from ...text import FENCE, LIST_MARKER, closes_fence, fence_of, table_cells
+from ...text import FENCE, LIST_MARKER, fenced_chunks, table_cells
 
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _REF_LINK = re.compile(r"\[([^\]]+)\]\[[^\]]*\]")
@@ -173,18 +173,13 @@ def _list_lines(lines: Sequence[str]) -> tuple[str, ...]:
     """A list's lines as read: items as ``- `` and their text; code in an item as written, moved left by its
     fence's indentation (its own indentation is the code's: Python's, YAML's)."""
     out: list[str] = []
-    run: str | None = None
-    indent = 0
-    for line in lines:
-        if run is None and (found := fence_of(line)) is not None:
-            run, indent = found, len(line) - len(line.lstrip())
-            out.append(line.strip())
-        elif run is not None:
-            if closes_fence(line, run):
-                run = None
-            out.append(line[indent:] if not line[:indent].strip() else line.strip())
-        else:
-            out.append(_list_line(line))
+    for is_code, chunk in fenced_chunks(lines):
+        if not is_code:
+            out += [_list_line(line) for line in chunk]
+            continue
+        indent = len(chunk[0]) - len(chunk[0].lstrip())
+        out.append(chunk[0].strip())
+        out += [line[indent:] if not line[:indent].strip() else line.strip() for line in chunk[1:]]
     return tuple(out)
 
 
