@@ -37,6 +37,12 @@ def test_names_of_the_askers_situation_are_not_distinctive(text: str, distinctiv
     assert Question.read(text).distinctive == distinctive
 
 
+def test_a_question_typed_in_lower_case_is_read_sentence_by_sentence() -> None:
+    # requests10 as typed in a hurry: the proxy's address and port are the asker's own either way.
+    text = "At work every outbound call has to go through a proxy at 10.10.1.10 on port 3128. How do I set that up?"
+    assert Question.read(text.lower()).distinctive == Question.read(text).distinctive == ()
+
+
 @pytest.mark.parametrize(
     "text",
     [

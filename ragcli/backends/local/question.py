@@ -177,7 +177,8 @@ class Question:
         return bool(_ASKS.search(self.text))
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'“(])")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Za-z\"'“(])")
+"""A question's sentence end: a stop and a letter after it, a small one too (a question typed in lower case)."""
 _ABBREVIATION = re.compile(
     r"(?:\b(?:dr|mr|mrs|ms|prof|sr|jr|st|vs|etc|inc|ltd|no|fig|approx|cf|e\.g|i\.e)\.|(?<![\w.])[A-Z]\.)$",
     re.IGNORECASE,
