@@ -104,14 +104,12 @@ _ASKED_VERB = re.compile(
 )
 """"Which environment variable sets how many times ...": the thing asked for ("environment variable"), before
 the verb that says what it does."""
-_GENERIC_THINGS = frozenset(
-    query_terms(
-        "way ways fix one ones option options setting settings thing things recommended best easiest simplest "
-        "least effort other built command commands step steps approach"
-    )
+_GENERIC_THINGS = (
+    "way ways fix one ones option options setting settings thing things recommended best easiest simplest "
+    "least effort other built command commands step steps approach"
 )
 """Words that name no thing of their own in "What's the best way ...", "What option do I need?", "Which one is
-used?": the answer need not repeat them."""
+used?": the answer need not repeat them (stemmed on first use, ``_generic_things``)."""
 _GENERIC_CAPITALS = frozenset(
     "i ok okay faq api apis url urls http https json yaml toml html css cli gui ui id ids os "
     "mac macos linux windows unix".split()
@@ -230,8 +228,13 @@ def _asked_for(text: str) -> frozenset[str]:
     for sentence in _sentences(text.strip()):
         match = _ASKED_VERB.match(sentence) or _ASKED_FOR.match(sentence)
         if match:
-            return frozenset(query_terms(match.group("thing"))) - _GENERIC_THINGS
+            return frozenset(query_terms(match.group("thing"))) - _generic_things()
     return frozenset()
+
+
+@functools.cache
+def _generic_things() -> frozenset[str]:
+    return frozenset(query_terms(_GENERIC_THINGS))
 
 
 def _identifiers(text: str) -> tuple[str, ...]:
