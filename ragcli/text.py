@@ -342,11 +342,10 @@ def _as_code_blocks(lines: list[str], passage: list[str]) -> list[str]:
     block = 0
     for is_code, chunk in fenced_chunks(passage):
         if is_code:
-            opener, run = chunk[0].strip(), fence_of(chunk[0]) or "```"
-            body = chunk[1:-1] if len(chunk) > 1 and closes_fence(chunk[-1], run) else chunk[1:]
-            for line in body:
+            _, _, closed = block_fence(chunk)
+            for line in chunk[1 : len(chunk) - closed]:
                 if line.strip():
-                    owner.setdefault(line.strip(), (block, opener))
+                    owner.setdefault(line.strip(), (block, chunk[0].strip()))
         block += len(chunk)
     out: list[str] = []
     current: tuple[int, str] | None = None
