@@ -33,7 +33,7 @@ from answers import DEV, QUESTIONS
 PAD = "I've been reading through the documentation for a while and I'm still not sure about one thing. "
 
 
-def padded_copy(name: str, pad: str, into: Path, lower: bool = False) -> Path:
+def reworded_copy(name: str, pad: str, into: Path, lower: bool = False) -> Path:
     """The set's question file with ``pad`` before every question (or, ``lower``, every question in lower case),
     beside copies of its user files."""
     source = QUESTIONS / f"{name}.jsonl"
@@ -86,7 +86,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.sets.split(","):
             written = abstentions(QUESTIONS / f"{name}.jsonl", args.index)
-            padded = abstentions(padded_copy(name, args.pad, Path(tmp), args.lower), args.index)
+            padded = abstentions(reworded_copy(name, args.pad, Path(tmp), args.lower), args.index)
             counts = [*written, *padded]
             totals = [t + c for t, c in zip(totals, counts, strict=True)]
             rows.append([name, *counts])
