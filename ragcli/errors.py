@@ -7,6 +7,7 @@
     ├── IndexCorruptError       an on-disk index that is missing, damaged or from another model
     ├── IndexLockedError        another ingest holds the tenant's write lock
     ├── IndexWriteError         the new generation could not be written (disk full, read-only)
+    ├── LimitError              a limit of the process stopped the run (too many open files)
     ├── ModelError              the embedding model cannot be loaded or verified
     └── BackendError            the answering model's API failed after its retries
 
@@ -34,6 +35,26 @@ def error_line(message: str) -> str:
     name, is written out as its escape)."""
     text = " ".join(message.split())
     return "error: " + "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+
+
+def out_of_descriptors(exc: BaseException) -> bool:
+    """Whether ``exc`` is the process (or the system) running out of file descriptors: a low ``ulimit -n``, not a
+    bad file or a damaged index. Wherever it happens the run stops with one line naming the limit
+    (``descriptor_limit``), never a traceback and never "re-ingest"."""
+    import errno
+
+    if isinstance(exc, OSError):
+        return exc.errno in (errno.EMFILE, errno.ENFILE)
+    # Tantivy reports an I/O error as a ValueError carrying Rust's own text for it.
+    return isinstance(exc, ValueError) and "Too many open files" in str(exc)
+
+
+def descriptor_limit() -> str:
+    """What went wrong and the way out, for ``out_of_descriptors``."""
+    import resource
+
+    limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    return f"too many open files (the limit is {limit:,}; raise it with 'ulimit -n')"
 
 
 class RagcliError(Exception):
@@ -76,6 +97,13 @@ class IndexCorruptError(RagcliError):
             f"re-ingest to rebuild it (ragcli ingest PATH --tenant {tenant})"
         )
 
+    @classmethod
+    def unreadable(cls, tenant: str, what: str, exc: BaseException) -> RagcliError:
+        """The error for an index file that could not be read: damage, unless the process is out of descriptors."""
+        if out_of_descriptors(exc):
+            return LimitError(f"cannot read the index of tenant '{tenant}': {descriptor_limit()}; the index is intact")
+        return cls.damaged(tenant, f"{what} ({exc})")
+
 
 class IndexLockedError(RagcliError):
     """Another writer holds the tenant's lock."""
@@ -83,6 +111,10 @@ class IndexLockedError(RagcliError):
 
 class IndexWriteError(RagcliError):
     """Writing a new generation failed; the published one is untouched."""
+
+
+class LimitError(RagcliError):
+    """A limit of this process stopped the run (its open files: ``ulimit -n``); the input and the index are fine."""
 
 
 class ModelError(RagcliError):

@@ -17,7 +17,7 @@ from typing import Annotated, Any, Protocol, runtime_checkable
 
 import typer
 
-from ..errors import RagcliError
+from ..errors import RagcliError, descriptor_limit, out_of_descriptors
 from .console import error
 
 EXIT_OK, EXIT_NO, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -148,6 +148,11 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_NO
+    except OSError as exc:
+        if not out_of_descriptors(exc):
+            raise
+        error(f"cannot run: {descriptor_limit()}")  # any command; ingest says what became of the index itself
+        return EXIT_ERROR
     except Exception as exc:
         # Typer ships its own copy of click, so its exception classes are
         # matched by shape rather than imported from a private module.

@@ -140,7 +140,7 @@ def _audit(index: TenantIndex, warnings: list[str]) -> Audit:
     try:
         bm25_docs = index._bm25.searcher().num_docs
     except ValueError as exc:
-        raise IndexCorruptError.damaged(index.tenant, f"BM25 index unreadable ({exc})") from None
+        raise IndexCorruptError.unreadable(index.tenant, "BM25 index unreadable", exc) from None
     orphan += max(0, bm25_docs - index.size) + max(0, int(index.embeddings.shape[0]) - index.size)
     stale += max(0, index.size - bm25_docs)
     return Audit(
@@ -219,5 +219,5 @@ def _bm25_acl_rows(index: TenantIndex, groups: list[str]) -> dict[str, set[int]]
             hits = searcher.search(query, limit=max(1, index.size), count=False).hits
             out[group] = {int(searcher.doc(addr)["row"][0]) for _, addr in hits}
     except ValueError as exc:
-        raise IndexCorruptError.damaged(index.tenant, f"BM25 index unreadable ({exc})") from None
+        raise IndexCorruptError.unreadable(index.tenant, "BM25 index unreadable", exc) from None
     return out

@@ -82,7 +82,7 @@ class TenantIndex:
             self._bm25: tantivy.Index = open_bm25(generation / BM25_DIRECTORY)
         except ValueError as exc:
             self.close()
-            raise IndexCorruptError.damaged(self.tenant, f"BM25 index unreadable ({exc})") from None
+            raise IndexCorruptError.unreadable(self.tenant, "BM25 index unreadable", exc) from None
 
     # -- opening ----------------------------------------------------------------
 
@@ -127,7 +127,7 @@ class TenantIndex:
         except FileNotFoundError:
             raise
         except (ValueError, OSError, EOFError) as exc:
-            raise IndexCorruptError.damaged(self.tenant, f"unreadable array ({exc})") from None
+            raise IndexCorruptError.unreadable(self.tenant, "unreadable array", exc) from None
         n = m.passages
         self._acl_stride = (len(m.groups) + 7) // 8
         """Bytes of acl.npy per row: its bits packed eight ACL entries a byte, first entry in the high bit."""
@@ -198,7 +198,7 @@ class TenantIndex:
         try:
             sums = np.load(self.path / QUANTIZED_SUMS)
         except (ValueError, OSError, EOFError) as exc:
-            raise IndexCorruptError.damaged(self.tenant, f"unreadable quantized vectors ({exc})") from None
+            raise IndexCorruptError.unreadable(self.tenant, "unreadable quantized vectors", exc) from None
         scale = np.frombuffer(self._quantized_scale, dtype=np.float32)
         return QuantizedMatrix(self._mapped(QUANTIZED), sums, scale)
 
@@ -212,7 +212,7 @@ class TenantIndex:
         try:
             vectors: np.ndarray = np.load(self.path / UNIT_VECTORS, mmap_mode="r")
         except (ValueError, OSError, EOFError) as exc:
-            raise IndexCorruptError.damaged(self.tenant, f"unreadable unit vectors ({exc})") from None
+            raise IndexCorruptError.unreadable(self.tenant, "unreadable unit vectors", exc) from None
         return vectors
 
     @cached_property
@@ -229,7 +229,7 @@ class TenantIndex:
         try:
             return MappedMatrix(self.path / name)
         except (ValueError, OSError, EOFError) as exc:
-            raise IndexCorruptError.damaged(self.tenant, f"unreadable array ({exc})") from None
+            raise IndexCorruptError.unreadable(self.tenant, "unreadable array", exc) from None
 
     def row_permitted(self, row: int, columns: Sequence[int], day: int) -> bool:
         """Whether an ACL entry among ``columns`` may read ``row`` and the row is valid on ``day``: one row of the
@@ -251,7 +251,7 @@ class TenantIndex:
             sums = npyfile.read_header(self.path / QUANTIZED_SUMS)
             scale_header, scale = npyfile.read_floats(self.path / QUANTIZED_SCALE)
         except (ValueError, OSError, EOFError) as exc:
-            raise IndexCorruptError.damaged(self.tenant, f"unreadable quantized vectors ({exc})") from None
+            raise IndexCorruptError.unreadable(self.tenant, "unreadable quantized vectors", exc) from None
         blocks, block_rows = sums.shape if len(sums.shape) == 2 else (-1, 0)
         ok = (
             block_rows > 0
@@ -281,7 +281,7 @@ class TenantIndex:
             vectors = npyfile.read_header(self.path / UNIT_VECTORS)
             offsets_header, offsets = npyfile.read_column(self.path / UNIT_OFFSETS)
         except (ValueError, OSError, EOFError) as exc:
-            raise IndexCorruptError.damaged(self.tenant, f"unreadable unit vectors ({exc})") from None
+            raise IndexCorruptError.unreadable(self.tenant, "unreadable unit vectors", exc) from None
         ok = (
             vectors.shape == (m.units, m.model.dim)
             and vectors.kind == "f2"

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..errors import DocumentRejected, InputError
+from ..errors import DocumentRejected, InputError, out_of_descriptors
 from .sources import (
     MAX_SIDECAR_BYTES,
     NO_SUFFIX,
@@ -178,6 +178,8 @@ class Folder:
                 try:
                     dir_fd = os.open(part, _DIR_FLAGS, dir_fd=dir_fd)
                 except OSError as exc:
+                    if out_of_descriptors(exc):
+                        raise  # the process's limit, not this file's fault: the run stops (``pipeline.ingest``)
                     raise DocumentRejected(source, _open_reason(exc, folder=True)) from None
                 opened.append(dir_fd)
             fd = self._open_file(dir_fd, name, source=source, optional=optional)
@@ -199,6 +201,8 @@ class Folder:
         try:
             handle = os.open(name, flags, dir_fd=dir_fd)
         except OSError as exc:
+            if out_of_descriptors(exc):
+                raise
             link = _is_link(dir_fd, name)
             if exc.errno == errno.ENOENT and optional and not link:
                 return None

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..embedder import Embedder
-from ..errors import DocumentRejected, IndexWriteError
+from ..errors import DocumentRejected, IndexWriteError, LimitError, descriptor_limit, out_of_descriptors
 from ..index.manifest import ModelEntry
 from ..index.previous import PreviousGeneration
 from ..index.writer import NewGeneration, WriteLock, write_generation, write_lock
@@ -99,14 +99,21 @@ def ingest(
         limits or parse_limits(),
     )
     run.report.index = str(index_root(index).absolute())
-    with open_folder(path) as folder, write_lock(index_root(index), tenant, shared=shared_index) as lock:
-        previous = PreviousGeneration.open(lock)
-        try:
-            run.quantize = quantize
-            run.ingest(folder, lock, previous, keep_on_error=keep_on_error, replace=replace)
-        finally:
-            if previous is not None:
-                previous.close()
+    try:
+        with open_folder(path) as folder, write_lock(index_root(index), tenant, shared=shared_index) as lock:
+            previous = PreviousGeneration.open(lock)
+            try:
+                run.quantize = quantize
+                run.ingest(folder, lock, previous, keep_on_error=keep_on_error, replace=replace)
+            finally:
+                if previous is not None:
+                    previous.close()
+    except OSError as exc:
+        # Out of descriptors anywhere (a folder, a file, a module imported late): one line, never a traceback.
+        if not out_of_descriptors(exc):
+            raise
+        state = "the new index was published" if run.report.published else "the previous index is unchanged"
+        raise LimitError(f"cannot ingest: {descriptor_limit()}; {state}") from None
     run.report.seconds = time.perf_counter() - started
     return run.report
 
