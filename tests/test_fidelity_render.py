@@ -29,7 +29,10 @@ code_line = st.text(st.sampled_from(CODE_CHARS), min_size=1, max_size=36).filter
     lambda s: s.strip() and not s.lstrip().startswith(("```", "~~~"))
 )
 code_span = st.text(st.sampled_from(SPAN_CHARS), min_size=1, max_size=16).filter(lambda s: s.strip() == s and s)
-QUESTION = "How do I print the zebrafish error type?"
+ANIMALS = ("zebrafish", "okapi", "narwhal", "axolotl")
+"""One page per example in one folder, each named for its animal: one ingest and one run of each search format
+check them all (each row found by its source), and ``ask`` is asked about each animal."""
+SEARCH = "print the error type"
 
 
 def flat(text: str) -> str:
@@ -41,66 +44,84 @@ def screen(tty_out: str) -> str:
     return flat(re.sub(r"\x1b\[[0-9;]*m", "", tty_out.replace("\r", "")))
 
 
-def _folder(root: Path, lines: list[str], span: str, embedder) -> Path:  # type: ignore[no-untyped-def]
+def _question(animal: str) -> str:
+    return f"How do I print the {animal} error type?"
+
+
+def _folder(root: Path, examples: list[tuple[list[str], str]], embedder) -> Path:  # type: ignore[no-untyped-def]
     from ragcli import ingest
 
-    body = "\n".join(lines)
-    write(
-        root / "docs" / "zebrafish.md",
-        markdown(
-            {"acl": ["everyone"]},
-            f"# Zebrafish\n\nTo print the zebrafish error type, with `{span}` set, run this:\n\n"
-            f"```python\n{body}\n```\n",
-        ),
-    )
+    for animal, (lines, span) in zip(ANIMALS, examples, strict=False):
+        body = "\n".join(lines)
+        write(
+            root / "docs" / f"{animal}.md",
+            markdown(
+                {"acl": ["everyone"]},
+                f"# {animal.title()}\n\nTo print the {animal} error type, with `{span}` set, run this:\n\n"
+                f"```python\n{body}\n```\n",
+            ),
+        )
     report = ingest(root / "docs", "t", index=root / "index", embedder=embedder, default_acl=["everyone"])
     assert report.published and not report.documents.rejected, report.documents.rejected
     write_user(root / "u.json", "u", "t", ["everyone"])
     return root
 
 
-def _check(root: Path, lines: list[str], span: str) -> None:
+def _check(root: Path, examples: list[tuple[list[str], str]]) -> None:
     common = ["--as", root / "u.json", "--index", root / "index"]
-    search = ["search", "zebrafish error type", "-k", "3", *common]
-    as_json, table, md, as_csv, files, ask_json, ask = cli_many(
+    search = ["search", SEARCH, "-k", str(len(examples)), *common]
+    animals = ANIMALS[: len(examples)]
+    asks = [[["ask", _question(a), *common, "--json"], ["ask", _question(a), *common]] for a in animals]
+    as_json, table, md, as_csv, files, *answers = cli_many(
         [
             [*search, "--json"],
             [*search, "--format", "table"],
             [*search, "--format", "md"],
             [*search, "--format", "csv"],
             [*search, "--format", "files"],
-            ["ask", QUESTION, *common, "--json"],
-            ["ask", QUESTION, *common],
+            *(command for pair in asks for command in pair),
         ]
     )
     for proc in (as_json, table, md, as_csv, files):
         assert proc.returncode == 0, proc.stderr
-    [result] = json.loads(as_json.stdout)["results"]
-    # The index holds the code as written: every line of it, whole, in the passage.
-    assert "\n".join(lines) in result["text"]
-    wanted = [flat(line) for line in lines] + [f"`{span}`"]
-    shown = {
-        "table": table.stdout.splitlines()[1].split("\t")[3],
-        "md": md.stdout.splitlines()[2].rsplit(" | ", 1)[1].removesuffix(" |").replace("\\|", "|"),
-        "csv": list(csv.DictReader(io.StringIO(as_csv.stdout)))[0]["snippet"],
+    results = {r["source"].removesuffix(".md"): r for r in json.loads(as_json.stdout)["results"]}
+    assert sorted(results) == sorted(animals), "every page is found by the one search"
+    # A row's snippet, by the page it is from: a table row is tab-separated, an md row's snippet is its last cell.
+    table_rows = {row.split("\t")[-1]: row.split("\t")[3] for row in table.stdout.splitlines()[1:]}
+    md_rows = {
+        row.split(" | ")[3]: row.rsplit(" | ", 1)[1].removesuffix(" |").replace("\\|", "|")
+        for row in md.stdout.splitlines()[2:]
     }
-    for fmt, snippet in shown.items():
-        for piece in wanted:
-            # md bolds the matched words: compare without bold markers on both sides (a code line may be `**`).
-            shown_text, want = (
-                (snippet.replace("**", ""), flat(piece).replace("**", "")) if fmt == "md" else (snippet, flat(piece))
-            )
-            assert want in shown_text, (fmt, piece)
-    assert files.stdout == "zebrafish.md\n"
+    csv_rows = {row["source"]: row["snippet"] for row in csv.DictReader(io.StringIO(as_csv.stdout))}
+    assert sorted(files.stdout.splitlines()) == sorted(f"{a}.md" for a in animals)
     tty = cli_tty(*search, columns=400)
     assert tty.returncode == 0, tty.stderr
     shown_on_tty = screen(tty.stdout)
-    for piece in wanted:
-        assert flat(piece) in shown_on_tty, ("terminal", piece)
-    _check_ask(root, json.loads(ask_json.stdout), ask, lines)
+    for animal, (lines, span) in zip(animals, examples, strict=True):
+        # The index holds the code as written: every line of it, whole, in the passage.
+        assert "\n".join(lines) in results[animal]["text"]
+        wanted = [flat(line) for line in lines] + [f"`{span}`"]
+        source = f"{animal}.md"
+        shown = {"table": table_rows[source], "md": md_rows[source], "csv": csv_rows[source]}
+        for fmt, snippet in shown.items():
+            for piece in wanted:
+                assert _holds(fmt, snippet, piece), (fmt, animal, piece)
+        for piece in wanted:
+            assert flat(piece) in shown_on_tty, ("terminal", animal, piece)
+    pairs = zip(answers[::2], answers[1::2], strict=True)
+    for animal, (lines, _), (ask_json, ask) in zip(animals, examples, pairs, strict=True):
+        _check_ask(root, animal, json.loads(ask_json.stdout), ask, lines)
 
 
-def _check_ask(root: Path, answer: dict, piped, lines: list[str]) -> None:  # type: ignore[no-untyped-def,type-arg]
+def _holds(fmt: str, snippet: str, piece: str) -> bool:
+    """A one-line snippet shows ``piece`` with its whitespace runs collapsed; md bolds the matched words, so it is
+    compared without bold markers on both sides (a code line may be ``**``)."""
+    if fmt == "md":
+        return flat(piece).replace("**", "") in snippet.replace("**", "")
+    return flat(piece) in snippet
+
+
+def _check_ask(root: Path, animal: str, answer: dict, piped, lines: list[str]) -> None:  # type: ignore[no-untyped-def,type-arg]
     """``ask`` prints each claim's statement as ``--json`` gives it, code lines intact (tabs too)."""
     if answer["disposition"] != "answered":
         assert piped.returncode == 1
@@ -112,7 +133,7 @@ def _check_ask(root: Path, answer: dict, piped, lines: list[str]) -> None:  # ty
     for line in lines:
         if line in quoted:
             assert line in piped.stdout.splitlines()
-    tty = cli_tty("ask", QUESTION, "--as", root / "u.json", "--index", root / "index", columns=400)
+    tty = cli_tty("ask", _question(animal), "--as", root / "u.json", "--index", root / "index", columns=400)
     for claim in answer["claims"]:
         for line in claim["statement"].splitlines():
             if line.strip():
@@ -151,19 +172,30 @@ def test_the_renderer_keeps_code_whole(lines, span) -> None:  # type: ignore[no-
     assert all(flat(line) in one_line for line in lines) and flat(f"`{span}`") in one_line
 
 
-@pytest.mark.slow
-@settings(max_examples=2, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(lines=st.lists(code_line, min_size=1, max_size=3), span=code_span)
-@example(lines=["print(repr(exc.errors()[0]['type']))", "x = [a][b] | c\t*_d_*"], span="a[0][1]")
-@example(lines=["**", "<img src=x> & <"], span="0")  # bold markers and HTML in code: md keeps both as written
-def test_code_prints_intact_in_every_text_format(tmp_path_factory, embedder, lines, span) -> None:  # type: ignore[no-untyped-def]
-    root = _folder(tmp_path_factory.mktemp("fidelity"), lines, span, embedder)
-    _check(root, lines, span)
+def example_pages(min_size: int) -> st.SearchStrategy[list[tuple[list[str], str]]]:
+    """Up to four pages (one per animal), each a code block of up to three lines and a code span."""
+    page = st.tuples(st.lists(code_line, min_size=1, max_size=3), code_span)
+    return st.lists(page, min_size=min_size, max_size=len(ANIMALS))
 
 
 @pytest.mark.slow
-@settings(max_examples=12, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(lines=st.lists(code_line, min_size=1, max_size=3), span=code_span)
-def test_code_prints_intact_in_every_text_format_many(tmp_path_factory, embedder, lines, span) -> None:  # type: ignore[no-untyped-def]
-    root = _folder(tmp_path_factory.mktemp("fidelity"), lines, span, embedder)
-    _check(root, lines, span)
+@settings(max_examples=1, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(pages=example_pages(1))
+@example(
+    pages=[
+        (["print(repr(exc.errors()[0]['type']))", "x = [a][b] | c\t*_d_*"], "a[0][1]"),
+        (["**", "<img src=x> & <"], "0"),  # bold markers and HTML in code: md keeps both as written
+    ]
+)
+def test_code_prints_intact_in_every_text_format(tmp_path_factory, embedder, pages) -> None:  # type: ignore[no-untyped-def]
+    root = _folder(tmp_path_factory.mktemp("fidelity"), pages, embedder)
+    _check(root, pages)
+
+
+@pytest.mark.slow
+@settings(max_examples=4, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(pages=example_pages(3))
+def test_code_prints_intact_in_every_text_format_many(tmp_path_factory, embedder, pages) -> None:  # type: ignore[no-untyped-def]
+    """Four folders of three or four pages each: as many generated code blocks as twelve folders of one."""
+    root = _folder(tmp_path_factory.mktemp("fidelity"), pages, embedder)
+    _check(root, pages)
