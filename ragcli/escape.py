@@ -36,8 +36,11 @@ def cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: max(0, limit - 3)] + "..."
 
 
-_CODE_SPAN = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
-"""A CommonMark code span: a run of backticks, then text, then a run of the same length."""
+CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
+"""A CommonMark code span: a run of backticks (group 1), then its text (group 2), then a run of the same length,
+neither run part of a longer one (`` `a``b` `` is one span, ```` ``a` ```` none), as markdown-it reads it
+(backslash escapes aside: ``tests/test_units.py`` holds the two against each other). The one pattern of it: the
+renderer (``text``), the chunker's inline steps and the answer text use it (this is the lowest module needing it)."""
 
 
 def markdown_text(text: str) -> str:
@@ -46,7 +49,7 @@ def markdown_text(text: str) -> str:
     Inside a code span nothing is rendered, so ``&lt;`` there would be shown as written: the span keeps its
     ``<`` and ``&`` (only its pipes are escaped, which GitHub's tables honour in code too)."""
     out, at = [], 0
-    for span in _CODE_SPAN.finditer(text):
+    for span in CODE_SPAN.finditer(text):
         out += [html.escape(text[at : span.start()], quote=False), span.group(0)]
         at = span.end()
     out.append(html.escape(text[at:], quote=False))

@@ -13,6 +13,8 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from .escape import CODE_SPAN
+
 BODY_TOKENIZER = "ragcli_en"
 IDENT_TOKENIZER = "ragcli_ident"
 IDENT_PATTERN = r"[A-Za-z0-9_]+(?:[.\-/:][A-Za-z0-9_]+)*"
@@ -145,12 +147,15 @@ def closes_fence(line: str, run: str) -> bool:
 
 
 def opens_fence(line: str) -> str | None:
-    """The run ``line`` opens a fenced code block with, or None: not a fence line, or a backtick one whose info
-    string holds a backtick (```` ```a`b ```` starts with an inline code span, CommonMark says)."""
+    """The run ``line`` opens a fenced code block with, or None: not a fence line, or not a fence (``fence_run``)."""
     match = _FENCE_LINE.match(line)
-    if match is None or (match.group(1)[0] == "`" and "`" in match.group(2)):
-        return None
-    return match.group(1)
+    return None if match is None else fence_run(match.group(1), match.group(2))
+
+
+def fence_run(run: str, info: str) -> str | None:
+    """``run`` when a fence line's run and its info string open a block; None for a backtick run whose info holds a
+    backtick (```` ```a`b ```` starts with an inline code span, CommonMark says). The one copy of that rule."""
+    return None if run[0] == "`" and "`" in info else run
 
 
 def fenced_chunks(lines: Sequence[str]) -> Iterator[tuple[bool, list[str]]]:
@@ -246,7 +251,6 @@ _INLINE_LINK = re.compile(r"!?\[([^\]\n]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[
 _REFERENCE_LINK = re.compile(r"(?<![\w)\]'\"])\[([^\]\n]+)\]\[[^\]\n]*\]")
 """``[text][ref]``; not a subscript pair after a name or call (``errors()[0]['type']``, ``grid[i][j]``)."""
 _AUTOLINK = re.compile(r"<((?:https?|mailto):[^>\s]+)>")
-_CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)", re.DOTALL)
 
 
 def readable(markdown: str) -> str:
@@ -269,7 +273,7 @@ def _prose_links(text: str) -> str:
     """Links as their text in prose, code spans left as they are."""
     pieces: list[str] = []
     at = 0
-    for span in _CODE_SPAN.finditer(text):
+    for span in CODE_SPAN.finditer(text):
         pieces += [_links(text[at : span.start()]), span.group()]
         at = span.end()
     pieces.append(_links(text[at:]))

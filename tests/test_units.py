@@ -97,6 +97,45 @@ def test_one_fence_walker_for_the_chunker_and_the_answer_text() -> None:
     assert shown == "```a`b` x\n\n```\n[x](y.md)\n```"
 
 
+def _inline_code(text: str) -> list[str]:
+    """The code spans markdown-it finds in ``text``, their content as CommonMark gives it."""
+    from markdown_it import MarkdownIt
+
+    [inline] = MarkdownIt("commonmark").parseInline(text)
+    return [t.content for t in inline.children or [] if t.type == "code_inline"]
+
+
+def _as_commonmark(content: str) -> str:
+    """A span's text as CommonMark gives it: one space stripped from each end when both have one."""
+    both = len(content) >= 2 and content[0] == content[-1] == " " and content.strip(" ")
+    return content[1:-1] if both else content
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(st.text(st.sampled_from("``a [x]"), min_size=1, max_size=14))
+def test_the_one_code_span_pattern_reads_spans_as_markdown_it_does(text: str) -> None:
+    from ragcli.escape import CODE_SPAN
+
+    assert [_as_commonmark(m.group(2)) for m in CODE_SPAN.finditer(text)] == _inline_code(text)
+
+
+def test_every_step_reads_a_code_span_the_same_way() -> None:
+    # `` `a``b` `` is one span, so what is inside it is code; ``a` opens none, so what follows it is prose.
+    from markdown_it.common.utils import normalizeReference
+
+    from ragcli.ingestion.footnotes import placed
+    from ragcli.ingestion.inline_markup import inline
+    from ragcli.ingestion.link_refs import references_as_text
+
+    refs = {normalizeReference("x"): {"href": "x.md"}}
+    assert references_as_text(["`a``[x]`` b` and [x]"], refs) == ["`a``[x]`` b` and x"]
+    assert references_as_text(["``a` [x]"], refs) == ["``a` x"]
+    assert inline("`` <b>y</b> `x`") == "`` y `x`"
+    assert readable("`a``[x](y)``b` [x](y)") == "`a``[x](y)``b` x"
+    assert readable("``a` [x](y)") == "``a` x"
+    assert placed("See `a``[^1]``b` and this[^1].\n\n[^1]: The note.\n").startswith("See `a``[^1]``b` and this[1].")
+
+
 def test_markdown_that_shows_a_code_block_keeps_its_longer_fence_and_reads_as_one_block() -> None:
     found = units(passage(MYST_FIGURE))
     assert [u.kind for u in found] == ["introduced", "block"]  # 16 lines: two parts

@@ -28,7 +28,7 @@ from .markdown import Block, Section, markdown_sections, plain_sections
 from .mdwriter import read_page_mark
 from .sizing import Counts, Sizer, TokenCounter
 
-CHUNKER_VERSION = 13
+CHUNKER_VERSION = 14
 """3: soft wraps joined, admonitions and tabs unfolded, an introducing sentence kept with its block.
 4: a PDF with an outline is cut by its bookmarks (Markdown, Word, reStructuredText, notebook and CSV loaders).
 5: passages record their file relative to the ingested folder and the length of a carried introduction.
@@ -48,7 +48,9 @@ reStructuredText, ``{list-table}`` as a table, glossaries and definition lists a
 readable (``Names``); ``<code>a \\| b</code>`` a code span.
 12: MyST's links without text (``[](intro.md)``, ``[](label)``) as their target's title, a reference to another
 page's heading (``intro.md#-get-started``) as that heading, ``<path:x>`` and ``<inv:...#name>`` as their names.
-13: reference-style links the page defines (``[Docusaurus]``, ``[text][label]``) as their text (``link_refs``)."""
+13: reference-style links the page defines (``[Docusaurus]``, ``[text][label]``) as their text (``link_refs``).
+14: a code span is read as CommonMark reads it in every inline step (``escape.CODE_SPAN``): `` `a``b` `` is one span,
+```` ``a` ```` none, so the markup after an unclosed run is read as text."""
 INTRODUCED_KINDS = ("code", "list", "table")
 WRITTEN_IN_MARKDOWN = frozenset({"markdown", "notebook"})
 """Formats whose Markdown was written by people (a notebook's Markdown cells), its HTML markup; the Markdown the

@@ -39,7 +39,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ..text import closes_fence, fenced_chunks
+from ..text import closes_fence, fence_run, fenced_chunks
 from . import directives, fences, footnotes, html_markup, material, shortcodes
 from .fences import DIRECTIVE_INFO, FENCE_OPEN, collect
 from .fences import indented_body as indented_body  # ``markdown`` reads it from here too
@@ -185,7 +185,7 @@ class _Walk:
             self.item_fence = None if closes_fence(line, self.item_fence) else self.item_fence
             return [line]
         item_fence = fences.ITEM_FENCE.match(line)
-        if item_fence and not (item_fence.group("marker")[0] == "`" and "`" in item_fence.group("info")):
+        if item_fence and fence_run(item_fence.group("marker"), item_fence.group("info")):
             self.item_fence = item_fence.group("marker")
         rules = (self._fence, self._generated, self._colon_fence, self._pymdown_block)
         for rule in (*rules, self._hugo_block, self._alert, self._definition, self._footnote, self._html):

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 import textwrap
 
+from ..escape import CODE_SPAN
 from ..text import closes_fence
 from .fences import CODE_DIRECTIVES, DIRECTIVE_INFO, FENCE_OPEN, SOURCE_DIRECTIVES
 
@@ -35,7 +36,6 @@ _CONTAINER = re.compile(
 )
 """A line whose block its indented lines go on: a list item, a note, an admonition, a tab, a definition, an HTML
 tag (kramdown and Python-Markdown read an HTML block to its closing tag, blank lines and all)."""
-_CODE_SPAN = re.compile(r"(`+).+?\1")
 _BEFORE_COLON = re.compile(r":(?P<marks>(?:\[\d+\])+)[ \t]*$")
 _BLOCK_START = re.compile(r"^(```|~~~|[-*+] |\d+[.)] |\||>|#)")
 
@@ -175,7 +175,7 @@ def _label_at(line: str) -> str:
 
 
 def _references(line: str) -> list[str]:
-    return [m.group("label") for m in _REFERENCE.finditer(_CODE_SPAN.sub("", line))]
+    return [m.group("label") for m in _REFERENCE.finditer(CODE_SPAN.sub("", line))]
 
 
 def _section_ends(lines: list[str], prose: list[bool], setext: dict[int, int]) -> list[int]:
@@ -228,7 +228,7 @@ def _numbered(line: str, numbers: dict[str, int], heading: bool = False) -> str:
         return "" if heading else f"{match.group('space')}[{number}]"
 
     out, at = [], 0
-    for span in _CODE_SPAN.finditer(line):
+    for span in CODE_SPAN.finditer(line):
         out += [_MARK.sub(mark, line[at : span.start()]), span.group()]
         at = span.end()
     text = "".join([*out, _MARK.sub(mark, line[at:])])

@@ -16,6 +16,7 @@ import functools
 import re
 from importlib import resources
 
+from ..escape import CODE_SPAN
 from .crossrefs import (
     EMPTY_LINK,
     MYST_AUTOLINK,
@@ -40,7 +41,6 @@ _FOOTNOTE_REF = re.compile(r"[ \t]*\[\^[^\]\s]+\](?!:)")
 """A reference to a note the page does not define (``footnotes`` numbered the others), with the space before it."""
 
 
-_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 _BARE_PIPE = re.compile(r"(?<!\\)\|")
 _CODE_ROLES = frozenset("code file kbd command option envvar samp program literal regexp makevar mailheader".split())
 
@@ -62,10 +62,10 @@ def _keys(match: re.Match[str]) -> str:
 def inline(line: str) -> str:
     """Inline markup of every dialect as its visible text (or nothing); code spans are left as they are."""
     line = _MYST_ROLE.sub(_role, line)
-    pieces = _CODE_SPAN.split(line)
+    pieces = CODE_SPAN.split(line)
     # split() with two groups yields [text, ticks, code, text, ticks, code, ..., text].
     # A line with a bare pipe may be a table row, where ``\|`` is a cell's pipe: ``<code>a \| b</code>`` keeps it.
-    in_row = _BARE_PIPE.search(_CODE_SPAN.sub("", line)) is not None
+    in_row = _BARE_PIPE.search(CODE_SPAN.sub("", line)) is not None
     out = []
     for n, piece in enumerate(pieces):
         if n % 3 == 0:

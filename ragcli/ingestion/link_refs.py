@@ -17,13 +17,13 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ..escape import CODE_SPAN
 from ..text import fenced_chunks
 
 _REFERENCE = re.compile(
     r"(?<![!\]\\])\[(?P<text>(?:[^\[\]\\\n]|\\.|\[[^\[\]\n]*\])+)\](?:\[(?P<label>[^\[\]\n]*)\])?(?![(:\[])"
 )
 """``[text][label]``, ``[text][]`` or ``[text]``: not an image, not an inline link, not a definition."""
-_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 
 
 def references_as_text(lines: list[str], references: Mapping[str, Any]) -> list[str]:
@@ -55,7 +55,7 @@ def _inlined(line: str, references: Mapping[str, Any]) -> str:
         found = references.get(normalizeReference(restore(label) if label else text))
         return text if isinstance(found, Mapping) else match.group(0)
 
-    return restore(_REFERENCE.sub(shown, _CODE_SPAN.sub(hold, line)))
+    return restore(_REFERENCE.sub(shown, CODE_SPAN.sub(hold, line)))
 
 
 _HELD = re.compile("\x00(\\d+)\x00")

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ...answer.citations import MIN_QUOTE_WORDS, quote_words
+from ...escape import CODE_SPAN
 from ...passage import Passage
 from ...structure import Span, UnitKind, unit_spans
 from ...text import FENCE, LIST_MARKER, fenced_chunks, table_cells
@@ -30,7 +31,6 @@ _REF_LINK = re.compile(r"\[([^\]]+)\]\[[^\]]*\]")
 _STRONG = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
 _EM_STAR = re.compile(r"(?<![\w*])\*(?=\S)(.+?)(?<=\S)\*(?![\w*])")
 _EM_UNDERSCORE = re.compile(r"(?<![\w])_(?=\S)(.+?)(?<=\S)_(?![\w])")
-_CODE_SPAN = re.compile(r"`+([^`]+?)`+")
 # "For more details on X, see the Y documentation." points elsewhere; it answers nothing.
 _POINTER = re.compile(
     r"^(?:or,?\s+)?(?:(?:for|to learn|to read) more\b[^.]*?,\s*)?(?:please\s+)?"
@@ -104,7 +104,7 @@ def readable(markdown: str) -> str:
     """Inline Markdown as plain text: link text without URLs, no emphasis markers or backticks, one line."""
     text = _LINK.sub(r"\1", markdown)
     text = _REF_LINK.sub(r"\1", text)
-    text = _CODE_SPAN.sub(lambda m: "\0" + m.group(1) + "\0", text)  # protect code from emphasis rules
+    text = CODE_SPAN.sub(lambda m: "\0" + m.group(2) + "\0", text)  # protect code from emphasis rules
     pieces = text.split("\0")
     for i in range(0, len(pieces), 2):
         piece = _STRONG.sub(r"\2", pieces[i])
