@@ -4,9 +4,11 @@ defaults, ``-h``, ``--version``, bare ``ragcli``, completion."""
 from __future__ import annotations
 
 import re
+import shlex
+import subprocess
 
 import pytest
-from support.cli import assert_one_error_line, cli, invoke
+from support.cli import assert_one_error_line, clean_env, cli, cli_args, invoke
 
 import ragcli
 from ragcli.search.config import BM25_FLOOR, DENSE_FLOOR
@@ -82,10 +84,16 @@ def test_usage_errors_stay_one_line(capsys) -> None:
     assert_one_error_line(invoke(capsys, "--nosuchoption"))
 
 
-def test_show_completion_prints_a_script(capsys) -> None:
-    proc = cli("--show-completion", "bash")
+def test_show_completion_prints_a_script() -> None:
+    # The script is for the shell ragcli runs under, found from its parent processes (Typer's shellingham), not
+    # from an argument: run it from bash, whatever started the tests (a CI runner, a detached job). The trailing
+    # ``exit`` keeps bash from replacing itself with the command, so bash stays the parent.
+    command = shlex.join(str(a) for a in cli_args("--show-completion"))
+    proc = subprocess.run(
+        ["bash", "-c", f"{command}; exit $?"], capture_output=True, text=True, env=clean_env(), timeout=120
+    )
     assert proc.returncode == 0, proc.stderr
-    assert "_RAGCLI_COMPLETE" in proc.stdout
+    assert "_RAGCLI_COMPLETE" in proc.stdout and "complete -o" in proc.stdout, proc.stdout[:300]
 
 
 def test_completion_completes_commands_and_options() -> None:

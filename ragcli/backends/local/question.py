@@ -145,7 +145,8 @@ class Question:
     def read(cls, text: str) -> Question:
         identifiers = _identifiers(text)
         names, rare = _named_words(text, identifiers)
-        asking, subjects = _asking(text)
+        sentences = _sentences(text.strip())
+        asking, subjects = _asking(text, sentences)
         if asking == text:
             distinctive, asked_rare = (*identifiers, *names), rare
         else:
@@ -163,7 +164,7 @@ class Question:
             identifiers=identifiers,
             names=names,
             rare=rare,
-            asked_for=_asked_for(text),
+            asked_for=_asked_for(sentences),
             distinctive=distinctive,
             asked_rare=asked_rare,
         )
@@ -203,17 +204,18 @@ def _sentences(text: str) -> list[str]:
     return [s for s in out if s]
 
 
-def _asking(text: str) -> tuple[str, str]:
-    """What of ``text`` asks, and the subjects of its other sentences, when they tell the asker's situation: in
-    "My React dev server on localhost:3000 calls my API and the browser blocks it. What do I have to add?" the
-    server, its name and its port are the asker's own, not what the documents must mention. The whole text
-    and no subjects otherwise, and when the asking sentences point back at what was told ("What is its budget?").
+def _asking(text: str, sentences: list[str]) -> tuple[str, str]:
+    """What of ``text`` (cut into ``sentences``) asks, and the subjects of its other sentences, when they tell the
+    asker's situation: in "My React dev server on localhost:3000 calls my API and the browser blocks it. What do I
+    have to add?" the server, its name and its port are the asker's own, not what the documents must mention. The
+    whole text and no subjects otherwise, and when the asking sentences point back at what was told ("What is its
+    budget?").
 
     A telling sentence not told in the first person keeps what it opens with, its subject: in "Project Nightjar
     needs more money. Who approves an increase?" the question is about Project Nightjar."""
     asking: list[str] = []
     telling: list[str] = []
-    for sentence in _sentences(text.strip()):
+    for sentence in sentences:
         (asking if _ASKS.search(sentence) else telling).append(sentence)
     if not asking or not telling or any(_POINTS_BACK.search(s) for s in asking):
         return text, ""
@@ -221,11 +223,11 @@ def _asking(text: str) -> tuple[str, str]:
     return " ".join(asking), " ".join(" ".join(s.split()[:_SUBJECT_WORDS]) + "." for s in told)
 
 
-def _asked_for(text: str) -> frozenset[str]:
-    """The thing the first "what is the X ..." sentence of ``text`` asks for: the asker may tell their situation
-    before they ask ("I run a monorepo. What is the default cache directory?")."""
+def _asked_for(sentences: list[str]) -> frozenset[str]:
+    """The thing the first "what is the X ..." of a question's ``sentences`` asks for: the asker may tell their
+    situation before they ask ("I run a monorepo. What is the default cache directory?")."""
     # Not "how many / how much X": the amount answers it, and X is often said otherwise ("time off": "leave").
-    for sentence in _sentences(text.strip()):
+    for sentence in sentences:
         match = _ASKED_VERB.match(sentence) or _ASKED_FOR.match(sentence)
         if match:
             return frozenset(query_terms(match.group("thing"))) - _generic_things()
