@@ -36,6 +36,26 @@ def test_a_quote_that_only_shares_words_is_not_an_answer(retriever, local_model,
     assert isinstance(outcome, Abstained), [c.statement for c in getattr(outcome, "claims", ())]
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How many laptops does the company give each engineer?",  # was: the HTTP 429 sentence of the rate limits
+        "How many vacation days can I carry over?",  # was: "Passwords must be rotated every 90 days."
+        "How many offices does Acme have?",  # was: the release notes of v2.3.0
+    ],
+)
+def test_a_count_of_something_else_is_not_an_answer_to_how_many(retriever, local_model, question: str) -> None:
+    # "How many X": the answer counts X by name; a number about something else does not answer it.
+    outcome = ask(question, scope("bob", DAY), retriever, local_model)
+    assert isinstance(outcome, Abstained), [c.statement for c in getattr(outcome, "claims", ())]
+
+
+def test_how_many_is_still_answered_where_the_count_is(retriever, local_model) -> None:
+    outcome = ask("How many requests per minute does Tier 2 allow?", scope("bob", DAY), retriever, local_model)
+    assert isinstance(outcome, Answered)
+    assert "600" in " ".join(c.statement for c in outcome.claims)
+
+
 def test_the_page_that_holds_the_code_still_answers(retriever, local_model) -> None:
     outcome = ask(BRIDGE, scope("alice", DAY), retriever, local_model)
     assert isinstance(outcome, Answered)

@@ -97,6 +97,14 @@ def test_one_fence_walker_for_the_chunker_and_the_answer_text() -> None:
     assert shown == "```a`b` x\n\n```\n[x](y.md)\n```"
 
 
+def test_how_many_asks_for_the_things_it_counts_and_how_much_for_nothing() -> None:
+    assert Question.read("How many redirects will requests follow by default?").asked_for == {"redirect"}
+    assert Question.read("How many days do annual customers have to request a refund?").asked_for == {"day"}
+    # "how much" counts a mass, often said otherwise ("paid time off" is "leave"): it names no thing to hold.
+    assert Question.read("How much paid time off does the main carer get?").asked_for == frozenset()
+    assert Question.read("I run nightly jobs. How many retries does it make?").asked_for == {"retri"}
+
+
 def _inline_code(text: str) -> list[str]:
     """The code spans markdown-it finds in ``text``, their content as CommonMark gives it."""
     from markdown_it import MarkdownIt

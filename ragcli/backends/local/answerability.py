@@ -6,10 +6,11 @@ it answers. Three rules decide, in order:
 1. A question that names a distinctive thing (an identifier, a number, a
    capitalised or rare word; see ``question``) that no evidence passage
    mentions is not answered: the documents are about something else.
-2. A "what is the X ..." question whose best window (with its headings) holds
-   less than half of X is not answered (``misses_asked_for``): "What is the
-   phone bridge code for a SEV1 incident?" is not answered by an outage
-   timeline that says "bridge opened".
+2. A "what is the X ..." (or "how many X ...") question whose best window
+   (with its headings) holds less than half of X is not answered
+   (``misses_asked_for``): "What is the phone bridge code for a SEV1
+   incident?" is not answered by an outage timeline that says "bridge
+   opened", nor "How many redirects ...?" by a sentence counting retries.
 3. Otherwise a logistic model over a few signals, each of which can only
    move P(answerable) one way as it grows (the fit is constrained to those
    signs, so no weight contradicts what its feature means):
@@ -22,8 +23,8 @@ it answers. Three rules decide, in order:
        named      share of what the question names (identifiers, capitalised and rare words) the best
                   window itself mentions (1 when it names nothing)
        retrieval  the best-ranked passage's similarity to the question (the dense ranker's cosine)
-       asked_for  share of the thing a "what is the X ..." question asks for (X) the best window or its headings
-                  hold (1 for other questions)
+       asked_for  share of the thing a "what is the X ..." or "how many X ..." question asks for (X) the best
+                  window or its headings hold (1 for other questions)
        focus      share of the question's terms (weighted by how few passages hold them) the best window or
                   its headings hold: the thing asked about, not only shared vocabulary
        unmatched  rare words of the question no passage holds in any form (the only feature that

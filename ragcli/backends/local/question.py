@@ -104,6 +104,14 @@ _ASKED_VERB = re.compile(
 )
 """"Which environment variable sets how many times ...": the thing asked for ("environment variable"), before
 the verb that says what it does."""
+_HOW_MANY = re.compile(
+    r"^\s*how\s+many\s+(?P<thing>[\w-]+(?:\s+[\w-]+){0,2}?)"
+    r"(?=\s+(?:does|do|did|is|are|was|were|will|can|could|should|would|must|of|in|on|at|for|i|we|you|my|our)\b"
+    r"|\s*[?.!,]|\s*$)",
+    re.IGNORECASE,
+)
+""""How many redirects does requests follow?": the things counted ("redirects"), which an answer counts by name
+("30 redirects"). Not "how much X": a mass is often said otherwise ("paid time off" is "leave")."""
 _GENERIC_THINGS = (
     "way ways fix one ones option options setting settings thing things recommended best easiest simplest "
     "least effort other built command commands step steps approach"
@@ -135,7 +143,8 @@ class Question:
     rare: tuple[str, ...]
     """Lower-case words the embedder's vocabulary does not hold in any form (``telemetry``, ``glibc``)."""
     asked_for: frozenset[str] = frozenset()
-    """The stemmed terms of the thing a "what is the X ..." question asks for (X), empty for other questions."""
+    """The stemmed terms of the thing a "what is the X ...", "which X sets ..." or "how many X ..." question asks
+    for (X), empty for other questions."""
     distinctive: tuple[str, ...] = ()
     """What an answer's evidence must mention: the identifiers and names of the sentence that asks (``asking``)."""
     asked_rare: tuple[str, ...] = ()
@@ -224,11 +233,11 @@ def _asking(text: str, sentences: list[str]) -> tuple[str, str]:
 
 
 def _asked_for(sentences: list[str]) -> frozenset[str]:
-    """The thing the first "what is the X ..." of a question's ``sentences`` asks for: the asker may tell their
-    situation before they ask ("I run a monorepo. What is the default cache directory?")."""
-    # Not "how many / how much X": the amount answers it, and X is often said otherwise ("time off": "leave").
+    """The thing the first "what is the X ...", "which X sets ..." or "how many X ..." of a question's ``sentences``
+    asks for: the asker may tell their situation before they ask ("I run a monorepo. What is the default cache
+    directory?")."""
     for sentence in sentences:
-        match = _ASKED_VERB.match(sentence) or _ASKED_FOR.match(sentence)
+        match = _ASKED_VERB.match(sentence) or _ASKED_FOR.match(sentence) or _HOW_MANY.match(sentence)
         if match:
             return frozenset(query_terms(match.group("thing"))) - _generic_things()
     return frozenset()

@@ -85,8 +85,8 @@ class WindowFeatures:
     focus                  share of the question's terms, each weighted by how few evidence passages hold it, that
                            the window or its passage's title and headings hold: what the question is about (the
                            setting, the task) must be there, not only words it shares with many pages
-    asked_for              share of the thing a "what is the X ..." or "which X sets ..." question
-                           asks for (X's terms) that the window or its headings hold; 1 for other questions
+    asked_for              share of the thing a "what is the X ...", "which X sets ..." or "how many X ..."
+                           question asks for (X's terms) that the window or its headings hold; 1 for other questions
                            ("phone bridge code": a timeline that only says "bridge opened" holds a third of it)
     heading_cosine         its passage's title and headings' cosine with the question (the embedder's). Weighed with
                            ``passage_cosine`` (which reads the headings too) it tells a passage whose text matches
