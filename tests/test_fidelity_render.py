@@ -193,9 +193,9 @@ def test_code_prints_intact_in_every_text_format(tmp_path_factory, embedder, pag
 
 
 @pytest.mark.slow
-@settings(max_examples=4, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(pages=example_pages(3))
+@settings(max_examples=3, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(pages=example_pages(len(ANIMALS)))
 def test_code_prints_intact_in_every_text_format_many(tmp_path_factory, embedder, pages) -> None:  # type: ignore[no-untyped-def]
-    """Four folders of three or four pages each: as many generated code blocks as twelve folders of one."""
+    """Three folders of four pages each: as many generated code blocks as twelve folders of one page."""
     root = _folder(tmp_path_factory.mktemp("fidelity"), pages, embedder)
     _check(root, pages)
