@@ -36,6 +36,9 @@ def clean_env(
     ``unset`` drops more variables (e.g. ``RAGCLI_INDEX``, for a run that finds its index the way a user's does).
     """
     env = {k: v for k, v in os.environ.items() if k not in _DROP_ENV and k not in unset}
+    # Some machines set PYTHONDONTWRITEBYTECODE: on a fresh clone every CLI run would then compile each ragcli
+    # module it imports again (~0.15 s of an `ask`). The first run writes them (into the ignored __pycache__).
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONWARNINGS"] = "ignore"
     env["COLUMNS"] = "200"
     if index is not None:
