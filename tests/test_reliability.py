@@ -347,9 +347,8 @@ def test_a_bm25_write_failure_is_reported_and_leaves_the_previous_index(tmp_path
 
 
 # The same entry point, with ``sys.argv[1]`` descriptors more than are open once
-# ingest's modules are imported: few enough that the parse pool cannot start
-# its first worker (or its second), enough for what the ingest opens before it
-# parses (the lock, the folder, one file being read).
+# ingest's modules are imported: swept from none (the lock, the folder, a file
+# being read cannot be opened) up to enough for the parse pool's workers.
 _DESCRIPTORS_LEFT = """
 import os, resource, sys
 import ragcli.cli, ragcli.cli.ingest, ragcli.ingestion.pipeline, ragcli.ingestion.workers
@@ -389,10 +388,12 @@ def test_a_parse_pool_out_of_descriptors_gives_one_error_line_and_keeps_the_inde
         if proc.returncode == 0:
             break
         line = _limit_line(proc)
+        if "cannot start a process to parse" in line:
+            assert "previous index is unchanged" in line, line
+            pool_refused += 1
         assert passage_ids(root, TENANT) == old
         assert generation_dirs(root, TENANT) == gens
         _lock_is_free(root)
-        pool_refused += "cannot start a process to parse" in line
     else:
         pytest.fail("no descriptor limit under 48 left the ingest enough to run")
     assert pool_refused, "no limit stopped the pool's first worker: the test no longer reaches that failure"
@@ -411,11 +412,10 @@ def test_reading_an_index_out_of_descriptors_says_so_and_never_calls_it_damaged(
     old, _ = _first_round(folder, root, 4)
     user = write_user(tmp_path / "kim.json", "kim", TENANT, ["everyone"])
     args = ["search", "refund policy", "--as", str(user)] if command == "search" else ["status"]
-    script = _DESCRIPTORS_LEFT.replace(", ragcli.cli.ingest, ragcli.ingestion.pipeline, ragcli.ingestion.workers", "")
     refused = 0
     for left in range(48):
         proc = subprocess.run(
-            [sys.executable, "-c", script, str(left), *args, "--index", str(root), "--json"],
+            [sys.executable, "-c", _DESCRIPTORS_LEFT, str(left), *args, "--index", str(root), "--json"],
             capture_output=True,
             text=True,
             env=clean_env(),
