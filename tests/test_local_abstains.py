@@ -138,5 +138,8 @@ def test_a_window_holding_little_of_the_asked_for_thing_is_no_answer_whatever_th
 
     lenient = LocalModel(embedder=embedder, vectors=retriever, rule=replace(fitted.ANSWERABILITY, threshold=0.0))
     assert isinstance(ask(BRIDGE, scope("bob", DAY), retriever, lenient), Abstained)
+    # The webhook events page was once the best window for this: close in meaning, none of its words.
+    night_shift = ask("How many support agents work the night shift?", scope("bob", DAY), retriever, lenient)
+    assert isinstance(night_shift, Abstained)
     refund = ask("What is the refund window for annual plans?", scope("bob", DAY), retriever, lenient)
     assert isinstance(refund, Answered)

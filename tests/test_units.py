@@ -329,6 +329,12 @@ def test_a_question_is_told_from_a_request(text: str, asks: bool) -> None:
         ("What's the best way to keep a sourdough starter alive?", set()),
         ("I have a rust-toolchain.toml and an override on a parent directory. Which one is used?", set()),
         ("What's the recommended way to make them hashable?", set()),
+        # words that name the kind of fact, which an answer gives without naming (``question._ANSWER_KINDS``)
+        ("Which folder do rustc and cargo end up in on Windows?", set()),
+        ("What's the default location of RUSTUP_HOME on Linux?", set()),
+        ("What is the syntax of a full toolchain name with a date?", set()),
+        ("What's the keyboard shortcut for Reformat with Prettier?", set()),
+        ("What is the default cache directory?", {"cach"}),
     ],
 )
 def test_the_thing_a_what_question_asks_for(text: str, thing: set[str]) -> None:

@@ -11,6 +11,10 @@ it answers. Three rules decide, in order:
    (``misses_asked_for``): "What is the phone bridge code for a SEV1
    incident?" is not answered by an outage timeline that says "bridge
    opened", nor "How many redirects ...?" by a sentence counting retries.
+   Nor is any question whose best window, with its headings, holds none of
+   its terms (``holds_nothing_asked``): "How many support agents work the
+   night shift?" is not answered by a list of webhook events that is only
+   close in meaning.
 3. Otherwise a logistic model over a few signals, each of which can only
    move P(answerable) one way as it grows (the fit is constrained to those
    signs, so no weight contradicts what its feature means):
@@ -74,10 +78,16 @@ def misses_asked_for(features: Mapping[str, float]) -> bool:
     return features["asked_for"] < ASKED_FOR_FLOOR
 
 
+def holds_nothing_asked(features: Mapping[str, float]) -> bool:
+    """Whether the best window, with its headings, holds none of the question's terms (``focus`` 0): it can only
+    be close in meaning, and a wording that shares nothing with the question is no quote of its answer."""
+    return features["focus"] == 0
+
+
 def stopped(missing: Sequence[str], features: Mapping[str, float] | None) -> bool:
     """Decided before the fitted rule (rules 1 and 2 above): the question names something no evidence holds, or the
-    best window holds too little of the thing it asks for."""
-    return bool(missing) or (features is not None and misses_asked_for(features))
+    best window holds too little of the thing it asks for, or none of the question's terms."""
+    return bool(missing) or (features is not None and (misses_asked_for(features) or holds_nothing_asked(features)))
 
 
 @dataclass(frozen=True)

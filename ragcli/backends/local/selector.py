@@ -214,7 +214,7 @@ def features(
     terms = set(sequence)
     q_terms = question.terms
     idents = question.identifiers
-    weighted = _weighted(q_terms & terms, weights) / _weighted(q_terms, weights) if q_terms else 0.0
+    weighted = _weighted_share(q_terms & terms, q_terms, weights)
     fits = _fits(question, window, text, folded)
     return WindowFeatures(
         cosine=max(cosines[u] for u in window.units),
@@ -238,7 +238,7 @@ def features(
         passage_cosine=passage_cosine,
         named_fit=_named_share(question, folded),
         novel_name=_novel_names(question, text),
-        focus=_weighted(q_terms & (terms | heading_terms), weights) / _weighted(q_terms, weights) if q_terms else 0.0,
+        focus=_weighted_share(q_terms & (terms | heading_terms), q_terms, weights),
         asked_for=len(question.asked_for & (terms | heading_terms)) / len(question.asked_for)
         if question.asked_for
         else 1.0,
@@ -284,8 +284,13 @@ def term_weights(question: Question, evidence_terms: Sequence[frozenset[str]]) -
     return {t: math.log((n + 1) / (sum(1 for terms in evidence_terms if t in terms) + 0.5)) for t in question.terms}
 
 
-def _weighted(terms: set[str] | frozenset[str], weights: Mapping[str, float]) -> float:
-    return sum(weights.get(t, 0.0) for t in terms) or 1e-9
+def _weighted_share(
+    held: set[str] | frozenset[str], terms: set[str] | frozenset[str], weights: Mapping[str, float]
+) -> float:
+    """The share of ``terms``' weight that ``held`` carries: exactly 0 when it holds none of them (rule 2 reads that),
+    0 for no terms."""
+    total = sum(weights.get(t, 0.0) for t in terms)
+    return sum(weights.get(t, 0.0) for t in held) / total if total > 0 else 0.0
 
 
 @dataclass(frozen=True)
