@@ -57,6 +57,12 @@ def descriptor_limit() -> str:
     return f"too many open files (the limit is {limit:,}; raise it with 'ulimit -n')"
 
 
+def os_reason(exc: OSError) -> str:
+    """Why an OS call failed, for an error line: the system's words (``strerror``, else the exception's text or
+    its name), or the descriptor limit and the way out of it (``descriptor_limit``) when that is what stopped it."""
+    return descriptor_limit() if out_of_descriptors(exc) else exc.strerror or str(exc) or type(exc).__name__
+
+
 class RagcliError(Exception):
     """Base of every error ragcli raises on purpose; the CLI prints it on one line."""
 

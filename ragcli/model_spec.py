@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from .errors import ModelError
+from .errors import ModelError, os_reason
 from .settings import custom_embed_model
 
 Pooling = Literal["mean", "cls"]
@@ -73,5 +73,5 @@ def file_sha256(path: Path) -> str:
             for block in iter(lambda: fh.read(1 << 20), b""):
                 digest.update(block)
     except OSError as exc:
-        raise ModelError(f"cannot read embedding model {path}: {exc.strerror or exc}") from None
+        raise ModelError(f"cannot read embedding model {path}: {os_reason(exc)}") from None
     return digest.hexdigest()

@@ -23,7 +23,7 @@ from typing import Annotated, Literal
 
 from . import dates
 from .checked import After, Before, Checked, Size, Strict, Text, field_names
-from .errors import DuplicateKey, InputError, PrincipalError, plain_validation_message, strict_json
+from .errors import DuplicateKey, InputError, PrincipalError, os_reason, plain_validation_message, strict_json
 
 TENANT_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
 _TENANT_RE = re.compile(TENANT_PATTERN)
@@ -216,7 +216,7 @@ def load_principal(path: str | Path) -> Principal:
         with path.open("rb") as fh:
             raw = fh.read(MAX_USER_FILE_BYTES + 1)
     except OSError as exc:
-        raise InputError(f"cannot read user file {path}: {exc.strerror or exc}") from None
+        raise InputError(f"cannot read user file {path}: {os_reason(exc)}") from None
     except ValueError as exc:  # a NUL byte in the path
         raise InputError(f"cannot read user file {path!r}: {exc}") from None
     if len(raw) > MAX_USER_FILE_BYTES:

@@ -374,6 +374,20 @@ def _limit_line(proc: subprocess.CompletedProcess[str]) -> str:
     return line
 
 
+def test_every_os_error_line_names_the_descriptor_limit_when_that_is_the_reason() -> None:
+    # One reason for every "cannot read/write/open ...: <reason>" line (``errors.os_reason``): the system's words,
+    # or the limit and the way out of it, never "Too many open files" alone.
+    import errno
+
+    from ragcli.errors import os_reason
+
+    assert "ulimit -n" in os_reason(OSError(errno.EMFILE, "Too many open files"))
+    assert "ulimit -n" in os_reason(OSError(errno.ENFILE, "Too many open files in system"))
+    assert os_reason(OSError(errno.ENOENT, "No such file or directory")) == "No such file or directory"
+    assert os_reason(OSError("no strerror")) == "no strerror"
+    assert os_reason(OSError()) == "OSError"
+
+
 @pytest.mark.slow
 def test_a_parse_pool_out_of_descriptors_gives_one_error_line_and_keeps_the_index(tmp_path: Path) -> None:
     """EMFILE anywhere in an ingest (the lock, the folder, a module imported late, the pool starting a worker) gives

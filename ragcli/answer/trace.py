@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..checked import Checked
-from ..errors import InputError
+from ..errors import InputError, os_reason
 from ..principal import Scope
 from ..search.response import SearchResponse
 from .citations import CheckResult
@@ -343,4 +343,4 @@ def append_trace(path: str | os.PathLike[str], trace: Trace) -> None:
         finally:
             os.close(fd)
     except OSError as exc:
-        raise InputError(f"cannot write trace file {path}: {exc.strerror or exc}") from None
+        raise InputError(f"cannot write trace file {path}: {os_reason(exc)}") from None

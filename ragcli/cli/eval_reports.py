@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import InputError
+from ..errors import InputError, os_reason
 
 if TYPE_CHECKING:
     from ..eval import CompareJson
@@ -60,4 +60,4 @@ def write_reports(
             with path.open(mode, encoding="utf-8") as fh:
                 fh.write(make())
         except OSError as exc:
-            raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
+            raise InputError(f"cannot write {path}: {os_reason(exc)}") from None

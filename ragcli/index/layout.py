@@ -41,7 +41,7 @@ import stat
 import time
 from pathlib import Path
 
-from ..errors import IndexCorruptError, InputError, descriptor_limit, out_of_descriptors
+from ..errors import IndexCorruptError, InputError, os_reason
 from ..principal import validate_tenant
 from ..settings import INDEX_ENV, index_origin
 
@@ -234,7 +234,7 @@ def open_lock(path: Path, *, shared: bool) -> int:
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise InputError(f"the lock file {path} is a symlink; remove it and run again") from None
-        reason = descriptor_limit() if out_of_descriptors(exc) else exc.strerror or exc
+        reason = os_reason(exc)
         raise InputError(f"cannot open the lock file {path}: {reason}") from None
     st = os.fstat(fd)
     problem = None

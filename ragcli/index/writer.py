@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import IndexLockedError, InputError
+from ..errors import IndexLockedError, InputError, os_reason
 from ..passage import Passage
 from ..record import Record
 from ..structure import UNITS_VERSION
@@ -85,7 +85,7 @@ def write_lock(root: Path, tenant: str, *, shared: bool = False) -> Iterator[Wri
         try:
             layout.make_directory(folder, shared=shared, parents=True)
         except OSError as exc:
-            raise InputError(f"cannot create the index directory {folder}: {exc.strerror or exc}") from None
+            raise InputError(f"cannot create the index directory {folder}: {os_reason(exc)}") from None
         if not shared:
             layout.refuse_writable_by_others(folder)
     fd = layout.open_lock(directory / layout.LOCK, shared=shared)

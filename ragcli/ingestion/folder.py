@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..errors import DocumentRejected, InputError, out_of_descriptors
+from ..errors import DocumentRejected, InputError, os_reason, out_of_descriptors
 from .sources import (
     MAX_SIDECAR_BYTES,
     NO_SUFFIX,
@@ -90,7 +90,7 @@ class Folder:
         try:
             self._fd = os.open(self.directory, _DIR_FLAGS)
         except OSError as exc:
-            raise InputError(f"cannot open {self.directory}: {exc.strerror or exc}") from None
+            raise InputError(f"cannot open {self.directory}: {os_reason(exc)}") from None
         real = _fd_path(self._fd)
         self._real = real.rstrip("/") + "/" if real is not None else None
         """The folder's real path with a trailing '/', or None: symlinks are then never followed."""
@@ -263,7 +263,7 @@ def _open_reason(exc: OSError, *, folder: bool) -> str:
         return PATH_CHANGED
     if exc.errno == errno.ENOENT:
         return "file disappeared while the folder was read; not read"
-    return f"cannot read file: {exc.strerror or exc}"
+    return f"cannot read file: {os_reason(exc)}"
 
 
 def _read_limited(fd: int, max_bytes: int, source: str) -> bytes:
@@ -283,7 +283,7 @@ def _read_limited(fd: int, max_bytes: int, source: str) -> bytes:
             if total > max_bytes:  # it grew since fstat
                 raise DocumentRejected(source, f"file is over the {max_bytes:,}-byte limit (--max-file-size)")
     except OSError as exc:
-        raise DocumentRejected(source, f"cannot read file: {exc.strerror or exc}") from None
+        raise DocumentRejected(source, f"cannot read file: {os_reason(exc)}") from None
     return b"".join(chunks)
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..embedder import Embedder
-from ..errors import DocumentRejected, IndexWriteError, LimitError, descriptor_limit, out_of_descriptors
+from ..errors import DocumentRejected, IndexWriteError, LimitError, descriptor_limit, os_reason, out_of_descriptors
 from ..index.manifest import ModelEntry
 from ..index.previous import PreviousGeneration
 from ..index.writer import NewGeneration, WriteLock, write_generation, write_lock
@@ -334,7 +334,7 @@ class _Run:
             self.report.generation = write_generation(lock, gen)
         except OSError as exc:
             raise IndexWriteError(
-                f"cannot write the new index of tenant '{self.tenant}' in {lock.directory}: {exc.strerror or exc}; "
+                f"cannot write the new index of tenant '{self.tenant}' in {lock.directory}: {os_reason(exc)}; "
                 "the previous index is unchanged"
             ) from None
         self.report.published = True

@@ -27,7 +27,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..embedder import Embedder, ModelSpec, default_spec
-from ..errors import InputError, ModelError, RagcliError
+from ..errors import InputError, ModelError, RagcliError, os_reason
 from ..passage import Passage
 from ..structure import Embedded, embed_passages
 
@@ -246,7 +246,7 @@ def _check_reachable(address: str) -> None:
         socket.create_connection((host.strip("[]"), int(port)), timeout=REACH_TIMEOUT).close()
     except OSError as exc:
         raise InputError(
-            f"cannot reach the Ray cluster at {address}: {exc.strerror or exc}; "
+            f"cannot reach the Ray cluster at {address}: {os_reason(exc)}; "
             "start it with ray start --head, or check the address"
         ) from None
 

@@ -34,7 +34,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import Any, TypeVar
 
-from ..errors import IndexWriteError, descriptor_limit, out_of_descriptors
+from ..errors import IndexWriteError, os_reason
 from ..settings import ParseLimits
 from .parsing import Parsed, ParseTask, Refused, parse
 
@@ -174,7 +174,7 @@ _END: Any = object()
 
 def _cannot_start(exc: OSError) -> IndexWriteError:
     """The one line for a pool that cannot start its first worker, with the way out for a low descriptor limit."""
-    reason = descriptor_limit() if out_of_descriptors(exc) else exc.strerror or type(exc).__name__
+    reason = os_reason(exc)
     return IndexWriteError(
         f"cannot start a process to parse the files: {reason}; "
         "RAGCLI_PARSE_WORKERS=0 parses in this process, without its CPU and memory limits; "

@@ -17,7 +17,7 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, StringConstraints, ValidationError, model_validator
 
-from ..errors import InputError, plain_validation_message
+from ..errors import InputError, os_reason, plain_validation_message
 from ..principal import TenantName
 from ..record import Record
 
@@ -119,7 +119,7 @@ def read_capped(path: Path, limit: int, where: str, limit_text: str) -> tuple[tu
         with path.open("rb") as fh:
             raw = fh.read(limit + 1)
     except OSError as exc:
-        raise InputError(f"cannot read {where}: {exc.strerror or exc}") from None
+        raise InputError(f"cannot read {where}: {os_reason(exc)}") from None
     if len(raw) > limit:
         raise InputError(f"{where} is larger than {limit_text}")
     return stamp, raw

@@ -30,7 +30,7 @@ from typing import Annotated
 
 from pydantic import ConfigDict, Field, StringConstraints, ValidationError
 
-from ..errors import InputError, plain_validation_message
+from ..errors import InputError, os_reason, plain_validation_message
 from ..principal import Principal
 from ..record import Record
 from .config import as_tuples, file_stamp, load_config, read_capped, resolve_path, toml_table
@@ -89,7 +89,7 @@ def add_key(path: Path, user: str, tenant: str, groups: tuple[str, ...] = ()) ->
     try:
         folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
     except OSError as exc:
-        raise InputError(f"cannot open the folder of {where}: {exc.strerror or exc}") from None
+        raise InputError(f"cannot open the folder of {where}: {os_reason(exc)}") from None
     try:
         fcntl.flock(folder, fcntl.LOCK_EX)  # another add waits: each reads the file the other wrote
         old = _key_file_text(path, where)
@@ -155,7 +155,7 @@ def _replace(path: Path, text: str, where: str) -> None:
         os.replace(aside, path)
     except OSError as exc:
         aside.unlink(missing_ok=True)
-        raise InputError(f"cannot write {where}: {exc.strerror or exc}; it is unchanged") from None
+        raise InputError(f"cannot write {where}: {os_reason(exc)}; it is unchanged") from None
 
 
 class ApiKeys:

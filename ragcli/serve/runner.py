@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import InputError
+from ..errors import InputError, os_reason
 from ..settings import index_root
 from .config import load_config
 
@@ -168,7 +168,7 @@ def _bind(host: str, port: int) -> socket.socket:
         sock.bind(address)
     except OSError as exc:
         sock.close()
-        raise InputError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        raise InputError(f"cannot listen on {host}:{port}: {os_reason(exc)}") from None
     return sock
 
 
