@@ -40,7 +40,7 @@ def error_line(message: str) -> str:
 def out_of_descriptors(exc: BaseException) -> bool:
     """Whether ``exc`` is the process (or the system) running out of file descriptors: a low ``ulimit -n``, not a
     bad file or a damaged index. Wherever it happens the run stops with one line naming the limit
-    (``descriptor_limit``), never a traceback and never "re-ingest"."""
+    (``os_reason``), never a traceback and never "re-ingest"."""
     import errno
 
     if isinstance(exc, OSError):
@@ -49,18 +49,25 @@ def out_of_descriptors(exc: BaseException) -> bool:
     return isinstance(exc, ValueError) and "Too many open files" in str(exc)
 
 
-def descriptor_limit() -> str:
-    """What went wrong and the way out, for ``out_of_descriptors``."""
+def _descriptor_limit(exc: BaseException) -> str:
+    """What went wrong and the way out, for ``out_of_descriptors``: this process's limit (``ulimit -n``), or the
+    system's file table, which no setting of this process raises."""
+    import errno
     import resource
 
+    if isinstance(exc, OSError) and exc.errno == errno.ENFILE:
+        return "too many open files in the system (its file table is full; close other programs and try again)"
     limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
     return f"too many open files (the limit is {limit:,}; raise it with 'ulimit -n')"
 
 
-def os_reason(exc: OSError) -> str:
-    """Why an OS call failed, for an error line: the system's words (``strerror``, else the exception's text or
-    its name), or the descriptor limit and the way out of it (``descriptor_limit``) when that is what stopped it."""
-    return descriptor_limit() if out_of_descriptors(exc) else exc.strerror or str(exc) or type(exc).__name__
+def os_reason(exc: BaseException) -> str:
+    """Why reading, writing or opening something failed, for an error line: the descriptor limit and the way out
+    of it when that is what stopped it (``out_of_descriptors``), else the system's words (``strerror``), else the
+    exception's text (a file that is not UTF-8) or its name."""
+    if out_of_descriptors(exc):
+        return _descriptor_limit(exc)
+    return getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
 
 
 class RagcliError(Exception):
@@ -107,7 +114,7 @@ class IndexCorruptError(RagcliError):
     def unreadable(cls, tenant: str, what: str, exc: BaseException) -> RagcliError:
         """The error for an index file that could not be read: damage, unless the process is out of descriptors."""
         if out_of_descriptors(exc):
-            return LimitError(f"cannot read the index of tenant '{tenant}': {descriptor_limit()}; the index is intact")
+            return LimitError(f"cannot read the index of tenant '{tenant}': {os_reason(exc)}; the index is intact")
         return cls.damaged(tenant, f"{what} ({exc})")
 
 

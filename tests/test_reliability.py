@@ -374,18 +374,23 @@ def _limit_line(proc: subprocess.CompletedProcess[str]) -> str:
     return line
 
 
-def test_every_os_error_line_names_the_descriptor_limit_when_that_is_the_reason() -> None:
-    # One reason for every "cannot read/write/open ...: <reason>" line (``errors.os_reason``): the system's words,
-    # or the limit and the way out of it, never "Too many open files" alone.
+def test_the_reason_of_an_os_error_line_names_the_descriptor_limit_when_that_is_the_reason() -> None:
+    # One reason for the "cannot read/write/open ...: <reason>" lines (``errors.os_reason``): the system's words,
+    # or the limit and the way out of it, never "Too many open files" alone. A full system file table is not
+    # this process's limit: raising ``ulimit -n`` would not help, so it is not offered.
     import errno
 
     from ragcli.errors import os_reason
 
     assert "ulimit -n" in os_reason(OSError(errno.EMFILE, "Too many open files"))
-    assert "ulimit -n" in os_reason(OSError(errno.ENFILE, "Too many open files in system"))
+    assert "ulimit -n" in os_reason(ValueError("Failed to open file: Too many open files (os error 24)"))
+    system = os_reason(OSError(errno.ENFILE, "Too many open files in system"))
+    assert "file table is full" in system and "ulimit" not in system
     assert os_reason(OSError(errno.ENOENT, "No such file or directory")) == "No such file or directory"
     assert os_reason(OSError("no strerror")) == "no strerror"
     assert os_reason(OSError()) == "OSError"
+    bad_utf8 = UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte")
+    assert os_reason(bad_utf8) == "'utf-8' codec can't decode byte 0xff in position 0: invalid start byte"
 
 
 @pytest.mark.slow

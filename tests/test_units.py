@@ -335,6 +335,8 @@ def test_a_question_is_told_from_a_request(text: str, asks: bool) -> None:
         ("What is the syntax of a full toolchain name with a date?", set()),
         ("What's the keyboard shortcut for Reformat with Prettier?", set()),
         ("What is the default cache directory?", {"cach"}),
+        # but not "format": its stem is also "formatting", what a formatter's questions are about
+        ("What is the formatting style?", {"format", "style"}),
     ],
 )
 def test_the_thing_a_what_question_asks_for(text: str, thing: set[str]) -> None:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from ..errors import InputError, RagcliError, json_object, plain_validation_message
+from ..errors import InputError, RagcliError, json_object, os_reason, plain_validation_message
 from ..passage import doc_of
 from ..principal import Principal, Scope
 from ..record import Record
@@ -87,7 +87,7 @@ def read_traces(arg: str) -> list[Trace]:
         try:
             lines, name = Path(arg).read_text(encoding="utf-8").splitlines(), arg
         except (OSError, UnicodeDecodeError, ValueError) as exc:
-            raise InputError(f"cannot read trace file {arg}: {getattr(exc, 'strerror', None) or exc}") from None
+            raise InputError(f"cannot read trace file {arg}: {os_reason(exc)}") from None
     traces = [
         _parse(raw, f"{name}:{n}" if name != "the trace line" else name)
         for n, raw in enumerate(lines, start=1)

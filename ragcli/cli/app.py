@@ -17,7 +17,7 @@ from typing import Annotated, Any, Protocol, runtime_checkable
 
 import typer
 
-from ..errors import RagcliError, descriptor_limit, out_of_descriptors
+from ..errors import RagcliError, os_reason, out_of_descriptors
 from .console import error
 
 EXIT_OK, EXIT_NO, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -151,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         if not out_of_descriptors(exc):
             raise
-        error(f"cannot run: {descriptor_limit()}")  # any command; ingest says what became of the index itself
+        error(f"cannot run: {os_reason(exc)}")  # any command; ingest says what became of the index itself
         return EXIT_ERROR
     except Exception as exc:
         # Typer ships its own copy of click, so its exception classes are

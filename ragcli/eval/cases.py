@@ -25,7 +25,7 @@ from pydantic import ConfigDict, Field, StringConstraints, ValidationError
 
 from ..answer import ReasonCode
 from ..dates import IsoDate
-from ..errors import InputError, RagcliError, json_object, plain_validation_message
+from ..errors import InputError, RagcliError, json_object, os_reason, plain_validation_message
 from ..principal import Principal, Scope, load_principal, parse_principal
 from ..record import Record
 
@@ -89,7 +89,7 @@ def load_cases(
             raise InputError(f"cannot read question file {path}: not a regular file")
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read question file {path}: {getattr(exc, 'strerror', None) or exc}") from None
+        raise InputError(f"cannot read question file {path}: {os_reason(exc)}") from None
     cases: list[Case] = []
     principals: dict[Path, Principal] = {}
     for lineno, raw in enumerate(text.splitlines(), start=1):

@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from ..errors import InputError
+from ..errors import InputError, os_reason
 from ..record import Record
 from .gates import DropMetric
 from .wire import CaseJson, EvalJson, GateResult
@@ -285,7 +285,7 @@ def read_report(path: Path) -> EvalJson:
             raise InputError(f"cannot read baseline {path}: not a regular file")
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read baseline {path}: {getattr(exc, 'strerror', None) or exc}") from None
+        raise InputError(f"cannot read baseline {path}: {os_reason(exc)}") from None
     data = json_object(text, where=str(path), not_object="not a JSON object")
     try:
         return EvalJson.model_validate(data)

@@ -28,7 +28,7 @@ from pydantic import ConfigDict, Field, StringConstraints, ValidationError
 
 from ..answer.setup import AnswerSetup, Limits
 from ..embedder import Embedder
-from ..errors import InputError, plain_validation_message
+from ..errors import InputError, os_reason, plain_validation_message
 from ..record import Record
 from ..search.config import Mode, SearchConfig
 from .cases import Case
@@ -102,7 +102,7 @@ def load_config(path: Path) -> RunConfig:
             raise InputError(f"cannot read configuration {path}: not a regular file")
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read configuration {path}: {getattr(exc, 'strerror', None) or exc}") from None
+        raise InputError(f"cannot read configuration {path}: {os_reason(exc)}") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -53,7 +53,7 @@ def resolve_root(path: str | os.PathLike[str]) -> Path:
     except FileNotFoundError:
         raise InputError(f"path not found: {path}") from None
     except (RuntimeError, OSError) as exc:  # a loop in the path the user gave
-        raise InputError(f"cannot open {path}: {getattr(exc, 'strerror', None) or exc}") from None
+        raise InputError(f"cannot open {path}: {os_reason(exc)}") from None
 
 
 def _fd_path(fd: int) -> str | None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..embedder import Embedder
-from ..errors import DocumentRejected, IndexWriteError, LimitError, descriptor_limit, os_reason, out_of_descriptors
+from ..errors import DocumentRejected, IndexWriteError, LimitError, os_reason, out_of_descriptors
 from ..index.manifest import ModelEntry
 from ..index.previous import PreviousGeneration
 from ..index.writer import NewGeneration, WriteLock, write_generation, write_lock
@@ -113,7 +113,7 @@ def ingest(
         if not out_of_descriptors(exc):
             raise
         state = "the new index was published" if run.report.published else "the previous index is unchanged"
-        raise LimitError(f"cannot ingest: {descriptor_limit()}; {state}") from None
+        raise LimitError(f"cannot ingest: {os_reason(exc)}; {state}") from None
     run.report.seconds = time.perf_counter() - started
     return run.report
 

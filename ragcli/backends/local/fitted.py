@@ -94,17 +94,17 @@ SELECTOR = Weights(
 ANSWERABILITY = Rule(
     coefficients={
         "best": 0.000000,
-        "cosine": 0.416065,
+        "cosine": 0.417481,
         "overlap": 0.000000,
         "coverage": 0.000000,
-        "fit": 0.026381,
-        "named": 0.197009,
+        "fit": 0.002876,
+        "named": 0.196682,
         "retrieval": 0.000000,
-        "focus": 0.484532,
-        "asked_for": 0.349878,
-        "unmatched": -0.549227,
+        "focus": 0.485502,
+        "asked_for": 0.346742,
+        "unmatched": -0.548173,
     },
-    intercept=2.352096,
+    intercept=2.352150,
     means={
         "best": 5.880147,
         "cosine": 0.591949,
@@ -114,7 +114,7 @@ ANSWERABILITY = Rule(
         "named": 0.864658,
         "retrieval": 0.603005,
         "focus": 0.399913,
-        "asked_for": 0.989838,
+        "asked_for": 0.989239,
         "unmatched": 0.048561,
     },
     scales={
@@ -126,9 +126,9 @@ ANSWERABILITY = Rule(
         "named": 0.285462,
         "retrieval": 0.124721,
         "focus": 0.296033,
-        "asked_for": 0.067034,
+        "asked_for": 0.068417,
         "unmatched": 0.223159,
     },
-    threshold=0.6642,
+    threshold=0.6627,
 )
 """P(answerable): a logistic model (each coefficient of its feature's sign) and the threshold (``answerability``)."""

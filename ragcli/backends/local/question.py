@@ -119,14 +119,14 @@ _GENERIC_THINGS = (
 """Words that name no thing of their own in "What's the best way ...", "What option do I need?", "Which one is
 used?": the answer need not repeat them (stemmed on first use, ``_generic_things``)."""
 _ANSWER_KINDS = (
-    "value values location locations folder folders directory directories path paths syntax format shortcut "
-    "shortcuts keyboard default defaults"
+    "value values location locations folder folders directory directories path paths syntax shortcut shortcuts "
+    "keyboard default defaults"
 )
 """Words that name the kind of fact asked for, not the thing it is about: "Which folder do rustc and cargo end up
 in?", "What's the default location of RUSTUP_HOME?", "What is the syntax of a full toolchain name?", "What's the
 keyboard shortcut for Reformat with Prettier?". An answer gives the fact and seldom names its kind ("located at
-$HOME/.cargo/bin", "Opt+Shift+Cmd+P"); whether a window holds that kind of fact is the ``fit``
-feature's question (``wants``), not rule 2's."""
+$HOME/.cargo/bin", "Opt+Shift+Cmd+P"), so rule 2 does not look for them. Not "format": its stem is also
+"formatting", what a formatter's questions are about."""
 _GENERIC_CAPITALS = frozenset(
     "i ok okay faq api apis url urls http https json yaml toml html css cli gui ui id ids os "
     "mac macos linux windows unix".split()
