@@ -234,8 +234,7 @@ def open_lock(path: Path, *, shared: bool) -> int:
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise InputError(f"the lock file {path} is a symlink; remove it and run again") from None
-        reason = os_reason(exc)
-        raise InputError(f"cannot open the lock file {path}: {reason}") from None
+        raise InputError(f"cannot open the lock file {path}: {os_reason(exc)}") from None
     st = os.fstat(fd)
     problem = None
     if not stat.S_ISREG(st.st_mode):

@@ -214,7 +214,9 @@ def features(
     terms = set(sequence)
     q_terms = question.terms
     idents = question.identifiers
-    weighted = _weighted_share(q_terms & terms, q_terms, weights)
+    total = _weight(q_terms, weights)  # the denominator of both weighted shares, the same for every window
+    seen = terms | heading_terms  # what the window and its passage's title and headings hold
+    weighted = _weighted_share(q_terms & terms, total, weights)
     fits = _fits(question, window, text, folded)
     return WindowFeatures(
         cosine=max(cosines[u] for u in window.units),
@@ -238,10 +240,8 @@ def features(
         passage_cosine=passage_cosine,
         named_fit=_named_share(question, folded),
         novel_name=_novel_names(question, text),
-        focus=_weighted_share(q_terms & (terms | heading_terms), q_terms, weights),
-        asked_for=len(question.asked_for & (terms | heading_terms)) / len(question.asked_for)
-        if question.asked_for
-        else 1.0,
+        focus=_weighted_share(q_terms & seen, total, weights),
+        asked_for=len(question.asked_for & seen) / len(question.asked_for) if question.asked_for else 1.0,
         heading_cosine=heading_cosine,
     )
 
@@ -284,13 +284,14 @@ def term_weights(question: Question, evidence_terms: Sequence[frozenset[str]]) -
     return {t: math.log((n + 1) / (sum(1 for terms in evidence_terms if t in terms) + 0.5)) for t in question.terms}
 
 
-def _weighted_share(
-    held: set[str] | frozenset[str], terms: set[str] | frozenset[str], weights: Mapping[str, float]
-) -> float:
-    """The share of ``terms``' weight that ``held`` carries: exactly 0 when it holds none of them (rule 2 reads that),
-    0 for no terms."""
-    total = sum(weights.get(t, 0.0) for t in terms)
-    return sum(weights.get(t, 0.0) for t in held) / total if total > 0 else 0.0
+def _weight(terms: set[str] | frozenset[str], weights: Mapping[str, float]) -> float:
+    return sum(weights.get(t, 0.0) for t in terms)
+
+
+def _weighted_share(held: set[str] | frozenset[str], total: float, weights: Mapping[str, float]) -> float:
+    """The share of the question's weight (``total``) that the terms ``held`` carry: exactly 0 when none are held
+    (rule 2 reads that), 0 for a question without terms."""
+    return _weight(held, weights) / total if total > 0 else 0.0
 
 
 @dataclass(frozen=True)
