@@ -24,6 +24,7 @@ from support.cli import (
     assert_one_error_line,
     clean_env,
     cli,
+    cli_args,
     cli_many,
     cli_popen,
     result_ids,
@@ -32,6 +33,7 @@ from support.cli import (
 )
 from support.corpus import audit_counts, build_dirs, current_name, generation_dirs, passage_ids, write_round, write_user
 from support.fixtures import shared_embedder
+from support.paths import SAMPLE
 
 from ragcli.principal import Scope
 
@@ -243,15 +245,44 @@ def test_ctrl_c_while_writing_exits_130_and_keeps_the_index(tmp_path: Path) -> N
     new = write_round(folder, 1, ROUND_DOCS)
     interrupted, code, err = _run_and_kill(folder, root, "build", 0.0, sig=signal.SIGINT)
     assert interrupted, (code, err)
-    # 130, or killed by the SIGINT after the line was printed, which a shell reads as 130 too (128 + 2): seen about
-    # once in 15 runs on a loaded machine, on the code of stop 45 as well; its cause is not found yet.
-    assert code in (130, -signal.SIGINT), err
+    assert code == 130, err  # not -2: see the test below for the Ctrl-C that lands in exec'd code
     assert "Traceback" not in err, err
     lines = [line for line in err.splitlines() if line.strip()]
     assert lines == ["error: interrupted; the published index is unchanged"], err
     assert _assert_whole(root, old, new, "SIGINT") == "old"
     _lock_is_free(root)
     assert build_dirs(root, TENANT) == []  # cleaned by the interrupted writer itself or the lock above
+
+
+INTERRUPTED_PLUGIN = """
+# What a Ctrl-C during a lazy import does when it lands in code run by exec() of a string, as dataclasses and
+# namedtuple run to build their methods: the KeyboardInterrupt ends that code and travels up to the CLI.
+exec("raise KeyboardInterrupt")
+"""
+
+
+def test_ctrl_c_that_lands_in_code_run_by_exec_still_exits_130(tmp_path: Path) -> None:
+    # CPython marks such an interrupt as unhandled even though the CLI catches it, and a ``python -m`` run then
+    # ended by SIGINT (-2) after its one line, about once in 40 Ctrl-Cs of the test above on a loaded machine.
+    # Made certain here: a real pydantic plugin, installed as a distribution on the path, is interrupted so while
+    # pydantic loads it (at the first model the command builds).
+    site = tmp_path / "site"
+    info = site / "ragcli_test_plugin-0.1.dist-info"
+    info.mkdir(parents=True)
+    (site / "ragcli_test_plugin.py").write_text(INTERRUPTED_PLUGIN, encoding="utf-8")
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: ragcli-test-plugin\nVersion: 0.1\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text("[pydantic]\ntest = ragcli_test_plugin:plugin\n", encoding="utf-8")
+    env = clean_env({"PYTHONPATH": str(site), "RAGCLI_CACHE": str(tmp_path / "cache")})
+    env.pop("PYDANTIC_DISABLE_PLUGINS", None)
+    proc = subprocess.run(
+        cli_args("eval", SAMPLE / "questions.jsonl", "--index", tmp_path / "index"),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert proc.returncode == 130, (proc.returncode, proc.stderr)
+    assert proc.stderr.strip() == "error: interrupted; the published index is unchanged"
 
 
 def _first_round(folder: Path, root: Path, docs: int) -> tuple[set[str], list[str]]:

@@ -247,4 +247,18 @@ def _no_such_option(exc: object) -> str:
 
 
 def run() -> None:
-    sys.exit(main())
+    code = main()
+    _forget_handled_interrupts()
+    sys.exit(code)
+
+
+def _forget_handled_interrupts() -> None:
+    """Let the exit code stand after ``main`` handled a Ctrl-C.
+
+    CPython marks a KeyboardInterrupt that ends code run by ``exec`` of a string as unhandled even when a caller
+    catches it (``dataclasses``, ``namedtuple`` and pydantic's plugin loading all run such code, so a Ctrl-C
+    during a lazy import lands there), and ``python -m ragcli`` then ends by SIGINT instead of the code ``main``
+    returned: -2 to a Python parent, where 130 was promised. Each ``exec`` of a string clears the mark as it
+    starts (CPython 3.11 to 3.13, checked), and everything that reaches here was handled by ``main``.
+    """
+    exec("pass")
