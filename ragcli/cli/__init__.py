@@ -1,6 +1,7 @@
 """The CLI layer: Typer commands over the library (thin: parse, call, print).
 
 app       the Typer app (each run builds only the command it runs), exit codes, errors as one ``error:`` line
+interrupts  Ctrl-C as one line and exit code 130, whatever exception a library made of it
 options   options every command shares; the CLI's scope resolution
 answer_options  the answer options of ask, eval and mcp, declared once (the ``AnswerSetup`` they build)
 plugins   pydantic's search for plugins skipped in an environment found to have none

@@ -19,6 +19,7 @@ import typer
 
 from ..errors import RagcliError, os_reason, out_of_descriptors
 from .console import error
+from .interrupts import Watch, forget_handled_interrupts
 
 EXIT_OK, EXIT_NO, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
 INTERRUPTED = "interrupted; the published index is unchanged"
@@ -130,50 +131,61 @@ def _tidy_help(cmd: Any, *, plain: bool) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; every RagcliError or usage error becomes one ``error:`` line and exit 2."""
+    """Run the CLI; every RagcliError or usage error becomes one ``error:`` line and exit 2, a Ctrl-C one line and
+    exit 130, whatever exception a library made of it (``interrupts``)."""
     args = list(sys.argv[1:] if argv is None else argv)  # for hints only: click reads sys.argv itself when None
     from .plugins import skip_an_empty_plugin_search
 
     skip_an_empty_plugin_search()
-    try:
-        # Without standalone mode the parser returns an Exit's code instead of exiting.
-        result = command(args[0] if args and args[0] in COMMANDS else None).main(
-            args=argv, prog_name="ragcli", standalone_mode=False
-        )
-    except RagcliError as exc:
-        error(exc.message)
-        return EXIT_ERROR
-    except KeyboardInterrupt:
-        error(INTERRUPTED)
-        return EXIT_INTERRUPTED
-    except BrokenPipeError:
-        return EXIT_NO
-    except OSError as exc:
-        if not out_of_descriptors(exc):
-            raise
-        error(f"cannot run: {os_reason(exc)}")  # any command; ingest says what became of the index itself
-        return EXIT_ERROR
-    except Exception as exc:
-        # Typer ships its own copy of click, so its exception classes are
-        # matched by shape rather than imported from a private module.
-        if type(exc).__name__ == "NoArgsIsHelpError":
-            if not sys.stdout.isatty() and isinstance(exc, _ClickError):
-                # Plain help (see _tidy_help) is carried by the exception; Rich help was printed already.
-                sys.stdout.write(exc.format_message() + "\n")
-            return EXIT_OK  # bare ``ragcli`` (or ``ragcli trace``): the help was printed, which is what was asked
-        if type(exc).__name__ == "Abort":
+    with Watch() as ctrl_c:
+        try:
+            # Without standalone mode the parser returns an Exit's code instead of exiting.
+            result = command(args[0] if args and args[0] in COMMANDS else None).main(
+                args=argv, prog_name="ragcli", standalone_mode=False
+            )
+        except KeyboardInterrupt:
             error(INTERRUPTED)
             return EXIT_INTERRUPTED
-        if isinstance(exc, _ClickError):
-            error(_option_like_text(exc, args) or _usage_message(exc))
-            return EXIT_ERROR
-        exit_code = getattr(exc, "exit_code", None)
-        if type(exc).__name__ == "Exit" and isinstance(exit_code, int):
-            return exit_code
-        raise
+        except Exception as exc:
+            if ctrl_c.seen:
+                error(INTERRUPTED)
+                return EXIT_INTERRUPTED
+            return _failed(exc, args)
     if result == EXIT_INTERRUPTED:  # typer turns Ctrl-C into a silent return of 130
         error(INTERRUPTED)
     return result if isinstance(result, int) else EXIT_OK
+
+
+def _failed(exc: Exception, args: list[str]) -> int:
+    """The exit code of a run that raised ``exc`` (after its one ``error:`` line); ``exc`` itself when it is none of
+    ours, click's or an exhausted descriptor table: a bug, whose traceback is what to report."""
+    if isinstance(exc, RagcliError):
+        error(exc.message)
+        return EXIT_ERROR
+    if isinstance(exc, BrokenPipeError):
+        return EXIT_NO
+    if isinstance(exc, OSError):
+        if not out_of_descriptors(exc):
+            raise exc
+        error(f"cannot run: {os_reason(exc)}")  # any command; ingest says what became of the index itself
+        return EXIT_ERROR
+    # Typer ships its own copy of click, so its exception classes are
+    # matched by shape rather than imported from a private module.
+    if type(exc).__name__ == "NoArgsIsHelpError":
+        if not sys.stdout.isatty() and isinstance(exc, _ClickError):
+            # Plain help (see _tidy_help) is carried by the exception; Rich help was printed already.
+            sys.stdout.write(exc.format_message() + "\n")
+        return EXIT_OK  # bare ``ragcli`` (or ``ragcli trace``): the help was printed, which is what was asked
+    if type(exc).__name__ == "Abort":
+        error(INTERRUPTED)
+        return EXIT_INTERRUPTED
+    if isinstance(exc, _ClickError):
+        error(_option_like_text(exc, args) or _usage_message(exc))
+        return EXIT_ERROR
+    exit_code = getattr(exc, "exit_code", None)
+    if type(exc).__name__ == "Exit" and isinstance(exit_code, int):
+        return exit_code
+    raise exc
 
 
 @runtime_checkable
@@ -248,17 +260,5 @@ def _no_such_option(exc: object) -> str:
 
 def run() -> None:
     code = main()
-    _forget_handled_interrupts()
+    forget_handled_interrupts()  # main handled every Ctrl-C: its exit code stands (``interrupts``)
     sys.exit(code)
-
-
-def _forget_handled_interrupts() -> None:
-    """Let the exit code stand after ``main`` handled a Ctrl-C.
-
-    CPython marks a KeyboardInterrupt that ends code run by ``exec`` of a string as unhandled even when a caller
-    catches it (``dataclasses``, ``namedtuple`` and pydantic's plugin loading all run such code, so a Ctrl-C
-    during a lazy import lands there), and ``python -m ragcli`` then ends by SIGINT instead of the code ``main``
-    returned: -2 to a Python parent, where 130 was promised. Each ``exec`` of a string clears the mark as it
-    starts (CPython 3.11 to 3.13, checked), and everything that reaches here was handled by ``main``.
-    """
-    exec("pass")

@@ -1,0 +1,58 @@
+"""Ctrl-C, whatever a library made of it: one line and exit code 130, never a traceback.
+
+Python turns SIGINT into a KeyboardInterrupt wherever the main thread is, and
+a library's C code can turn that into another exception. numpy's
+``ndarray.tofile`` is one: a Ctrl-C during ``np.save`` was seen to end as
+"TypeError: expected str, bytes or os.PathLike object, not BufferedWriter",
+which printed a traceback and exit code 1 (about once in 60 interrupted
+ingests on a loaded machine). So the CLI notes each SIGINT as it arrives
+(``Watch``): an exception that follows one is the interruption, however it is
+dressed.
+
+CPython also marks a KeyboardInterrupt that ends code run by ``exec`` of a
+string as unhandled even when a caller catches it (``dataclasses`` and
+``namedtuple`` build their methods so, and pydantic loads its plugins in such
+code), and ``python -m ragcli`` then ends by SIGINT after its line: -2 to a
+Python parent where 130 was promised. ``forget_handled_interrupts`` clears
+that mark once everything was handled.
+"""
+
+from __future__ import annotations
+
+import signal
+from types import FrameType, TracebackType
+
+
+class Watch:
+    """Within ``with Watch() as ctrl_c:``, ``ctrl_c.seen`` says whether a SIGINT arrived. Each still raises
+    KeyboardInterrupt where it lands, as Python's own handler does.
+
+    It watches only where Python's own handler is in place: a SIGINT that is ignored (a job started in the
+    background) stays ignored, and a host's own handler (a program calling ``main``) stays its own.
+    """
+
+    def __init__(self) -> None:
+        self.seen = False
+        self._previous: object = None
+
+    def __enter__(self) -> Watch:
+        self._previous = signal.getsignal(signal.SIGINT)
+        if self._previous is signal.default_int_handler:
+            signal.signal(signal.SIGINT, self._interrupt)
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        if self._previous is signal.default_int_handler:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    def _interrupt(self, signum: int, frame: FrameType | None) -> None:
+        self.seen = True
+        raise KeyboardInterrupt
+
+
+def forget_handled_interrupts() -> None:
+    """Clear CPython's mark of an unhandled KeyboardInterrupt (see the module docstring): each ``exec`` of a
+    string clears it as it starts (CPython 3.11 to 3.13, checked). Call it only once every interrupt was handled."""
+    exec("pass")
