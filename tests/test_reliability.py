@@ -301,6 +301,28 @@ def test_a_ctrl_c_that_a_library_mishandles_still_exits_130_with_one_line(tmp_pa
     assert proc.stderr.strip() == "error: interrupted; the published index is unchanged"
 
 
+def test_main_called_from_another_thread_runs_and_leaves_the_sigint_handler_alone(tmp_path: Path) -> None:
+    # The CLI watches Ctrl-C only from the main thread: a handler cannot be set from another one (ValueError).
+    import contextlib
+    import io
+    import threading
+
+    from ragcli.cli import main
+
+    before = signal.getsignal(signal.SIGINT)
+    codes: list[int] = []
+
+    def run() -> None:
+        with contextlib.redirect_stdout(io.StringIO()):
+            codes.append(main(["--version"]))
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    worker.join()
+    assert codes == [0]
+    assert signal.getsignal(signal.SIGINT) is before
+
+
 def _first_round(folder: Path, root: Path, docs: int) -> tuple[set[str], list[str]]:
     """``docs`` documents written and published (in this process): their passage IDs and the generations."""
     from ragcli import ingest

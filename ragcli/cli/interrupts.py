@@ -20,6 +20,7 @@ that mark once everything was handled.
 from __future__ import annotations
 
 import signal
+import threading
 from types import FrameType, TracebackType
 
 
@@ -27,8 +28,9 @@ class Watch:
     """Within ``with Watch() as ctrl_c:``, ``ctrl_c.seen`` says whether a SIGINT arrived. Each still raises
     KeyboardInterrupt where it lands, as Python's own handler does.
 
-    It watches only where Python's own handler is in place: a SIGINT that is ignored (a job started in the
-    background) stays ignored, and a host's own handler (a program calling ``main``) stays its own.
+    It watches only where Python's own handler is in place and only on the main thread (the one a handler can be
+    set from, and the one a SIGINT interrupts): a SIGINT that is ignored (a job started in the background) stays
+    ignored, and a host's own handler (a program calling ``main``) stays its own.
     """
 
     def __init__(self) -> None:
@@ -36,7 +38,8 @@ class Watch:
         self._previous: object = None
 
     def __enter__(self) -> Watch:
-        self._previous = signal.getsignal(signal.SIGINT)
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.getsignal(signal.SIGINT)
         if self._previous is signal.default_int_handler:
             signal.signal(signal.SIGINT, self._interrupt)
         return self
