@@ -38,6 +38,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 """Each command: the module of ``ragcli.cli`` that holds it and its function (or, for a group, its Typer app),
 in the order ``ragcli --help`` lists them. A command module also holds its ``EPILOG``."""
+OWN_CTRL_C = frozenset({"mcp", "serve"})
+"""Commands whose event loop takes Ctrl-C itself (asyncio and anyio install their handler, which cancels the main
+task first, only over Python's own): ``interrupts.Watch`` leaves SIGINT to them."""
 
 
 def _print_version(value: bool) -> None:
@@ -131,18 +134,18 @@ def _tidy_help(cmd: Any, *, plain: bool) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; every RagcliError or usage error becomes one ``error:`` line and exit 2, a Ctrl-C one line and
-    exit 130, whatever exception a library made of it (``interrupts``)."""
+    """Run the CLI; every RagcliError or usage error becomes one ``error:`` line and exit 2, and a Ctrl-C while a
+    command runs one line and exit 130, whatever exception a library made of it (``interrupts``; ``serve`` stops
+    with 0)."""
     args = list(sys.argv[1:] if argv is None else argv)  # for hints only: click reads sys.argv itself when None
     from .plugins import skip_an_empty_plugin_search
 
     skip_an_empty_plugin_search()
-    with Watch() as ctrl_c:
+    name = args[0] if args and args[0] in COMMANDS else None
+    with Watch(enabled=name not in OWN_CTRL_C) as ctrl_c:
         try:
             # Without standalone mode the parser returns an Exit's code instead of exiting.
-            result = command(args[0] if args and args[0] in COMMANDS else None).main(
-                args=argv, prog_name="ragcli", standalone_mode=False
-            )
+            result = command(name).main(args=argv, prog_name="ragcli", standalone_mode=False)
         except KeyboardInterrupt:
             error(INTERRUPTED)
             return EXIT_INTERRUPTED
@@ -166,7 +169,7 @@ def _failed(exc: Exception, args: list[str]) -> int:
         return EXIT_NO
     if isinstance(exc, OSError):
         if not out_of_descriptors(exc):
-            raise exc
+            raise  # called from main's except clause: the exception as raised, with its own traceback
         error(f"cannot run: {os_reason(exc)}")  # any command; ingest says what became of the index itself
         return EXIT_ERROR
     # Typer ships its own copy of click, so its exception classes are
@@ -185,7 +188,7 @@ def _failed(exc: Exception, args: list[str]) -> int:
     exit_code = getattr(exc, "exit_code", None)
     if type(exc).__name__ == "Exit" and isinstance(exit_code, int):
         return exit_code
-    raise exc
+    raise
 
 
 @runtime_checkable
