@@ -147,16 +147,18 @@ def main(argv: list[str] | None = None) -> int:
             # Without standalone mode the parser returns an Exit's code instead of exiting.
             result = command(name).main(args=argv, prog_name="ragcli", standalone_mode=False)
         except KeyboardInterrupt:
-            error(INTERRUPTED)
-            return EXIT_INTERRUPTED
+            return _interrupted()
         except Exception as exc:
-            if ctrl_c.seen:
-                error(INTERRUPTED)
-                return EXIT_INTERRUPTED
-            return _failed(exc, args)
+            return _interrupted() if ctrl_c.seen else _failed(exc, args)
     if result == EXIT_INTERRUPTED:  # typer turns Ctrl-C into a silent return of 130
-        error(INTERRUPTED)
+        return _interrupted()
     return result if isinstance(result, int) else EXIT_OK
+
+
+def _interrupted() -> int:
+    """A Ctrl-C, however it reached ``main``: its one line, and the exit code scripts read it by."""
+    error(INTERRUPTED)
+    return EXIT_INTERRUPTED
 
 
 def _failed(exc: Exception, args: list[str]) -> int:
@@ -180,8 +182,7 @@ def _failed(exc: Exception, args: list[str]) -> int:
             sys.stdout.write(exc.format_message() + "\n")
         return EXIT_OK  # bare ``ragcli`` (or ``ragcli trace``): the help was printed, which is what was asked
     if type(exc).__name__ == "Abort":
-        error(INTERRUPTED)
-        return EXIT_INTERRUPTED
+        return _interrupted()
     if isinstance(exc, _ClickError):
         error(_option_like_text(exc, args) or _usage_message(exc))
         return EXIT_ERROR
