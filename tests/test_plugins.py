@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from support.cli import clean_env
+from support.cli import clean_env, install_pydantic_plugin
 from support.paths import SAMPLE
 
 PROBE = """
@@ -72,7 +72,7 @@ def test_a_plugin_installed_is_found_and_used(tmp_path: Path) -> None:
     cache, site = tmp_path / "cache", tmp_path / "site"
     assert _run(cache)["disabled"] == "__all__"  # the environment without the plugin: none
     site.mkdir()
-    _install_plugin(site)
+    install_pydantic_plugin(site, PLUGIN)
     marker = tmp_path / "marker"
     run = _run(cache, path=str(site), extra={"PLUGIN_MARKER": str(marker)})
     assert run["disabled"] is None and run["searched"] is True
@@ -97,17 +97,8 @@ def test_a_folder_that_changes_without_a_distribution_keeps_the_verdict(tmp_path
     verdict = json.loads((cache / "pydantic-plugins.json").read_text(encoding="utf-8"))
     assert len(verdict["environments"]) == 1  # the same environment: nothing was counted again
     assert verdict["folders"][str(site)][0] == 1
-    _install_plugin(site)
+    install_pydantic_plugin(site, PLUGIN)
     marker = tmp_path / "marker"
     found = _run(cache, path=str(site), extra={"PLUGIN_MARKER": str(marker)})
     assert found["disabled"] is None and found["searched"] is True
     assert marker.read_text(encoding="utf-8") == "used"
-
-
-def _install_plugin(site: Path) -> None:
-    """A real distribution in ``site`` whose ``pydantic`` entry point is the test plugin (as pip leaves one)."""
-    (site / "ragcli_test_plugin.py").write_text(PLUGIN, encoding="utf-8")
-    info = site / "ragcli_test_plugin-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: ragcli-test-plugin\nVersion: 0.1\n", encoding="utf-8")
-    (info / "entry_points.txt").write_text("[pydantic]\ntest = ragcli_test_plugin:plugin\n", encoding="utf-8")

@@ -27,6 +27,8 @@ from support.cli import (
     cli_args,
     cli_many,
     cli_popen,
+    default_sigint,
+    install_pydantic_plugin,
     result_ids,
     stderr_lines,
     wait_for,
@@ -282,20 +284,19 @@ def test_a_ctrl_c_that_a_library_mishandles_still_exits_130_with_one_line(tmp_pa
     # Made certain here: a real pydantic plugin, installed as a distribution on the path, does either while
     # pydantic loads it (at the first model the command builds).
     site = tmp_path / "site"
-    info = site / "ragcli_test_plugin-0.1.dist-info"
-    info.mkdir(parents=True)
-    (site / "ragcli_test_plugin.py").write_text(plugin, encoding="utf-8")
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: ragcli-test-plugin\nVersion: 0.1\n", encoding="utf-8")
-    (info / "entry_points.txt").write_text("[pydantic]\ntest = ragcli_test_plugin:plugin\n", encoding="utf-8")
-    env = clean_env({"PYTHONPATH": str(site), "RAGCLI_CACHE": str(tmp_path / "cache")})
-    env.pop("PYDANTIC_DISABLE_PLUGINS", None)
+    site.mkdir()
+    install_pydantic_plugin(site, plugin)
+    # Without PYDANTIC_DISABLE_PLUGINS: an in-process CLI run of another test may have set it here.
+    env = clean_env(
+        {"PYTHONPATH": str(site), "RAGCLI_CACHE": str(tmp_path / "cache")}, unset=("PYDANTIC_DISABLE_PLUGINS",)
+    )
     proc = subprocess.run(
         cli_args("eval", SAMPLE / "questions.jsonl", "--index", tmp_path / "index"),
         capture_output=True,
         text=True,
         env=env,
         timeout=120,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as cli_popen(interruptible=True)
+        preexec_fn=default_sigint,  # the plugin's SIGINT must reach the CLI, as in cli_popen(interruptible=True)
     )
     assert proc.returncode == 130, (proc.returncode, proc.stderr)
     assert proc.stderr.strip() == "error: interrupted; the published index is unchanged"

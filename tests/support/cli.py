@@ -53,6 +53,16 @@ def cli_args(*args: object) -> list[str | bytes]:
     return [sys.executable, "-m", "ragcli.cli", *(a if isinstance(a, bytes) else str(a) for a in args)]
 
 
+def install_pydantic_plugin(site: Path, source: str) -> None:
+    """A real distribution in ``site`` (a folder to put on PYTHONPATH) whose ``pydantic`` entry point is the module
+    ``source``'s ``plugin``, as pip leaves one: pydantic loads it when a run builds its first model."""
+    (site / "ragcli_test_plugin.py").write_text(source, encoding="utf-8")
+    info = site / "ragcli_test_plugin-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: ragcli-test-plugin\nVersion: 0.1\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text("[pydantic]\ntest = ragcli_test_plugin:plugin\n", encoding="utf-8")
+
+
 def _cwd(cwd: Path | None) -> str:
     # The test's private index directory: a relative path never lands in the repository.
     return str(cwd) if cwd is not None else os.environ.get("RAGCLI_INDEX") or tempfile.gettempdir()
@@ -87,7 +97,7 @@ def cli_popen(
     interruptible: bool = False,
 ) -> subprocess.Popen[str]:
     """The CLI as a running child. ``interruptible``: it starts with SIGINT's default disposition, whatever ours is,
-    for a test that sends it Ctrl-C (``_default_sigint``)."""
+    for a test that sends it Ctrl-C (``default_sigint``)."""
     return subprocess.Popen(
         cli_args(*args),
         stdout=subprocess.PIPE,
@@ -95,11 +105,11 @@ def cli_popen(
         text=True,
         env=clean_env(env, index=index),
         cwd=_cwd(cwd),
-        preexec_fn=_default_sigint if interruptible else None,
+        preexec_fn=default_sigint if interruptible else None,
     )
 
 
-def _default_sigint() -> None:
+def default_sigint() -> None:
     # A suite started in the background (``nohup pytest &``, ``( .ci/run & )``) ignores SIGINT, and an ignored
     # signal stays ignored across exec: the child would never see the Ctrl-C it is sent.
     import signal
