@@ -1,3 +1,3 @@
-from .cli.app import run
+from .cli.entry import run
 
 run()

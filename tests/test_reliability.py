@@ -302,6 +302,40 @@ def test_a_ctrl_c_that_a_library_mishandles_still_exits_130_with_one_line(tmp_pa
     assert proc.stderr.strip() == "error: interrupted; the published index is unchanged"
 
 
+AT_IMPORT = """
+# A Ctrl-C that arrives while Python is still importing the CLI: Typer is its first heavy import.
+import os, signal, sys
+
+
+class CtrlCAtTyper:
+    def find_spec(self, name, path=None, target=None):
+        if name == "typer":
+            os.kill(os.getpid(), signal.SIGINT)
+            for _ in range(1_000_000):
+                pass
+        return None
+
+
+sys.meta_path.insert(0, CtrlCAtTyper())
+"""
+
+
+@pytest.mark.parametrize("module", ["ragcli", "ragcli.cli"])
+def test_a_ctrl_c_while_the_cli_is_imported_exits_130_with_one_line(tmp_path: Path, module: str) -> None:
+    # Python reads a sitecustomize on the path at start-up: this one sends the Ctrl-C as Typer is imported.
+    (tmp_path / "sitecustomize.py").write_text(AT_IMPORT, encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", module, "status", "--index", tmp_path / "index"],
+        capture_output=True,
+        text=True,
+        env=clean_env({"PYTHONPATH": str(tmp_path)}),
+        timeout=120,
+        preexec_fn=default_sigint,
+    )
+    assert proc.returncode == 130, (proc.returncode, proc.stderr)
+    assert proc.stderr.strip() == "error: interrupted; the published index is unchanged"
+
+
 @pytest.mark.parametrize("thread", ["main", "another"])
 def test_main_leaves_the_sigint_handler_as_it_found_it(thread: str) -> None:
     # The CLI watches Ctrl-C while a command runs and puts Python's own handler back after; from another thread it

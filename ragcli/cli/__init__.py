@@ -1,5 +1,6 @@
 """The CLI layer: Typer commands over the library (thin: parse, call, print).
 
+entry     the ``ragcli`` command: imports the CLI, then runs it (a Ctrl-C during the import is one line too)
 app       the Typer app (each run builds only the command it runs), exit codes, errors as one ``error:`` line
 interrupts  Ctrl-C as one line and exit code 130, whatever exception a library made of it
 options   options every command shares; the CLI's scope resolution
@@ -17,7 +18,16 @@ mcp       ``ragcli mcp``: start the MCP server (``ragcli.mcp``) for one user
 serve     ``ragcli serve``: the HTTP server for a team (``ragcli.serve``); ``ragcli keys add``: an API key for it
 """
 
-from .app import main, run
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..lazy import export_names, lazy_exports
+
+if TYPE_CHECKING:  # imported when first used: ``ragcli.cli.interrupts`` must not import Typer (``entry``)
+    from .app import main as main
+    from .entry import run as run
 
 # The Typer app itself is ``ragcli.cli.app.app`` (built when first asked: a run builds only its own command).
-__all__ = ["main", "run"]
+__all__ = export_names(__file__)
+__getattr__ = lazy_exports(__name__, __file__)

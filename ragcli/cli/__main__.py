@@ -1,3 +1,3 @@
-from .app import run
+from .entry import run
 
 run()

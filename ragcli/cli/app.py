@@ -19,10 +19,9 @@ import typer
 
 from ..errors import RagcliError, os_reason, out_of_descriptors
 from .console import error
-from .interrupts import Watch, forget_handled_interrupts
+from .interrupts import EXIT_INTERRUPTED, INTERRUPTED, Watch, forget_handled_interrupts
 
-EXIT_OK, EXIT_NO, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
-INTERRUPTED = "interrupted; the published index is unchanged"
+EXIT_OK, EXIT_NO, EXIT_ERROR = 0, 1, 2
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "ingest": ("ingest", "ingest"),

@@ -7,8 +7,8 @@ a library's C code can turn that into another exception. numpy's
 which printed a traceback and exit code 1 (about once in 60 interrupted
 ingests on a loaded machine). So the CLI notes each SIGINT as it arrives
 (``Watch``): an exception that follows one is taken to be the interruption,
-however it is dressed. (A Ctrl-C before ``main`` starts, while Python imports
-the CLI, is still Python's own traceback.)
+however it is dressed. A Ctrl-C while Python still imports the CLI is
+answered the same way by the entry point (``entry``).
 
 CPython also marks a KeyboardInterrupt that ends code run by ``exec`` or
 ``eval`` of a string as unhandled even when a caller catches it
@@ -25,6 +25,11 @@ from __future__ import annotations
 import signal
 import threading
 from types import FrameType, TracebackType
+
+EXIT_INTERRUPTED = 130
+"""The exit code of a run stopped by Ctrl-C (128 + SIGINT, what a shell reports)."""
+INTERRUPTED = "interrupted; the published index is unchanged"
+"""The one line a Ctrl-C prints: a build in progress is discarded, so what readers see is what they saw."""
 
 
 class Watch:
