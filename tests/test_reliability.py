@@ -505,28 +505,32 @@ def test_the_reason_of_an_os_error_line_names_the_descriptor_limit_when_that_is_
 
 
 @pytest.mark.slow
-def test_a_parse_pool_out_of_descriptors_gives_one_error_line_and_keeps_the_index(tmp_path: Path) -> None:
-    """EMFILE anywhere in an ingest (the lock, the folder, a module imported late, the pool starting a worker) gives
-    one error line naming the limit, nothing written; once the pool has one worker, a later one failing leaves it
-    the workers it has. Never a traceback, never a file rejected for the process's limit."""
+@pytest.mark.parametrize(("workers", "reached"), [(2, "cannot start a process to parse"), (0, "cannot write the new")])
+def test_a_parse_pool_out_of_descriptors_gives_one_error_line_and_keeps_the_index(
+    tmp_path: Path, workers: int, reached: str
+) -> None:
+    """EMFILE anywhere in an ingest (the lock, the folder, a module imported late, the pool starting a worker,
+    Tantivy writing the new index) gives one error line naming the limit, nothing written; once the pool has one
+    worker, a later one failing leaves it the workers it has. Never a traceback, never a file rejected for the
+    process's limit. Without a pool (``workers`` 0) the limits just too low to run reach Tantivy's writer."""
     root, folder = tmp_path / "index", tmp_path / "docs"
     old, gens = _first_round(folder, root, 6)
     new = write_round(folder, 1, 8)
-    pool_refused = 0
+    stopped_there = 0
     for left in range(48):  # from none left: what the ingest opens before it parses takes 4 to 6 of them
-        proc = _script_ingest(_DESCRIPTORS_LEFT, [str(left)], folder, root, workers=2)
+        proc = _script_ingest(_DESCRIPTORS_LEFT, [str(left)], folder, root, workers=workers)
         if proc.returncode == 0:
             break
         line = _limit_line(proc)
-        if "cannot start a process to parse" in line:
+        if reached in line:
             assert "previous index is unchanged" in line, line
-            pool_refused += 1
+            stopped_there += 1
         assert passage_ids(root, TENANT) == old
         assert generation_dirs(root, TENANT) == gens
         _lock_is_free(root)
     else:
         pytest.fail("no descriptor limit under 48 left the ingest enough to run")
-    assert pool_refused, "no limit stopped the pool's first worker: the test no longer reaches that failure"
+    assert stopped_there, f"no limit stopped the ingest at '{reached}': the test no longer reaches that failure"
     # The first limit that starts one worker cannot start the second: that run parsed every file with one.
     assert passage_ids(root, TENANT) == new
     assert json.loads(proc.stdout)["documents"]["rejected"] == [], proc.stdout
