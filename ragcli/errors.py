@@ -20,7 +20,6 @@ was given, what is allowed, in words a user understands.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -47,6 +46,19 @@ def out_of_descriptors(exc: BaseException) -> bool:
         return exc.errno in (errno.EMFILE, errno.ENFILE)
     # Tantivy reports an I/O error as a ValueError carrying Rust's own text for it.
     return isinstance(exc, ValueError) and "Too many open files" in str(exc)
+
+
+def descriptor_errno(exc: BaseException) -> int | None:
+    """The errno of ``exc`` when it is running out of file descriptors (``out_of_descriptors``): EMFILE for this
+    process's limit, ENFILE for the system's file table (Rust's "Too many open files in system", os error 23);
+    None for anything else. For an error that arrives as text (Tantivy's) and must leave as an OSError."""
+    import errno
+
+    if not out_of_descriptors(exc):
+        return None
+    if isinstance(exc, OSError):
+        return exc.errno
+    return errno.ENFILE if "in system" in str(exc) else errno.EMFILE
 
 
 def _descriptor_limit(exc: BaseException) -> str:
@@ -209,6 +221,8 @@ def plain_validation_message(exc: ValidationError, *, where: str, known_fields: 
     loc = ".".join(str(p) for p in error["loc"])
     if error["type"] in ("extra_forbidden", "unexpected_keyword_argument"):  # a model's, a ``checked`` record's
         key = str(error["loc"][-1]) if error["loc"] else "?"
+        import difflib  # here, not at the top: errors is imported at every start, a misspelt key is rare
+
         close = difflib.get_close_matches(key, list(known_fields), n=1)
         hint = f" (did you mean '{close[0]}'?)" if close else ""
         return f"{where}: unknown key '{key}'{hint}"

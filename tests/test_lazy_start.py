@@ -59,6 +59,16 @@ def test_help_loads_no_heavy_library() -> None:
     assert [m for m in (*HEAVY, "pydantic", "ragcli.answer.protocol") if m in run["modules"]] == []
 
 
+def test_the_entry_point_imports_no_third_party_module_before_it_guards_the_cli_import() -> None:
+    # ``ragcli.cli.entry`` answers a Ctrl-C during the CLI's import; what loads before its guard is left to Python.
+    probe = "import sys; import ragcli.cli.entry; print(' '.join(sorted(sys.modules)))"
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=clean_env(), timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    loaded = proc.stdout.split()
+    assert [m for m in loaded if m.split(".")[0] in ("typer", "click", "rich", "pydantic", *HEAVY)] == []
+    assert "ragcli.cli.app" not in loaded
+
+
 def test_a_command_loads_its_own_module_and_no_other() -> None:
     run = _run("ask", "--help")
     assert run["code"] == 0

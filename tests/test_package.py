@@ -94,6 +94,7 @@ def test_the_lazy_faces_are_found() -> None:
     assert {".".join(p.relative_to(REPO).parts) for p in LAZY_FACES} >= {
         "ragcli",
         "ragcli.answer",
+        "ragcli.cli",
         "ragcli.index",
         "ragcli.mcp",
         "ragcli.search",

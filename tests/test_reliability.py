@@ -35,7 +35,7 @@ from support.cli import (
 )
 from support.corpus import audit_counts, build_dirs, current_name, generation_dirs, passage_ids, write_round, write_user
 from support.fixtures import shared_embedder
-from support.paths import SAMPLE
+from support.paths import REPO, SAMPLE
 
 from ragcli.principal import Scope
 
@@ -303,29 +303,53 @@ def test_a_ctrl_c_that_a_library_mishandles_still_exits_130_with_one_line(tmp_pa
 
 
 AT_IMPORT = """
-# A Ctrl-C that arrives while Python is still importing the CLI: Typer is its first heavy import.
+# A Ctrl-C that arrives while Python is still importing the CLI (Typer is its first heavy import) or the first
+# module ``main`` imports.
 import os, signal, sys
 
+SEND = "os.kill(os.getpid(), signal.SIGINT)\\nfor _ in range(1_000_000): pass"
 
-class CtrlCAtTyper:
+
+class CtrlCAt:
     def find_spec(self, name, path=None, target=None):
-        if name == "typer":
-            os.kill(os.getpid(), signal.SIGINT)
-            for _ in range(1_000_000):
-                pass
+        if name == AT:
+            if IN_EXEC:  # lands in code run by exec of a string, as when dataclasses build their methods
+                exec(SEND, {"os": os, "signal": signal})
+            else:
+                exec(compile(SEND, "<hook>", "exec"), {"os": os, "signal": signal})
         return None
 
 
-sys.meta_path.insert(0, CtrlCAtTyper())
+sys.meta_path.insert(0, CtrlCAt())
 """
 
 
-@pytest.mark.parametrize("module", ["ragcli", "ragcli.cli"])
-def test_a_ctrl_c_while_the_cli_is_imported_exits_130_with_one_line(tmp_path: Path, module: str) -> None:
-    # Python reads a sitecustomize on the path at start-up: this one sends the Ctrl-C as Typer is imported.
-    (tmp_path / "sitecustomize.py").write_text(AT_IMPORT, encoding="utf-8")
+def _script_command() -> list[str]:
+    """What the installed ``ragcli`` script runs, built from pyproject's ``[project.scripts]`` as pip builds it."""
+    import tomllib
+
+    target = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]["ragcli"]
+    module, _, function = target.partition(":")
+    return [sys.executable, "-c", f"import sys; from {module} import {function}; sys.exit({function}())"]
+
+
+@pytest.mark.parametrize(
+    ("at", "in_exec"),
+    [("typer", False), ("typer", True), ("ragcli.cli.plugins", False)],
+    ids=["typer", "typer_in_exec", "plugins"],
+)
+@pytest.mark.parametrize("start", ["script", "ragcli", "ragcli.cli"])
+def test_a_ctrl_c_while_the_cli_is_imported_exits_130_with_one_line(
+    tmp_path: Path, start: str, at: str, in_exec: bool
+) -> None:
+    # Python reads a sitecustomize on the path at start-up: this one sends the Ctrl-C as module ``at`` is imported,
+    # in code run by exec of a string (which CPython marks unhandled: a ``python -m`` run would end by SIGINT) or
+    # not.
+    site = f"AT = {at!r}\nIN_EXEC = {in_exec}\n{AT_IMPORT}"
+    (tmp_path / "sitecustomize.py").write_text(site, encoding="utf-8")
+    command = _script_command() if start == "script" else [sys.executable, "-m", start]
     proc = subprocess.run(
-        [sys.executable, "-m", module, "status", "--index", tmp_path / "index"],
+        [*command, "status", "--index", tmp_path / "index"],
         capture_output=True,
         text=True,
         env=clean_env({"PYTHONPATH": str(tmp_path)}),
@@ -417,12 +441,12 @@ def test_a_write_that_fails_part_way_leaves_the_previous_index(tmp_path: Path) -
 _FEW_DESCRIPTORS = """
 import os, resource, sys
 import markdown_it, numpy, onnxruntime, tantivy, tokenizers, yaml
-import ragcli.cli, ragcli.cli.ingest, ragcli.embedder, ragcli.index.previous, ragcli.index.writer
+import ragcli.cli.app, ragcli.cli.ingest, ragcli.embedder, ragcli.index.previous, ragcli.index.writer
 import ragcli.ingestion.chunking, ragcli.ingestion.html, ragcli.ingestion.incremental
 import ragcli.ingestion.loaders, ragcli.ingestion.pipeline
 limit = len(os.listdir("/proc/self/fd")) + 6
 resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
-sys.exit(ragcli.cli.main(sys.argv[1:]))
+sys.exit(ragcli.cli.app.main(sys.argv[1:]))
 """
 
 
@@ -444,10 +468,11 @@ def test_a_bm25_write_failure_is_reported_and_leaves_the_previous_index(tmp_path
     root, folder = tmp_path / "index", tmp_path / "docs"
     old, gens = _first_round(folder, root, 6)
     write_round(folder, 1, 6)
-    # Parse in-process: the descriptors left are the BM25 writer's.
+    # Parse in-process: the descriptors left are the BM25 writer's. Tantivy says so in Rust's words; the line
+    # names the limit and the way out, as every other descriptor error does.
     proc = _script_ingest(_FEW_DESCRIPTORS, [], folder, root, workers=0)
-    line = assert_one_error_line(proc, "previous index is unchanged", f"tenant '{TENANT}'")
-    assert "BM25 index could not be written" in line
+    line = _limit_line(proc)
+    assert f"cannot write the new index of tenant '{TENANT}'" in line and "previous index is unchanged" in line
     assert passage_ids(root, TENANT) == old
     assert audit_counts(root, TENANT) == (0, 0)
     assert generation_dirs(root, TENANT) == gens
@@ -457,15 +482,44 @@ def test_a_bm25_write_failure_is_reported_and_leaves_the_previous_index(tmp_path
     assert build_dirs(root, TENANT) == []
 
 
+# Tantivy's writer under a file size limit (as a full disk fails it): a file it writes outgrows the limit.
+_SMALL_FILES = """
+import resource, signal, sys
+from pathlib import Path
+from ragcli.index.bm25 import write_bm25
+from ragcli.passage import Passage
+
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG instead of killing us
+words = " ".join(f"word{n}" for n in range(20_000))
+passages = [
+    Passage(f"d{n}@v#s", f"d{n}", "v", "s", "t", ("everyone",), None, None, "T", (), "/x.md", None, words)
+    for n in range(4)
+]
+resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+try:
+    write_bm25(Path(sys.argv[1]), passages)
+except OSError as exc:
+    print(f"OSError errno={exc.errno} {exc}")
+"""
+
+
+def test_a_bm25_write_that_fails_for_another_reason_says_so_in_tantivys_words(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-c", _SMALL_FILES, str(tmp_path / "tantivy")], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert proc.stdout.startswith("OSError errno=None the BM25 index could not be written ("), proc.stdout
+
+
 # The same entry point, with ``sys.argv[1]`` descriptors more than are open once
 # ingest's modules are imported: swept from none (the lock, the folder, a file
 # being read cannot be opened) up to enough for the parse pool's workers.
 _DESCRIPTORS_LEFT = """
 import os, resource, sys
-import ragcli.cli, ragcli.cli.ingest, ragcli.ingestion.pipeline, ragcli.ingestion.workers
+import ragcli.cli.app, ragcli.cli.ingest, ragcli.ingestion.pipeline, ragcli.ingestion.workers
 limit = len(os.listdir("/proc/self/fd")) + int(sys.argv[1])
 resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
-sys.exit(ragcli.cli.main(sys.argv[2:]))
+sys.exit(ragcli.cli.app.main(sys.argv[2:]))
 """
 
 

@@ -137,12 +137,12 @@ def main(argv: list[str] | None = None) -> int:
     command runs one line and exit 130, whatever exception a library made of it (``interrupts``; ``serve`` stops
     with 0)."""
     args = list(sys.argv[1:] if argv is None else argv)  # for hints only: click reads sys.argv itself when None
-    from .plugins import skip_an_empty_plugin_search
-
-    skip_an_empty_plugin_search()
     name = args[0] if args and args[0] in COMMANDS else None
     with Watch(enabled=name not in OWN_CTRL_C) as ctrl_c:
         try:
+            from .plugins import skip_an_empty_plugin_search
+
+            skip_an_empty_plugin_search()
             # Without standalone mode the parser returns an Exit's code instead of exiting.
             result = command(name).main(args=argv, prog_name="ragcli", standalone_mode=False)
         except KeyboardInterrupt:

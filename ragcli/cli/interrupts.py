@@ -7,8 +7,8 @@ a library's C code can turn that into another exception. numpy's
 which printed a traceback and exit code 1 (about once in 60 interrupted
 ingests on a loaded machine). So the CLI notes each SIGINT as it arrives
 (``Watch``): an exception that follows one is taken to be the interruption,
-however it is dressed. A Ctrl-C while Python still imports the CLI is
-answered the same way by the entry point (``entry``).
+however it is dressed. A KeyboardInterrupt while Python still imports the
+CLI gets the same line and code from the entry point (``entry``).
 
 CPython also marks a KeyboardInterrupt that ends code run by ``exec`` or
 ``eval`` of a string as unhandled even when a caller catches it

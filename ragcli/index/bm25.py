@@ -9,14 +9,13 @@ analysed tokens, never parsed: query syntax in the user's text is just text.
 
 from __future__ import annotations
 
-import errno
 import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import dates
-from ..errors import out_of_descriptors
+from ..errors import descriptor_errno
 from ..passage import Passage
 from ..text import BODY_TOKENIZER, IDENT_TOKENIZER, analyzers, identifier_terms, number_units
 
@@ -81,8 +80,9 @@ def write_bm25(path: Path, passages: Sequence[Passage]) -> None:
         writer.commit()
         writer.wait_merging_threads()
     except ValueError as exc:  # disk full, too many open files
-        if out_of_descriptors(exc):  # with its errno the error line names the limit and the way out (os_reason)
-            raise OSError(errno.EMFILE, os.strerror(errno.EMFILE)) from None
+        code = descriptor_errno(exc)
+        if code is not None:  # with its errno the error line names the limit and the way out (os_reason)
+            raise OSError(code, os.strerror(code)) from None
         raise OSError(f"the BM25 index could not be written ({exc})") from None
 
 
