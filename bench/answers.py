@@ -50,22 +50,18 @@ import sys
 import textwrap
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import CROSS_DOMAIN, REPO_ROOT, Output, base_parser, ensure_index
-from fitting import Example, Row, fit_rule, fit_selector, pick_threshold
+from fitting import Collected, Example, Row, fit_rule, fit_selector, pick_threshold
 
 if TYPE_CHECKING:
-    from ragcli.answer.protocol import Found
     from ragcli.backends.local.answerability import Rule
-    from ragcli.backends.local.answerer import Candidates
     from ragcli.backends.local.selector import Weights
-    from ragcli.eval.cases import Case
-    from ragcli.passage import Passage
 
 DEV = (
     "uv-docs",
@@ -93,16 +89,6 @@ def corpus_folder(name: str, data: Path) -> Path:
 
 
 # --------------------------------------------------------------------------- cases and evidence
-
-
-@dataclass
-class Collected:
-    """One case with the evidence its first search found and every candidate window's features."""
-
-    case: Case
-    evidence: tuple[Passage, ...]
-    found: dict[str, Found]
-    candidates: Candidates
 
 
 def squad_cases(data: Path, n: int, seed: int) -> list[Any]:

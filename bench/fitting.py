@@ -17,12 +17,25 @@ from ragcli.backends.local.answerability import Rule
 from ragcli.backends.local.selector import Weights, WindowFeatures
 
 if TYPE_CHECKING:
-    from answers import Collected
+    from ragcli.answer.protocol import Found
+    from ragcli.backends.local.answerer import Candidates
+    from ragcli.eval.cases import Case
+    from ragcli.passage import Passage
 
 L2_SELECTOR = 1.0
 """Ridge penalty on the standardised selector weights (a fixed choice, not tuned)."""
 L2_RULE = 0.5
 """Ridge penalty on the standardised answerability coefficients (a fixed choice, not tuned)."""
+
+
+@dataclass
+class Collected:
+    """One case with the evidence its first search found and every candidate window's features."""
+
+    case: Case
+    evidence: tuple[Passage, ...]
+    found: dict[str, Found]
+    candidates: Candidates
 
 
 @dataclass
