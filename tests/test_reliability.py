@@ -585,7 +585,8 @@ def test_a_parse_pool_out_of_descriptors_gives_one_error_line_and_keeps_the_inde
     else:
         pytest.fail("no descriptor limit under 48 left the ingest enough to run")
     assert stopped_there, f"no limit stopped the ingest at '{reached}': the test no longer reaches that failure"
-    # The first limit that starts one worker cannot start the second: that run parsed every file with one.
+    # The first limit that runs it publishes every file: with a pool, that limit starts one worker and not the
+    # second, and the run parsed every file with the one it has.
     assert passage_ids(root, TENANT) == new
     assert json.loads(proc.stdout)["documents"]["rejected"] == [], proc.stdout
     assert build_dirs(root, TENANT) == []
