@@ -271,6 +271,7 @@ def readable(markdown: str) -> str:
 
 def _prose_links(text: str) -> str:
     """Links as their text in prose, code spans left as they are."""
+    text = _links_around_code(text)
     pieces: list[str] = []
     at = 0
     for span in CODE_SPAN.finditer(text):
@@ -278,6 +279,26 @@ def _prose_links(text: str) -> str:
         at = span.end()
     pieces.append(_links(text[at:]))
     return "".join(pieces)
+
+
+def _links_around_code(text: str) -> str:
+    """A link whose text holds a code span (``[`env show`](../cli/reference.md)``, as reference pages name a
+    command) reads as that text, the code span kept: cut at its code spans, as ``_prose_links`` cuts prose, the
+    link would no longer be seen. Link syntax that a code span cuts into (``[a `b](c)` d``: the code is ``b](c)``)
+    is no link, and stays as written."""
+    for pattern in (_INLINE_LINK, _REFERENCE_LINK):
+        code = [m.span() for m in CODE_SPAN.finditer(text)]
+        text = pattern.sub(functools.partial(_code_link_text, code=code), text)
+    return text
+
+
+def _code_link_text(link: re.Match[str], *, code: list[tuple[int, int]]) -> str:
+    """The link's text when it holds a code span and every code span it meets lies whole inside that text (code
+    spans bind before links); else the link as written."""
+    start, end = link.span()
+    text_start, text_end = link.span(1)
+    crossed = any(s < end and e > start and not (text_start <= s and e <= text_end) for s, e in code)
+    return link.group() if crossed or "`" not in link.group(1) else link.group(1)
 
 
 def _links(text: str) -> str:

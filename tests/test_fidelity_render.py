@@ -129,10 +129,12 @@ def _check_ask(root: Path, animal: str, answer: dict, piped, lines: list[str]) -
     assert piped.returncode == 0, piped.stderr
     for claim in answer["claims"]:
         assert readable(claim["statement"]) in piped.stdout
-    quoted = "\n".join(c["statement"] for c in answer["claims"])
+    # Whole lines: a code line such as "| " is also a piece of prose ("with | set"). A claim's quote ends at its
+    # last visible character, so a code line's trailing blanks are not part of it.
+    quoted = {q for c in answer["claims"] for q in c["statement"].split("\n")}
     for line in lines:
-        if line in quoted:
-            assert line in piped.stdout.splitlines()
+        if line.rstrip() in quoted:
+            assert line.rstrip() in piped.stdout.splitlines()
     tty = cli_tty("ask", _question(animal), "--as", root / "u.json", "--index", root / "index", columns=400)
     for claim in answer["claims"]:
         for line in claim["statement"].splitlines():
@@ -147,6 +149,36 @@ def test_a_subscript_pair_in_code_is_not_a_reference_link() -> None:
     assert "`a[0][1]`" in shown and "See the docs and" in shown
     assert readable("grid[i][j] and errors()[0]['type']") == "grid[i][j] and errors()[0]['type']"
     assert readable("[Fastway](https://x.example/cdn), <https://y.example>") == "Fastway, https://y.example"
+
+
+def test_a_link_whose_text_is_code_reads_as_that_code() -> None:
+    # pypa/hatch docs/config/environment/overview.md (MIT): reference pages link a command's name, as code.
+    text = (
+        "The `description` option is purely informational and is displayed in the output of the "
+        "[`env show`](../../cli/reference.md#hatch-env-show) command:"
+    )
+    shown = readable(text)
+    assert shown.endswith("displayed in the output of the `env show` command:"), shown
+    assert readable("[`a` and `b`](u.md), [`ref`][r] and [x](y)") == "`a` and `b`, `ref` and x"
+    # Link syntax inside a code span is code: kept as written.
+    assert readable("Write ``[`a`](b)`` for that.") == "Write ``[`a`](b)`` for that."
+
+
+_LINKISH = st.sampled_from(["[", "]", "](u.md)", "][r]", "(", ")", " see ", "x"])
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(pieces=st.lists(_LINKISH | code_span.map(lambda span: f"`{span}`"), min_size=1, max_size=12))
+@example(pieces=["[a ", "`b](c)`", " d"])
+@example(pieces=["[", "`env show`", "](u.md)"])
+def test_every_code_span_comes_out_as_written_whatever_link_syntax_is_around_it(pieces: list[str]) -> None:
+    """Code spans bind before links: whatever brackets surround or cut into them, each is printed as written."""
+    from ragcli.escape import CODE_SPAN
+
+    text = "".join(pieces)
+    shown = readable(text)
+    for span in CODE_SPAN.finditer(text):
+        assert span.group() in shown, (text, shown)
 
 
 def test_a_character_reference_in_prose_reads_as_its_character_and_stays_as_written_in_code() -> None:
@@ -185,6 +217,8 @@ def example_pages(min_size: int) -> st.SearchStrategy[list[tuple[list[str], str]
     pages=[
         (["print(repr(exc.errors()[0]['type']))", "x = [a][b] | c\t*_d_*"], "a[0][1]"),
         (["**", "<img src=x> & <"], "0"),  # bold markers and HTML in code: md keeps both as written
+        (["[`a`](b) = [`c`][d]", "[e `f](g)` h"], "x"),  # link syntax around code spans, in code
+        (["| "], "|"),  # a code line that is also a piece of the prose ("with | set")
     ]
 )
 def test_code_prints_intact_in_every_text_format(tmp_path_factory, embedder, pages) -> None:  # type: ignore[no-untyped-def]
