@@ -286,6 +286,8 @@ def _links_around_code(text: str) -> str:
     command) reads as that text, the code span kept: cut at its code spans, as ``_prose_links`` cuts prose, the
     link would no longer be seen. Link syntax that a code span cuts into (``[a `b](c)` d``: the code is ``b](c)``)
     is no link, and stays as written."""
+    if "`" not in text:  # no code span, no such link: most prose, read for every snippet
+        return text
     for pattern in (_INLINE_LINK, _REFERENCE_LINK):
         code = [m.span() for m in CODE_SPAN.finditer(text)]
         text = pattern.sub(functools.partial(_code_link_text, code=code), text)
