@@ -18,7 +18,7 @@ from ragcli.embedder import Embedder
 from ragcli.errors import InputError
 from ragcli.principal import Principal, Scope
 from ragcli.search import Retriever, SearchConfig
-from ragcli.search.fusion import document_leads, fused_order, rrf
+from ragcli.search.fusion import document_leads, fused_order, lift_ranker_firsts, rrf
 from ragcli.search.query import MAX_QUERY_CHARS, clean_query
 
 NOW = dt.date(2026, 11, 29)
@@ -408,6 +408,52 @@ def test_document_leads_scores_each_documents_first_row_by_the_documents_ranks()
     # Later rows of a document keep their own fused score, behind the documents' first rows here.
     assert dict(leads)[4] == pytest.approx(1 / 62) and dict(leads)[2] == pytest.approx(1 / 63)
     assert sorted(row for row, _ in leads) == [1, 2, 3, 4, 5]
+
+
+def test_each_rankers_first_page_stands_in_the_first_three_results(retriever):
+    """A page that BM25 alone or the embedder alone puts first is not buried by fusion (``lift_ranker_firsts``):
+    its passage stands third or higher in a person's results, where pages found by both rankers would push it
+    down (the passages ranked on their own, ``per_doc=0``, show where it would have stood)."""
+    scope = Scope.of(user("alice"), NOW)
+    lifted = 0
+    queries = (
+        "another webhook",
+        "share outage",
+        "deadline supported",
+        "webhook retries delivery",
+        "SSO setup for SCIM",
+    )
+    for query in queries:
+        hybrid = retriever.search(scope, query, config=SearchConfig(k=10))
+        plain = retriever.search(scope, query, config=SearchConfig(k=10, per_doc=0))
+        firsts = {
+            _doc_of(next(c.id for c in cands if c.kept)) for cands in (hybrid.bm25_candidates, hybrid.dense_candidates)
+        }
+        shown = {_doc_of(i) for i in hybrid.ids[:3]}
+        assert firsts <= shown, query
+        lifted += not firsts <= {_doc_of(i) for i in plain.ids[:3]}
+        scores = [r.score for r in hybrid.results]
+        assert scores == sorted(scores, reverse=True), query
+    assert lifted >= 2  # the rule moved a page on these queries (else the checks above hold without it)
+
+
+def test_lift_ranker_firsts_moves_a_buried_first_row_to_the_slot_and_counts_places_per_document():
+    page = {1: "a", 2: "a", 3: "b", 4: "c", 5: "d", 6: "e"}.__getitem__
+    order = [(1, 0.9), (2, 0.8), (3, 0.7), (4, 0.6), (5, 0.5), (6, 0.4)]
+    # Row 6 is BM25's first; with one row per page, places 1-3 are pages a, b, c: row 6 takes c's place and score.
+    assert lift_ranker_firsts(order, [[6, 1], [1, 3]], page, per_doc=1, slot=3) == [
+        (1, 0.9),
+        (2, 0.8),
+        (3, 0.7),
+        (6, 0.6),
+        (4, 0.6),
+        (5, 0.5),
+    ]
+    # With two rows per page, places 1-3 are rows 1, 2, 3: row 6 goes before row 3.
+    assert [row for row, _ in lift_ranker_firsts(order, [[6], []], page, per_doc=2, slot=3)] == [1, 2, 6, 3, 4, 5]
+    # A first row whose page already stands in the first places, or a short list, stays where it is.
+    assert lift_ranker_firsts(order, [[2], [3]], page, per_doc=2, slot=3) == order
+    assert lift_ranker_firsts(order[:2], [[2], [1]], page, per_doc=2, slot=3) == order[:2]
 
 
 def test_queries_prepared_in_one_batch_rank_exactly_as_queries_embedded_alone(sample_root, embedder):

@@ -48,6 +48,10 @@ unrelated pairs (bench/floors.py: their p99 is 0.39 on SciFact): the query's mea
 At 0.40 the rule also fired on in-domain SciFact queries and cost nDCG@10 (0.714 -> 0.712)."""
 
 RRF_K = 60
+RANKER_FIRST_SLOT = 3
+"""Hybrid mode under a per-document limit: BM25's first passage and the embedder's stand no lower than this place
+(``fusion.lift_ranker_firsts``). Chosen on the fifteen development sets' recall@5 (docs/defaults.md): places 3 to
+5 tie on recall (0.968 -> 0.971 pooled, no set lower); 3 kept one more answer string in the top 5 than 5 did."""
 CANDIDATES = 50
 TOP_K = 10
 PER_DOC = 2

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 from typing import TypeVar
 
-from .config import RRF_K
+from .config import RANKER_FIRST_SLOT, RRF_K
 
 Key = TypeVar("Key", bound=Hashable)
 
@@ -64,6 +64,34 @@ def document_leads(
         scored.append((-score, position, row))
     scored.sort()
     return [(row, -negative) for negative, _, row in scored]
+
+
+def lift_ranker_firsts(
+    order: Sequence[tuple[int, float]],
+    rankings: Sequence[Sequence[int]],
+    document_of: Callable[[int], str],
+    per_doc: int,
+    slot: int = RANKER_FIRST_SLOT,
+) -> list[tuple[int, float]]:
+    """``order`` with each ranking's first row moved up to place ``slot`` when its document is not in the first places.
+
+    Fusion favours a page both rankers found; a page only one of them puts first (BM25's exact title match
+    "Watching For Changes" for "prettier watch mode", 77th for the embedder) can fall to eleventh. The moved
+    row ties the score of the row whose place it takes (which now follows it), so scores still fall down the
+    list. Places are counted as ``cut_per_document`` counts them (rows past the per-document limit take none).
+    """
+    out = list(order)
+    for ranking in rankings:
+        if not ranking:
+            continue
+        first = ranking[0]
+        head, _ = cut_per_document(out, slot, per_doc, document_of)
+        if len(head) < slot or document_of(first) in {document_of(row) for row, _ in head}:
+            continue
+        displaced, score = head[-1]
+        out = [(row, s) for row, s in out if row != first]
+        out.insert(out.index((displaced, score)), (first, score))
+    return out
 
 
 def with_ranker_tops(

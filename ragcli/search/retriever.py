@@ -5,7 +5,8 @@ only text. Each ranker returns its top candidates among the rows the scope
 may see (a ``View``), floors and the topic gate drop what is not evidence
 (``gate``), and Reciprocal Rank Fusion (k = 60) merges what survives
 (``fusion``; under the per-document limit, each document's best passage is
-scored by the document's ranks). This is the read tool of the CLI, the answer loop and eval.
+scored by the document's ranks, and each ranker's first passage stands third or
+higher). This is the read tool of the CLI, the answer loop and eval.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from ..passage import document_version_of
 from ..principal import Scope
 from ..settings import index_root
 from .config import SearchConfig
-from .fusion import cut_per_document, document_leads, fused_order, with_ranker_tops
+from .fusion import cut_per_document, document_leads, fused_order, lift_ranker_firsts, with_ranker_tops
 from .gate import Status, apply_gates, rare_identifiers
 from .pointers import MAX_NEIGHBOURS, neighbour_steps
 from .query import clean_query
@@ -138,6 +139,7 @@ class Retriever:
 
         if cfg.ranks_documents:
             fused = document_leads(fused, rankings, document_of, cfg.rrf_k)
+            fused = lift_ranker_firsts(fused, rankings[:2], document_of, cfg.per_doc)
         selected, left_out = cut_per_document(fused, cfg.k, cfg.per_doc, document_of)
         if cfg.ranker_tops:
             selected = with_ranker_tops(selected, fused, rankings[:2], cfg.ranker_tops)
