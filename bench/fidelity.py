@@ -5,7 +5,8 @@ Cuts every page of a documentation folder into passages with two ragcli source t
 
 - ``code lines whole``: of the non-blank lines of fenced code in the pages (found by a scanner of its
   own, in list items, tabs, admonitions and quotes too), the fraction that some passage holds as a whole
-  line (indentation, quote markers and a Material annotation marker aside). Target >= 0.995.
+  line (indentation, quote markers and a Material annotation marker in a comment aside; a fence inside an HTML
+  comment is not on the page). Target >= 0.995.
 - ``plugin markup``: passages that still carry Material for MkDocs / pymdownx / mkdocstrings syntax
   outside code (``///`` blocks, ``{ .class }`` and ``{key="v"}`` attribute lists, ``# (1)!``
   annotations, ``::: pkg.mod`` directives, ``--8<--`` and ``{!> x !}`` includes, emoji shortcodes), MyST
@@ -45,7 +46,8 @@ from _common import REPO_ROOT, Output, base_parser
 
 FENCE = re.compile(r"^(?P<prefix>[ \t]*(?:>[ \t]?)*[ \t]*)(?P<marker>`{3,}|~{3,})(?P<info>.*)$")
 PREFIX = re.compile(r"^[ \t]*(?:>[ \t]?)*")
-ANNOTATION = re.compile(r"[ \t]*(?:(?:#|//|--|;|%|/\*|<!--)[ \t]*)?\(\d+\)!?[ \t]*(?:\*/|-->)?[ \t]*$")
+ANNOTATION = re.compile(r"[ \t]*(?:#|//|--|;|%|/\*|<!--)[ \t]*\(\d+\)!?[ \t]*(?:\*/|-->)?[ \t]*$")
+"""A Material code annotation: a marker in a comment (``# (1)!``); ``reactive(0)`` ends in code, not a marker."""
 INCLUDE = re.compile(r"^\s*(?:-{2,}8<-{2,}|\{!>?.*!\}|\{\*.*\*\}|\{\{#include)")
 MARKUP = {
     "block": re.compile(r"^[ \t]*/{3,}(?:[ \t]*[A-Za-z][\w-]*)?[ \t]*(?:\|.*)?$", re.MULTILINE),
@@ -87,11 +89,17 @@ def fenced_code_lines(text: str) -> list[str]:
 
 def _fenced(text: str) -> list[tuple[bool, str]]:
     """Each line with whether it is inside a fenced block (the fences themselves are not): CommonMark's rule, a
-    closing fence of the same character, at least as long, indented less than four columns past the opener."""
+    closing fence of the same character, at least as long, indented less than four columns past the opener. A
+    fence inside an HTML comment (``<!--`` … ``-->`` outside code) opens nothing."""
     out: list[tuple[bool, str]] = []
-    marker, indent = "", 0
+    marker, indent, commented = "", 0, False
     for line in text.split("\n"):
         opened = FENCE.match(line)
+        if not marker and (commented or "<!--" in line):  # a block in an HTML comment is not on the page
+            rest = line if commented else line[line.find("<!--") + 4 :]
+            commented = "-->" not in rest
+            out.append((False, line))
+            continue
         if not marker:
             if opened and not (opened.group("marker")[0] == "`" and "`" in opened.group("info")):
                 marker, indent = opened.group("marker"), len(opened.group("prefix"))

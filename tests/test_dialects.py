@@ -15,7 +15,7 @@ import pytest
 
 from ragcli.backends.local.evidence import units
 from ragcli.ingestion.dialects import unfold_dialects
-from ragcli.ingestion.markdown import markdown_sections
+from ragcli.ingestion.markdown import expand_mkdocs, markdown_sections
 from ragcli.ingestion.metadata import split_front_matter
 from ragcli.ingestion.rst import rst_to_markdown
 from ragcli.passage import Passage
@@ -529,6 +529,36 @@ def test_mdbook_includes_and_material_extras() -> None:
     assert "--8<--" not in out and "*[HTML]" not in out
     assert "Press Ctrl+C to stop  the server." in out
     assert "[Subscribe to our newsletter](#)" in out and ".md-button" not in out
+
+
+def test_a_snippet_include_inside_html_goes_with_the_html() -> None:
+    """pymdownx.snippets replaces an include line wherever it stands; Textual's docs include every screenshot
+    and diagram from inside an HTML block (Textualize/textual, MIT, docs/index.md and docs/tutorial.md at
+    1d99508b9). The included file is not in the page's text, so neither is its line."""
+    source = (
+        "[Toad Github Repository](https://github.com/batrachianai/toad)\n\n"
+        '<div>\n<a href="https://batrachian.ai">\n--8<-- "docs/images/screenshots/toad.svg"\n</a>\n</div>\n\n'
+        "Before we dive into building widgets, let's first sketch a design for the app.\n\n"
+        '<div class="excalidraw">\n--8<-- "docs/images/stopwatch.excalidraw.svg"\n</div>\n\n'
+        "<p>Shown <b>as text</b>.</p>\n"
+    )
+    out = unfold_dialects(source)
+    assert "--8<--" not in out and ".svg" not in out
+    assert "let's first sketch a design for the app." in out and "Shown as text." in out
+
+
+def test_an_empty_code_block_shows_nothing_and_its_tab_keeps_its_title() -> None:
+    """Textual renders ```{.textual path=...}``` with no body as a screenshot of the running app (Textualize/textual,
+    MIT, docs/guide/screens.md at 1d99508b9): no text to read, and an empty fence printed in an answer is noise.
+    The tab's title is on the page, so it stays."""
+    source = (
+        '=== "Output (after pressing S)"\n\n'
+        '    ```{.textual path="docs/examples/guide/screens/modes01.py", press="s"}\n    ```\n\n'
+        "Here we have defined three screens.\n\n```python\n\n```\n\n```python\nx = 1\n```\n"
+    )
+    out = expand_mkdocs(unfold_dialects(source))
+    assert "Output (after pressing S):" in out and ".textual" not in out
+    assert out.count("```") == 2 and "```python\nx = 1\n```" in out
 
 
 def test_html_comments_go_outside_code_and_stay_inside() -> None:

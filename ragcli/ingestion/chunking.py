@@ -28,7 +28,7 @@ from .markdown import Block, Section, markdown_sections, plain_sections
 from .mdwriter import read_page_mark
 from .sizing import Counts, Sizer, TokenCounter
 
-CHUNKER_VERSION = 14
+CHUNKER_VERSION = 15
 """3: soft wraps joined, admonitions and tabs unfolded, an introducing sentence kept with its block.
 4: a PDF with an outline is cut by its bookmarks (Markdown, Word, reStructuredText, notebook and CSV loaders).
 5: passages record their file relative to the ingested folder and the length of a carried introduction.
@@ -50,7 +50,9 @@ readable (``Names``); ``<code>a \\| b</code>`` a code span.
 page's heading (``intro.md#-get-started``) as that heading, ``<path:x>`` and ``<inv:...#name>`` as their names.
 13: reference-style links the page defines (``[Docusaurus]``, ``[text][label]``) as their text (``link_refs``).
 14: a code span is read as CommonMark reads it in every inline step (``escape.CODE_SPAN``): `` `a``b` `` is one span,
-```` ``a` ```` none, so the markup after an unclosed run is read as text."""
+```` ``a` ```` none, so the markup after an unclosed run is read as text.
+15: a snippet include (``--8<-- "x.svg"``) inside an HTML block dropped with the HTML, and a code block with no code
+dropped (Textual's screenshots)."""
 INTRODUCED_KINDS = ("code", "list", "table")
 WRITTEN_IN_MARKDOWN = frozenset({"markdown", "notebook"})
 """Formats whose Markdown was written by people (a notebook's Markdown cells), its HTML markup; the Markdown the

@@ -102,6 +102,7 @@ _JSX_ATTR = re.compile(r'([\w-]+)\s*=\s*(?:"([^"]*)"|\'([^\']*)\'|\{["\']([^"\']
 _ALERT = re.compile(r"^(?P<indent>\s*)>\s*\[!(?P<kind>[A-Za-z]+)\][ \t]*(?P<title>.*)$")
 _SNIPPET = re.compile(r"^\s*(?:-{2,}8<-{2,}|\{!>?.*!\}\s*$|\{\*.*\*\}\s*$)")
 """An include: ``--8<-- "file"`` (pymdownx.snippets), ``{!> file !}`` (markdown-include), ``{* file hl[2] *}``."""
+
 _ABBREVIATION = re.compile(r"^\*\[[^\]]+\]:")
 _FOOTNOTE_DEF = re.compile(r"^\[\^[^\]\s]+\]:\s*")
 _BLOCK_BREAK = re.compile(r"^\s*\+\+\+\s*(?:\{.*\})?\s*$")
@@ -109,6 +110,11 @@ _STRAY_CLOSE = re.compile(r"^\s*:{3,}\s*$")
 _BLOCK_ATTRS = re.compile(r"""^\s*\{:?(?:\s*(?:[.#][\w-]+|[\w-]+=(?:"[^"]*"|'[^']*'|[^\s"'{}]+)))+\s*\}\s*$""")
 """Attributes of the block below (MyST ``{style=lower-roman}``, kramdown ``{: .note}``): how it renders."""
 _DROPPED = (_MYST_TARGET, _MYST_COMMENT, _MDX_IMPORT, _SNIPPET, _ABBREVIATION, _BLOCK_BREAK, _STRAY_CLOSE, _BLOCK_ATTRS)
+
+
+def _includes_one_file(line: str) -> bool:
+    """An include line naming its file (``--8<-- "file"``), not the bare ``--8<--`` that opens or closes a list."""
+    return bool(_SNIPPET.match(line)) and line.strip() != "--8<--"
 
 
 # --------------------------------------------------------------------------- the walk
@@ -219,8 +225,10 @@ class _Walk:
         lang, title = material.fence_info(info)
         opener = line if lang == info else opened.group("indent") + marker + lang  # options dropped, if any
         code = [material.without_annotation(code_line(b)) for b in body if not _included(b)]
-        if body and not any(c.strip() for c in code):
-            return [""]  # a block that only includes a file: the code is not in the page
+        if not any(c.strip() for c in code):
+            # A block that only includes a file, or holds nothing: no text to read. Textual's ```{.textual path=...}```
+            # is an empty fence its site renders as a screenshot of the app.
+            return [""]
         label = [f"{opened.group('indent')}{title}:", ""] if title else []
         return [*label, opener, *code, closing]
 
@@ -235,8 +243,8 @@ class _Walk:
         return [""]
 
     def _generated_at(self, i: int) -> int | None:
-        if _SNIPPET.match(self.lines[i]) and self.lines[i].strip() != "--8<--":
-            return i + 1  # ``--8<-- "file"``: one file included
+        if _includes_one_file(self.lines[i]):
+            return i + 1
         return material.mkdocstrings_extent(self.lines, i) or material.snippets_extent(self.lines, i)
 
     # ``/// note | Title`` … ``///`` (pymdownx blocks): labelled prose, like an admonition.
@@ -328,7 +336,9 @@ class _Walk:
         end = html_markup.block_extent(lines, start)
         if end is not None:
             self.i += end - start
-            source = "\n".join(lines[start:end])
+            # pymdownx.snippets includes a file wherever its line stands, inside HTML too (Textual's screenshots:
+            # ``<div class="excalidraw">`` over ``--8<-- "docs/images/x.svg"``): the file is not in the page's text.
+            source = "\n".join(line for line in lines[start:end] if not _includes_one_file(line))
             if ">" not in prefix:
                 prefix = line[: len(line) - len(line.lstrip())]
             shown = html_markup.block_lines(source, inline)
