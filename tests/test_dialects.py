@@ -729,3 +729,30 @@ def test_a_page_that_only_includes_another_is_skipped_not_rejected(tmp_path: Pat
     report = json.loads(proc.stdout)
     assert report["documents"]["rejected"] == [] and len(report["empty"]) == 1
     assert report["empty"][0].endswith("contributing.md")
+
+
+def test_a_page_of_front_matter_or_directives_alone_is_skipped_not_rejected(tmp_path: Path) -> None:
+    """A Hugo section's ``_index.md`` is front matter alone (its page is the list the theme builds; docsy,
+    Apache-2.0, bench/corpora/docsy/docs/content/_index.md), and pip's docs/html/development/vendoring-policy.rst
+    (pypa/pip at 6d3092057, MIT) is one ``.. include::`` of a file outside the docs folder: no text of their own,
+    skipped with a note and exit 0, like a page of includes. A file of blanks is still rejected."""
+    from support.cli import cli
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    front = (
+        "---\ntitle: Content and Customization\nweight: 3\n"
+        "description: How to add content to and customize your Docsy site.\n---\n"
+    )
+    (docs / "_index.md").write_text(front, encoding="utf-8")
+    (docs / "vendoring-policy.rst").write_text(".. include:: ../../../src/pip/_vendor/README.rst\n", encoding="utf-8")
+    (docs / "orphan.rst").write_text(":orphan:\n\n.. a comment and nothing else\n", encoding="utf-8")
+    (docs / "guide.md").write_text("# Guide\n\nRun the tests with the make target before you open a pull request.\n")
+    proc = cli("ingest", docs, "--tenant", "t", "--acl", "everyone", "--index", tmp_path / "index", "--json")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["documents"]["rejected"] == [] and report["documents"]["added"] == 1
+    assert sorted(Path(e).name for e in report["empty"]) == ["_index.md", "orphan.rst", "vendoring-policy.rst"]
+    (docs / "blank.md").write_text(" \n\t\n", encoding="utf-8")
+    proc = cli("ingest", docs, "--tenant", "t", "--acl", "everyone", "--index", tmp_path / "index", "--json")
+    assert proc.returncode == 2 and "blank.md" in proc.stderr

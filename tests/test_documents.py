@@ -304,7 +304,6 @@ BAD_FILES = [
     ("id-with-space.md", b"---\nid: two words\nacl: [a]\n---\nbody\n", "'id'"),
     ("id-with-at.md", b"---\nid: a@b\nacl: [a]\n---\nbody\n", "'id'"),
     ("deep-yaml.md", b"---\nacl: " + b"[" * 3000 + b"\n---\nbody\n", "YAML"),
-    ("only-front-matter.md", b"---\nacl: [a]\n---\n\n\n", "no text"),
 ]
 
 

@@ -126,7 +126,6 @@ HOSTILE_FILES: dict[str, tuple[str, bytes, str]] = {
     ),
     "jsonl_acl_string": ("acl.jsonl", b'{"id": "q", "text": "Quokka", "acl": "hr"}\n', "acl"),
     "broken_sidecar": ("notes.txt", b"Quokka notes in plain text.\n", "yaml"),
-    "no_text_after_front_matter": ("hollow.md", b"---\nid: hollow\n---\n\n   \n", "no text"),
     "jsonl_lone_surrogate": ("surrogate.jsonl", b'{"id": "q", "text": "Quokka \\ud800 text"}\n', "surrogate"),
     "jsonl_nested_too_deep": (
         "deep.jsonl",

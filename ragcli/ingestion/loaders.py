@@ -135,7 +135,7 @@ def load_file(
     else:
         own_meta, text, body, left_out = _convert(fmt, raw, source, max_bytes)
     meta = {**own_meta, **meta}
-    if not text.strip():
+    if not text.strip() and not _site_markup_only(fmt, raw):
         raise DocumentRejected(source, "no text to index")
     if fmt not in ("markdown", "text"):  # those were checked line by line as the file has them
         check_line_lengths(text, source, what="a line of its text")
@@ -145,6 +145,14 @@ def load_file(
     if pdf is not None:
         doc = replace(doc, pdf=pdf)
     return replace(doc, left_out=tuple(left_out.items())) if left_out else doc
+
+
+def _site_markup_only(fmt: Format, raw: bytes) -> bool:
+    """A page whose file holds something but whose text is empty once read: front matter alone (a Hugo section's
+    ``_index.md``, whose list the theme builds), or reStructuredText of directives alone (``.. include::`` of a file
+    outside the folder, ``:orphan:``). It has no text of its own: skipped with a note, as a page of includes is,
+    not rejected; a scan or an empty file still is."""
+    return fmt in ("markdown", "rst") and bool(raw.strip())
 
 
 def _convert(fmt: Format, raw: bytes, source: str, max_bytes: int) -> tuple[dict[str, Any], str, Body, dict[str, int]]:
