@@ -285,6 +285,35 @@ def test_long_list_is_split_between_items(embedder):
     assert [line for p in passages for line in p.text.split("\n")] == items
 
 
+def test_a_list_part_that_starts_inside_an_item_is_not_read_as_code(embedder):
+    """pip's ``pip install`` examples (pypa/pip at 6d3092057, MIT, docs/html/cli/pip_install.rst): a long numbered
+    list whose items hold a warning and tabs of code. A passage that starts inside an item held its lines
+    indented four spaces, which alone read as an indented code block: the answer printed the warning as code.
+    Those lines lose the item's indentation; the next item and the code keep their lines."""
+    code = (
+        "    ```shell\n    python -m pip install --extra-index-url http://my.package.repo/simple SomePackage\n    ```\n"
+    )
+    warning = (
+        "    Warning: Using the --extra-index-url option to search for packages which are not in the main repository "
+        "(for example, private packages) is unsafe. This is a class of security issue known as dependency "
+        "confusion: an attacker can publish a package with the same name to a public index, which may then be "
+        "chosen instead of your private package.\n\n"
+    )
+    items = []
+    for n in range(1, 4):
+        filler = " ".join(f"Example {n} explains one more way to install a package." for _ in range(18))
+        items.append(
+            f"{n}. Search an additional index, case {n}.\n\n    {filler}\n\n{warning}    Unix/macOS:\n\n{code}"
+        )
+    passages = chunk_document(make_doc("## Examples\n\n" + "\n".join(items)), "t", embedder.count_tokens)
+    starts = [p.text.split("\n", 1)[0] for p in passages]
+    assert sum(s.startswith("Warning: Using the --extra-index-url") for s in starts) >= 2, starts
+    assert not [s for s in starts if s.startswith(" ")], starts
+    shown = "\n".join(p.text for p in passages)
+    assert shown.count("python -m pip install --extra-index-url") == 3 and "2. Search an additional index" in shown
+    assert_within_cap(passages, embedder.count_tokens)
+
+
 # Longer than the 48-token overlap limit, so only the exception glue can keep the pair together.
 RULE = (
     "Annual plans bought at full price through the self-serve checkout, the partner marketplace or the "

@@ -561,6 +561,37 @@ def test_an_empty_code_block_shows_nothing_and_its_tab_keeps_its_title() -> None
     assert out.count("```") == 2 and "```python\nx = 1\n```" in out
 
 
+def test_an_admonition_with_more_classes_is_still_an_admonition() -> None:
+    """Material's ``inline end`` and ``annotate`` come between the kind and the title (Textualize/textual, MIT,
+    docs/blog/posts/looking-for-help.md at 1d99508b9): the body was left indented four spaces, which reads as code."""
+    source = (
+        "Before.\n\n"
+        '!!! tip inline end "Going from Discord to a GitHub issue"\n\n'
+        "    As a slight aside here: sometimes people will pop up in Discord, ask a\n"
+        "    question about something that turns out looking like a bug.\n\n"
+        "!!! note inline end\n\n    Plain.\n\nAfter.\n"
+    )
+    out = expand_mkdocs(unfold_dialects(source))
+    assert "Going from Discord to a GitHub issue: As a slight aside here: sometimes people" in out
+    assert "Note: Plain." in out and "!!!" not in out and "    " not in out
+
+
+def test_braces_inside_a_code_span_are_code_not_a_myst_role() -> None:
+    """A ``{name}`` inside a code span is code, not a MyST role before the next backtick: uv's docs (astral-sh/uv,
+    MIT or Apache-2.0, docs/guides/integration/docker.md and docs/concepts/tools.md) printed
+    ``ghcr.io/astral-sh/uv:{major}.{minor}., e.g., ...`` with a placeholder and a backtick eaten, and MyST's own
+    docs lost a role shown as an example. A role in the text is still read as its text."""
+    uv = "- `ghcr.io/astral-sh/uv:{major}.{minor}.{patch}`, e.g., `ghcr.io/astral-sh/uv:0.12.5`"
+    assert unfold_dialects(uv) == uv
+    tool = "`uv tool install` will also respect the `{package}@{version}` and `{package}@latest` specifiers"
+    assert unfold_dialects(tool) == tool
+    example = "supply titles for links like so: `` {role}`My title <myref>` ``. While this looks like"
+    assert unfold_dialects(example) == example
+    assert unfold_dialects("See {ref}`the intro <intro>` and {kbd}`Ctrl`, then ``env_base.{name}``.") == (
+        "See the intro and `Ctrl`, then ``env_base.{name}``."
+    )
+
+
 def test_html_comments_go_outside_code_and_stay_inside() -> None:
     out = unfold_dialects("Before <!-- a\nmultiline comment --> after.\n\n```html\n<!-- kept -->\n```\n")
     assert "Before  after." in out and "multiline" not in out and "<!-- kept -->" in out

@@ -17,6 +17,7 @@ from ragcli.errors import DocumentRejected
 from ragcli.ingestion.chunking import chunk_document
 from ragcli.ingestion.rst import rst_to_markdown
 from ragcli.ingestion.sources import SourceFile
+from ragcli.text import readable
 
 DATA = REPO / "tests" / "data" / "rst"
 EVERYONE = ("everyone",)
@@ -252,7 +253,20 @@ def test_angle_brackets_in_restructuredtext_are_text_not_html(tmp_path, embedder
         "``--default-venv-backend <backend>``.\n"
     )  # bench/corpora/nox/docs/usage.rst (Apache-2.0)
     text = "\n".join(p.text for p in chunk_document(load(tmp_path, "usage.rst", page), "t", embedder.count_tokens))
-    assert "by using -db <backend> or --default-venv-backend <backend>." in text
+    assert "by using `-db <backend>` or `--default-venv-backend <backend>`." in text  # code, as the page shows it
+
+
+def test_inline_literals_are_code_spans_so_their_characters_stay() -> None:
+    """tox's docs (tox-dev/tox at ccb12fc2, MIT, docs/explanation.rst): as plain text, ``3.*``'s star and the
+    ``*`` of a glob list were read as emphasis when printed (the answer said "glob patterns (, ?, [seq])")."""
+    page = (
+        "Parallel mode\n=============\n\n``depends`` supports glob patterns (``*``, ``?``, ``[seq]``) using "
+        ":py:mod:`fnmatch`, so instead of listing each environment explicitly you can write ``depends = 3.*``.\n"
+    )
+    _, out = rst_to_markdown(page, "explanation.rst")
+    assert "`depends` supports glob patterns (`*`, `?`, `[seq]`) using fnmatch" in out
+    assert "you can write `depends = 3.*`." in out
+    assert readable(out.split("\n")[-2]).count("*") == 2  # printed for a person, code keeps its stars
 
 
 def test_a_substitution_no_file_defines_reads_as_nothing(tmp_path) -> None:

@@ -52,7 +52,8 @@ page's heading (``intro.md#-get-started``) as that heading, ``<path:x>`` and ``<
 14: a code span is read as CommonMark reads it in every inline step (``escape.CODE_SPAN``): `` `a``b` `` is one span,
 ```` ``a` ```` none, so the markup after an unclosed run is read as text.
 15: a snippet include (``--8<-- "x.svg"``) inside an HTML block dropped with the HTML, and a code block with no code
-dropped (Textual's screenshots)."""
+dropped (Textual's screenshots); an admonition with more classes (``!!! tip inline end "T"``) unfolded; a part of a
+long list that starts inside an item loses the item's indentation (alone, it read as code)."""
 INTRODUCED_KINDS = ("code", "list", "table")
 WRITTEN_IN_MARKDOWN = frozenset({"markdown", "notebook"})
 """Formats whose Markdown was written by people (a notebook's Markdown cells), its HTML markup; the Markdown the

@@ -33,7 +33,8 @@ HUGO_SHORTCODE = re.compile(r"\{\{([<%])\s*(/?)\s*([\w/.-]+)((?:[^{}]|\{[^{}]*\}
 _LIQUID_TAG = re.compile(r"\{%-?.*?-?%\}")
 _TEMPLATE_VAR = re.compile(r"\{\{(?![<%#]).*?\}\}")
 MDBOOK = re.compile(r"\{\{#[\w-]+[^}]*\}\}")
-_MYST_ROLE = re.compile(r"\{([\w:.-]+)\}`([^`]*)`")
+_ROLE_NAME = re.compile(r"\{([\w:.-]+)\}$")
+"""The ``{name}`` of a MyST role, at the end of the text before the role's content (a code span)."""
 _ICON = re.compile(r":(?:material|octicons|fontawesome|simple)-[\w-]+:(?:\{[^}]*\})?")
 _ATTR_LIST = re.compile(r"\{:?\s*(?:[.#][\w-]+|[\w-]+=\"[^\"]*\")(?:\s+(?:[.#][\w-]+|[\w-]+=(?:\"[^\"]*\"|\S+)))*\s*\}")
 _KEYS = re.compile(r"\+\+([\w+-]+?)\+\+")
@@ -45,10 +46,9 @@ _BARE_PIPE = re.compile(r"(?<!\\)\|")
 _CODE_ROLES = frozenset("code file kbd command option envvar samp program literal regexp makevar mailheader".split())
 
 
-def _role(match: re.Match[str]) -> str:
+def _role(role: str, content: str) -> str:
     """``{ref}`Explicit text <target>``` → ``Explicit text``; ``{ref}`label``` → the section's title when the folder
     has it (``crossrefs``); ``{py:class}`~a.b.C``` → ``C``; ``{term}`x``` → ``x``; code roles stay code."""
-    role, content = match.group(1), match.group(2)
     text = role_text(role, content)
     is_code = kind_of(role) in _CODE_ROLES or role.startswith(("py:", "js:", "c:", "cpp:", "rst:"))
     return f"`{text}`" if is_code and text else text
@@ -61,16 +61,23 @@ def _keys(match: re.Match[str]) -> str:
 
 def inline(line: str) -> str:
     """Inline markup of every dialect as its visible text (or nothing); code spans are left as they are."""
-    line = _MYST_ROLE.sub(_role, line)
     pieces = CODE_SPAN.split(line)
     # split() with two groups yields [text, ticks, code, text, ticks, code, ..., text].
     # A line with a bare pipe may be a table row, where ``\|`` is a cell's pipe: ``<code>a \| b</code>`` keeps it.
     in_row = _BARE_PIPE.search(CODE_SPAN.sub("", line)) is not None
     out = []
+    role_at = -1  # the code piece a MyST role took as its content
     for n, piece in enumerate(pieces):
         if n % 3 == 0:
-            out.append(_inline_text(piece, in_row))
-        elif n % 3 == 1:
+            # A role is text ending in ``{name}`` before a one-backtick code span (``{ref}`label```); a ``{name}``
+            # inside a code span is code (``env_base.{name}``), read as code like the rest of the span.
+            role = _ROLE_NAME.search(piece) if n + 2 < len(pieces) and pieces[n + 1] == "`" else None
+            out.append(_inline_text(piece[: role.start()] if role else piece, in_row))
+            if role:
+                shown = _role(role.group(1), pieces[n + 2])
+                out.append(shown if shown.startswith("`") else _inline_text(shown, in_row))
+                role_at = n + 1
+        elif n % 3 == 1 and n != role_at:
             # Hugo renders its shortcodes even in a code span (`{{% param version %}}` shows the version).
             code = HUGO_SHORTCODE.sub("", pieces[n + 1])
             out.append(piece + code + piece if code.strip() else "")

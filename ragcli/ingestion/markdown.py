@@ -34,8 +34,9 @@ from .link_refs import references_as_text
 BlockKind = Literal["text", "list", "table", "code", "quote"]
 
 _ADMONITION = re.compile(
-    r'^(?P<indent>[ \t]*)(?:!!!|\?\?\?\+?)[ \t]+(?P<kind>[\w-]+)(?:[ \t]+"(?P<title>[^"]*)")?[ \t]*$'
+    r'^(?P<indent>[ \t]*)(?:!!!|\?\?\?\+?)[ \t]+(?P<kind>[\w-]+)(?:[ \t]+[\w-]+)*(?:[ \t]+"(?P<title>[^"]*)")?[ \t]*$'
 )
+"""``!!! note "Title"``; the words after the kind are more classes (Material's ``inline end``, ``annotate``)."""
 _TAB = re.compile(r'^(?P<indent>[ \t]*)===\+?[ \t]+"(?P<title>[^"]*)"[ \t]*$')
 _KINDS: dict[str, BlockKind] = {
     "bullet_list_open": "list",

@@ -106,6 +106,17 @@ def table(rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
+def code_span(text: str) -> str:
+    """``text`` as an inline code span, CommonMark's way: a backtick run longer than any inside, a space inside each
+    end when the code starts or ends with a backtick (or is all spaces, which CommonMark would strip)."""
+    text = one_line(text) if text.strip() else text
+    if not text:
+        return ""
+    fence = "`" * (max((len(run) for run in _BACKTICKS.findall(text)), default=0) + 1)
+    pad = " " if text[0] == "`" or text[-1] == "`" else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def code(text: str, language: str = "") -> str:
     """A fenced code block, its fence longer than any backtick run inside."""
     text = text.strip("\n")

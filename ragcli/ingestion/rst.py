@@ -169,6 +169,10 @@ def inline(node: Any) -> str:
             if not shown and parts:  # "v\ |version|." reads "v.", not "v ."
                 parts[-1] = parts[-1].rstrip()
             parts.append(shown)
+        elif isinstance(child, nodes.literal) and child.get("classes") in ([], ["code"]):
+            # ``depends = 3.*`` is code: as a code span it is printed as written (as text, the reader of Markdown
+            # took its ``*`` for emphasis). A role's literal (``:py:mod:`fnmatch```) reads as its text, as before.
+            parts.append(md.code_span(child.astext()))
         elif isinstance(child, nodes.footnote_reference):
             parts.append(f"[{child.astext()}]")
         elif isinstance(child, nodes.image):

@@ -85,7 +85,8 @@ class Sizer:
             return self._split_table(block.text)
         if block.kind == "list":
             items = _list_items(block.text)
-            return self._pack([u for item in items for u in self._container_units(item)], joiner="\n")
+            parts = self._pack([u for item in items for u in self._container_units(item)], joiner="\n")
+            return parts[:1] + [_outdented(part) for part in parts[1:]]
         if block.kind == "code":
             return self._split_code(block.text)
         if block.kind == "quote":
@@ -256,6 +257,22 @@ def _paragraphs(lines: list[str]) -> list[str]:
 def _unquoted(text: str) -> str:
     """A quoted paragraph without its ``>`` markers, to be cut by sentences."""
     return "\n".join(_QUOTE_PREFIX.sub("", line) for line in text.split("\n"))
+
+
+def _outdented(part: str) -> str:
+    """A part of a list that starts inside an item (its warning, its tabs of code) with the item's indentation taken
+    off its leading lines, up to the next line indented less (the next item): alone, four spaces read as a code block,
+    and the answer printed the item's prose as code (pip's ``pip install`` examples, item 10's warning)."""
+    lines = part.split("\n")
+    indent = len(lines[0]) - len(lines[0].lstrip(" "))
+    if indent == 0:
+        return part
+    kept = 0
+    for line in lines:
+        if line.strip() and len(line) - len(line.lstrip(" ")) < indent:
+            break
+        kept += 1
+    return "\n".join([line[indent:] if line.strip() else "" for line in lines[:kept]] + lines[kept:])
 
 
 def _list_items(text: str) -> list[str]:
