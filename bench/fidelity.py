@@ -44,7 +44,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import REPO_ROOT, Output, base_parser
 
-FENCE = re.compile(r"^(?P<prefix>[ \t]*(?:>[ \t]?)*[ \t]*)(?P<marker>`{3,}|~{3,})(?P<info>.*)$")
+FENCE = re.compile(
+    r"^(?P<prefix>[ \t]*(?:>[ \t]?)*[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?)(?P<marker>`{3,}|~{3,})(?P<info>.*)$"
+)
+"""A fence line, in a quote or opening a list item too (pip's ``- ```` over an indented block and its ``  ````)."""
 PREFIX = re.compile(r"^[ \t]*(?:>[ \t]?)*")
 ANNOTATION = re.compile(r"[ \t]*(?:#|//|--|;|%|/\*|<!--)[ \t]*\(\d+\)!?[ \t]*(?:\*/|-->)?[ \t]*$")
 """A Material code annotation: a marker in a comment (``# (1)!``); ``reactive(0)`` ends in code, not a marker."""
