@@ -592,6 +592,22 @@ def test_braces_inside_a_code_span_are_code_not_a_myst_role() -> None:
     )
 
 
+def test_a_vitepress_code_group_shows_each_tab_title_over_its_block() -> None:
+    """Vite's docs (vitejs/vite at a98c8d95d5, MIT, docs/blog/announcing-vite8-beta.md and docs/guide/ssr.md): a
+    ``::: code-group`` draws its blocks as tabs named by ``[npm]``, ``[Yarn]``; without the names three blocks of
+    JSON could not be told apart, and the container's lines were left as text. ``js{12-15}`` highlights lines."""
+    source = (
+        "you have to override the `vite` dependency in your `package.json`:\n\n:::code-group\n\n"
+        '```json [npm]\n{\n  "overrides": {"vite": "8.0.0-beta.0"}\n}\n```\n\n'
+        '```json [Yarn]\n{\n  "resolutions": {"vite": "8.0.0-beta.0"}\n}\n```\n\n:::\n\n'
+        "```js{12-15} twoslash [server.js]\nimport fs from 'node:fs'\n```\n\n::: tip Custom Title\nBody.\n:::\n"
+    )
+    out = unfold_dialects(source)
+    assert ":::" not in out and "code-group" not in out.casefold() and "Code group" not in out
+    assert 'npm:\n\n```json\n{\n  "overrides"' in out and 'Yarn:\n\n```json\n{\n  "resolutions"' in out
+    assert "server.js:\n\n```js\nimport fs from 'node:fs'\n```" in out and "Custom Title: Body." in out
+
+
 def test_html_comments_go_outside_code_and_stay_inside() -> None:
     out = unfold_dialects("Before <!-- a\nmultiline comment --> after.\n\n```html\n<!-- kept -->\n```\n")
     assert "Before  after." in out and "multiline" not in out and "<!-- kept -->" in out

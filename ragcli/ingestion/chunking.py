@@ -53,7 +53,8 @@ page's heading (``intro.md#-get-started``) as that heading, ``<path:x>`` and ``<
 ```` ``a` ```` none, so the markup after an unclosed run is read as text.
 15: a snippet include (``--8<-- "x.svg"``) inside an HTML block dropped with the HTML, and a code block with no code
 dropped (Textual's screenshots); an admonition with more classes (``!!! tip inline end "T"``) unfolded; a part of a
-long list that starts inside an item loses the item's indentation (alone, it read as code)."""
+long list that starts inside an item loses the item's indentation (alone, it read as code); rst's inline literals
+are code spans and a MyST role is read outside code spans only; VitePress's code groups and block titles."""
 INTRODUCED_KINDS = ("code", "list", "table")
 WRITTEN_IN_MARKDOWN = frozenset({"markdown", "notebook"})
 """Formats whose Markdown was written by people (a notebook's Markdown cells), its HTML markup; the Markdown the

@@ -49,7 +49,9 @@ from .labels import label_body, name_label
 # --------------------------------------------------------------------------- directive fences
 
 _COLON_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>:{3,})[ \t]*(?P<rest>.*)$")
-_DOCUSAURUS_OPEN = re.compile(r"^(?P<kind>[a-z]+)(?:\[(?P<bracket>[^\]]*)\]|[ \t]+(?P<title>.+))?[ \t]*$")
+_DOCUSAURUS_OPEN = re.compile(r"^(?P<kind>[a-z]+(?:-[a-z]+)*)(?:\[(?P<bracket>[^\]]*)\]|[ \t]+(?P<title>.+))?[ \t]*$")
+_UNLABELLED = frozenset({"code-group"})
+"""Containers that draw nothing of their own: VitePress's ``::: code-group`` shows its blocks as tabs, each titled."""
 
 
 # --------------------------------------------------------------------------- code spans and definition terms
@@ -274,7 +276,8 @@ class _Walk:
             )
         assert docusaurus is not None
         title = docusaurus.group("bracket") or docusaurus.group("title") or ""
-        return label_body(title.strip() or name_label(docusaurus.group("kind")), unfold(body))
+        kind = docusaurus.group("kind")
+        return label_body("" if kind in _UNLABELLED else title.strip() or name_label(kind), unfold(body))
 
     # A Hugo shortcode alone on its line: a container opens or closes, or a tag that shows nothing.
     def _hugo_block(self, line: str) -> list[str] | None:

@@ -37,6 +37,10 @@ CONTAINER = re.compile(r"^(?P<indent>[ \t]*)(?:!!!|\?\?\?\+?|===\+?)[ \t]+\S.*$"
 
 _ATTRS = re.compile(r"\{[^{}]*\}")
 _TITLE = re.compile(r"""\btitle=(?:"([^"]*)"|'([^']*)'|(\S+))""")
+_BRACKET_TITLE = re.compile(r"(?<=\s)\[([^\[\]\n]+)\][ \t]*$")
+"""VitePress's block title (a file name, or a code group's tab: ``[npm]``), last in the info string."""
+_VITEPRESS_LANG_OPTIONS = re.compile(r"(?:\{[\d,\s-]*\}|:[\w:-]+)$")
+"""``js{12-15}`` (lines highlighted), ``ts:line-numbers``: the language is what comes before."""
 _LANG_CLASS = re.compile(r"(?:^|\s)\.([\w+#-]+)")
 _ANNOTATION_ONLY = re.compile(
     r"(?:^|[ \t]+)(?:(?:#|//)[ \t]*\(\d+\)!?|(?:--|;|%|/\*|<!--)[ \t]*\(\d+\)!)[ \t]*(?:\*/|-->)?[ \t]*$"
@@ -85,11 +89,18 @@ def block_body(lines: list[str], start: int, indent: str, slashes: str) -> tuple
 
 def fence_info(info: str) -> tuple[str, str]:
     """The language and title in a fence's info string: ```` ```python {lint="skip"} ```` → ("python", ""),
-    ```` ``` { .yaml .annotate title="mkdocs.yml" } ```` → ("yaml", "mkdocs.yml"); everything else dropped."""
+    ```` ``` { .yaml .annotate title="mkdocs.yml" } ```` → ("yaml", "mkdocs.yml"), VitePress's ```` ```js{12-15}
+    twoslash [vite.config.js] ```` → ("js", "vite.config.js") (its ``[npm]`` names a code group's tab); everything
+    else dropped."""
     title_match = _TITLE.search(info)
     title = next((g for g in title_match.groups() if g is not None), "") if title_match else ""
+    bracket = _BRACKET_TITLE.search(info)
+    if bracket:
+        info = info[: bracket.start()]
+        title = title or bracket.group(1).strip()
     bare = _ATTRS.sub(" ", info).strip()
     lang = bare.split()[0] if bare and not bare.split()[0].startswith(("title=", "linenums=", "hl_lines=")) else ""
+    lang = _VITEPRESS_LANG_OPTIONS.sub("", lang)
     if not lang:
         classes = [c for attrs in _ATTRS.findall(info) for c in _LANG_CLASS.findall(attrs)]
         lang = next((c for c in classes if c not in ("annotate", "no-copy", "copy", "select")), "")
