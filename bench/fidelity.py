@@ -10,8 +10,9 @@ Cuts every page of a documentation folder into passages with two ragcli source t
 - ``plugin markup``: passages that still carry Material for MkDocs / pymdownx / mkdocstrings syntax
   outside code (``///`` blocks, ``{ .class }`` and ``{key="v"}`` attribute lists, ``# (1)!``
   annotations, ``::: pkg.mod`` directives, ``--8<--`` and ``{!> x !}`` includes, emoji shortcodes), MyST
-  directive fences (``:::{note}``), autolinks (``<project:intro.md>``, ``<path:x.txt>``) and links without text
-  (``[](intro.md)``), and footnote marks (``[^1]``). Target 0.
+  directive fences (``:::{note}``), a container's own line (``::: code-group``, a closing ``:::``), autolinks
+  (``<project:intro.md>``, ``<path:x.txt>``) and links without text (``[](intro.md)``), and footnote marks
+  (``[^1]``). Target 0.
 - ``lower-heading titles``: pages with no front matter title and no ``# H1`` whose title is their first
   lower heading (and not their file name made readable). Target 0.
 - ``html``: passages of Markdown pages that still carry an HTML tag or comment outside code (``<a href=...>``,
@@ -58,6 +59,7 @@ MARKUP = {
     "annotation": re.compile(r"(?:#|//)[ \t]*\(\d+\)!"),
     "mkdocstrings": re.compile(r"(?:^|[ \t:]):::[ \t]+[\w-]+[.:/][\w.:/-]*(?:[ \t]|$)", re.MULTILINE),
     "myst directive": re.compile(r"(?:`{3,}|:{3,})\{[\w:.-]+\}"),
+    "container": re.compile(r"^[ \t]*:{3,}[ \t]*(?:[a-z]+(?:-[a-z]+)*)?[ \t]*$", re.MULTILINE),
     "footnote": re.compile(r"\[\^[^\]\s]+\]"),
     "include": re.compile(r"--8<--|\{!>?[^\n]*!\}|\{\*[^\n]*\*\}"),
     "emoji": re.compile(r"(?<![\w:`/]):[a-z0-9_+-]+:(?![\w:`(/])"),
