@@ -600,12 +600,14 @@ def test_a_vitepress_code_group_shows_each_tab_title_over_its_block() -> None:
         "you have to override the `vite` dependency in your `package.json`:\n\n:::code-group\n\n"
         '```json [npm]\n{\n  "overrides": {"vite": "8.0.0-beta.0"}\n}\n```\n\n'
         '```json [Yarn]\n{\n  "resolutions": {"vite": "8.0.0-beta.0"}\n}\n```\n\n:::\n\n'
-        "```js{12-15} twoslash [server.js]\nimport fs from 'node:fs'\n```\n\n::: tip Custom Title\nBody.\n:::\n"
+        "```js{12-15} twoslash [server.js]\nimport fs from 'node:fs'\n```\n\n::: tip Custom Title\nBody.\n:::\n\n"
+        "```[.env]\nVITE_SOME_KEY=123\n```\n"
     )
     out = unfold_dialects(source)
     assert ":::" not in out and "code-group" not in out.casefold() and "Code group" not in out
     assert 'npm:\n\n```json\n{\n  "overrides"' in out and 'Yarn:\n\n```json\n{\n  "resolutions"' in out
     assert "server.js:\n\n```js\nimport fs from 'node:fs'\n```" in out and "Custom Title: Body." in out
+    assert ".env:\n\n```\nVITE_SOME_KEY=123\n```" in out  # a file name alone (docs/guide/env-and-mode.md)
 
 
 def test_html_comments_go_outside_code_and_stay_inside() -> None:

@@ -37,7 +37,7 @@ CONTAINER = re.compile(r"^(?P<indent>[ \t]*)(?:!!!|\?\?\?\+?|===\+?)[ \t]+\S.*$"
 
 _ATTRS = re.compile(r"\{[^{}]*\}")
 _TITLE = re.compile(r"""\btitle=(?:"([^"]*)"|'([^']*)'|(\S+))""")
-_BRACKET_TITLE = re.compile(r"(?<=\s)\[([^\[\]\n]+)\][ \t]*$")
+_BRACKET_TITLE = re.compile(r"(?:^|(?<=\s))\[([^\[\]\n]+)\][ \t]*$")
 """VitePress's block title (a file name, or a code group's tab: ``[npm]``), last in the info string."""
 _VITEPRESS_LANG_OPTIONS = re.compile(r"(?:\{[\d,\s-]*\}|:[\w:-]+)$")
 """``js{12-15}`` (lines highlighted), ``ts:line-numbers``: the language is what comes before."""
