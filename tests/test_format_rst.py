@@ -269,6 +269,26 @@ def test_inline_literals_are_code_spans_so_their_characters_stay() -> None:
     assert readable(out.split("\n")[-2]).count("*") == 2  # printed for a person, code keeps its stars
 
 
+def test_a_click_example_is_code_and_a_click_run_shows_nothing() -> None:
+    """pallets-sphinx-themes' directives in Click's docs (pallets/click at 2c8cd3ac, BSD-3-Clause,
+    docs/documentation.md, in ``{eval-rst}``): ``click:example`` shows its Python as code (it was read as prose, 95
+    times in those docs, its lines run together); ``click:run``'s body drives a run whose output the site shows."""
+    page = (
+        "Help\n====\n\nChange the metavar:\n\n.. click:example::\n\n"
+        "    @click.command(options_metavar='[[options]]')\n"
+        "    @click.option('--count', default=1, help='number of greetings',\n"
+        "                  metavar='<int>')\n"
+        "    def hello(name: str, count: int) -> None:\n"
+        "        for x in range(count):\n"
+        '            click.echo(f"Hello {name}!")\n\n'
+        ".. click:run::\n\n    invoke(hello, args=['--help'])\n\nAfter.\n"
+    )
+    _, out = rst_to_markdown(page, "documentation.rst")
+    assert "Change the metavar:\n\n```python\n@click.command(options_metavar='[[options]]')\n" in out
+    assert "\n              metavar='<int>')\n" in out and '\n        click.echo(f"Hello {name}!")\n```' in out
+    assert "invoke(" not in out and out.rstrip().endswith("After.")
+
+
 def test_a_substitution_no_file_defines_reads_as_nothing(tmp_path) -> None:
     page = "Requests\n========\n\nRelease v\\ |version|. (:ref:`Installation <install>`)\n"
     _, out = rst_to_markdown(page, "index.rst")  # bench/corpora/requests/docs/index.rst (Apache-2.0)

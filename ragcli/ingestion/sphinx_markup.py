@@ -55,6 +55,10 @@ _SILENT_DIRECTIVES = {
 }  # fmt: skip
 
 _PYTHON_CONTEXT = {"module", "currentmodule", "automodule", "default-domain"}
+_EXAMPLE_CODE = {"click:example"}
+"""An extension's directive whose body is Python the page shows as code (pallets-sphinx-themes' ``click:example``)."""
+_GENERATED_OUTPUT = {"click:run"}
+"""An extension's directive whose body drives a run at build time: the page shows the run's output, not the body."""
 """Directives after which ``.. class::`` describes a Python class even with no content (as do ``py:...`` ones)."""
 _CSS_CLASSES = re.compile(r"[a-z][a-z0-9_-]*(?:\s+[a-z][a-z0-9_-]*)*")
 """docutils' ``class`` argument: lower-case class names (a Python class is capitalised, dotted or called)."""
@@ -171,8 +175,10 @@ def _unknown_directive(css_classes: bool = False) -> Any:
         def run(self) -> list[Any]:
             name = self.name.lower().rsplit(":", 1)[-1]  # py:function -> function
             argument = " ".join(self.arguments)
-            if name in _SILENT_DIRECTIVES:
+            if name in _SILENT_DIRECTIVES or self.name.lower() in _GENERATED_OUTPUT:
                 return []
+            if self.name.lower() in _EXAMPLE_CODE:
+                return self.code("python")
             if css_classes and self.name.lower() == "class" and not self.content and _CSS_CLASSES.fullmatch(argument):
                 return []
             if name in _CODE_DIRECTIVES or name in _SPHINX_CODE:
