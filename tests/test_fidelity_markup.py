@@ -399,5 +399,5 @@ def test_sphinx_references_tabs_and_leading_dots() -> None:
         ".. _context-visibility:\n\nContext Visibility\n------------------\n\nText.\n"
     )
     _, out = rst_to_markdown(page, "t.rst")
-    assert "See Context Visibility and Request, route, .env, the ctx, elsewhere-label." in out
+    assert "See Context Visibility and Request, route, `.env`, the ctx, elsewhere-label." in out  # :file: is code
     assert "pip on Linux: Install it with pip." in out

@@ -139,7 +139,7 @@ def test_field_list_metadata_admonitions_tables_and_unknown_directives(tmp_path,
     assert doc.title == "Rate Limits"
     passages = chunk_document(doc, "t", embedder.count_tokens)
     text = "\n\n".join(p.text for p in passages)
-    assert "Read the quota rules first. See api.Client and." in text  # |release| is defined in no file here
+    assert "Read the quota rules first. See `api.Client` and." in text  # |release| is defined in no file here
     assert "Note: Limits apply per API key." in text
     assert "Warning: Bursts above the limit return HTTP 429." in text
     assert "Requests per minute:\n\n| Tier | Requests per minute |\n|---|---|\n| Free | 60 |\n| Pro | 600 |" in text
@@ -264,9 +264,22 @@ def test_inline_literals_are_code_spans_so_their_characters_stay() -> None:
         ":py:mod:`fnmatch`, so instead of listing each environment explicitly you can write ``depends = 3.*``.\n"
     )
     _, out = rst_to_markdown(page, "explanation.rst")
-    assert "`depends` supports glob patterns (`*`, `?`, `[seq]`) using fnmatch" in out
+    assert "`depends` supports glob patterns (`*`, `?`, `[seq]`) using `fnmatch`" in out  # a py: role is code
     assert "you can write `depends = 3.*`." in out
     assert readable(out.split("\n")[-2]).count("*") == 2  # printed for a person, code keeps its stars
+
+
+def test_a_code_role_is_a_code_span_as_in_myst() -> None:
+    """pytest's docs (pytest-dev/pytest at df87db7b0, MIT, doc/en/example/pythoncollection.rst): an ``:option:`` (and
+    ``:file:``, ``:kbd:``, ``:envvar:``, an explicit ``py:`` object) is code, as ``{option}`` is in MyST; as text,
+    a pair of stars in it read as emphasis when printed. A bare ``:class:`` or ``:ref:`` is text."""
+    page = (
+        "Collection\n==========\n\nIf you want to exclude test-modules that end with ``_01.py``, execute ``pytest`` "
+        "with :option:`--ignore-glob='*_01*.py'`. Set :envvar:`PYTEST_ADDOPTS`; see :class:`.Request`.\n"
+    )
+    _, out = rst_to_markdown(page, "pythoncollection.rst")
+    assert "execute `pytest` with `--ignore-glob='*_01*.py'`. Set `PYTEST_ADDOPTS`; see Request." in out
+    assert "`--ignore-glob='*_01*.py'`" in readable(out)
 
 
 def test_a_click_example_is_code_and_a_click_run_shows_nothing() -> None:

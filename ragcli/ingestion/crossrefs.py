@@ -49,6 +49,15 @@ def kind_of(role: str) -> str:
     return role.lower().rsplit(":", 1)[-1]
 
 
+_CODE_ROLES = frozenset("code file kbd command option envvar samp program literal regexp makevar mailheader".split())
+
+
+def is_code_role(role: str) -> bool:
+    """Whether Sphinx shows the role's text as code: ``:file:``, ``:option:``, ``:kbd:``..., or an explicit domain's
+    object (``py:class``); a bare ``:class:`` or ``:ref:`` reads as text. The one rule for MyST and rst."""
+    return kind_of(role) in _CODE_ROLES or role.lower().startswith(("py:", "js:", "c:", "cpp:", "rst:"))
+
+
 @contextlib.contextmanager
 def resolving(titles: Mapping[str, str]) -> Iterator[None]:
     """While a file is rendered, its references show these titles (``key`` → title)."""

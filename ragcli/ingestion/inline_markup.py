@@ -23,7 +23,7 @@ from .crossrefs import (
     PROJECT_LINK,
     autolink_text,
     empty_link_text,
-    kind_of,
+    is_code_role,
     project_text,
     role_text,
 )
@@ -43,15 +43,13 @@ _FOOTNOTE_REF = re.compile(r"[ \t]*\[\^[^\]\s]+\](?!:)")
 
 
 _BARE_PIPE = re.compile(r"(?<!\\)\|")
-_CODE_ROLES = frozenset("code file kbd command option envvar samp program literal regexp makevar mailheader".split())
 
 
 def _role(role: str, content: str) -> str:
     """``{ref}`Explicit text <target>``` → ``Explicit text``; ``{ref}`label``` → the section's title when the folder
     has it (``crossrefs``); ``{py:class}`~a.b.C``` → ``C``; ``{term}`x``` → ``x``; code roles stay code."""
     text = role_text(role, content)
-    is_code = kind_of(role) in _CODE_ROLES or role.startswith(("py:", "js:", "c:", "cpp:", "rst:"))
-    return f"`{text}`" if is_code and text else text
+    return f"`{text}`" if is_code_role(role) and text else text
 
 
 def _keys(match: re.Match[str]) -> str:

@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from .crossrefs import EXPLICIT_TITLE, kind_of, role_text
+from .crossrefs import EXPLICIT_TITLE, is_code_role, kind_of, role_text
 from .fences import GROUP_ARGUMENT, HIDDEN_CODE, glossary_entries
 
 _CODE_DIRECTIVES = {
@@ -71,7 +71,10 @@ def shown_text(
     from docutils import nodes
     from docutils.utils import unescape
 
-    shown = nodes.inline(rawtext, role_text(name, unescape(text)))
+    shown_as = role_text(name, unescape(text))
+    if is_code_role(name) and shown_as:  # a code span, as in MyST: ``--ignore-glob='*_01.py'`` keeps its star
+        return [nodes.literal(rawtext, shown_as)], []
+    shown = nodes.inline(rawtext, shown_as)
     if kind_of(name) == "ref" and not EXPLICIT_TITLE.match(unescape(text)):
         shown[_REF] = " ".join(unescape(text).lower().split())  # the section's title, if this page has it
     return [shown], []
