@@ -50,8 +50,7 @@ from .labels import label_body, name_label
 
 _COLON_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>:{3,})[ \t]*(?P<rest>.*)$")
 _DOCUSAURUS_OPEN = re.compile(r"^(?P<kind>[a-z]+(?:-[a-z]+)*)(?:\[(?P<bracket>[^\]]*)\]|[ \t]+(?P<title>.+))?[ \t]*$")
-_UNLABELLED = frozenset({"code-group"})
-"""Containers that draw nothing of their own: VitePress's ``::: code-group`` shows its blocks as tabs, each titled."""
+_UNLABELLED = frozenset({"code-group"})  # containers that draw only their blocks (VitePress's tabs, each titled)
 
 
 # --------------------------------------------------------------------------- code spans and definition terms
@@ -228,8 +227,7 @@ class _Walk:
         opener = line if lang == info else opened.group("indent") + marker + lang  # options dropped, if any
         code = [material.without_annotation(code_line(b)) for b in body if not _included(b)]
         if not any(c.strip() for c in code):
-            # A block that only includes a file, or holds nothing: no text to read. Textual's ```{.textual path=...}```
-            # is an empty fence its site renders as a screenshot of the app.
+            # Nothing to read: a block that only includes a file, or none at all (Textual's screenshot fences).
             return [""]
         label = [f"{opened.group('indent')}{title}:", ""] if title else []
         return [*label, opener, *code, closing]
@@ -339,8 +337,7 @@ class _Walk:
         end = html_markup.block_extent(lines, start)
         if end is not None:
             self.i += end - start
-            # pymdownx.snippets includes a file wherever its line stands, inside HTML too (Textual's screenshots:
-            # ``<div class="excalidraw">`` over ``--8<-- "docs/images/x.svg"``): the file is not in the page's text.
+            # pymdownx.snippets includes a file wherever its line stands, in HTML too: not the page's text.
             source = "\n".join(line for line in lines[start:end] if not _includes_one_file(line))
             if ">" not in prefix:
                 prefix = line[: len(line) - len(line.lstrip())]
