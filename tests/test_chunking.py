@@ -285,6 +285,22 @@ def test_long_list_is_split_between_items(embedder):
     assert [line for p in passages for line in p.text.split("\n")] == items
 
 
+@pytest.mark.parametrize("n", [24, 44, 58])
+def test_a_long_code_block_is_cut_into_even_parts(embedder, n):
+    """Cut greedily, a block a few lines over the cap left its last line alone in a passage (attrs' doctests: the
+    ``TypeError`` a call raises, away from the call; 23 of the 119 blocks the development corpora cut). The parts
+    are now as many as before and of even size, every line whole."""
+    lines = [f"value_{i} = compute({i})  # step {i}" for i in range(n)]
+    code = "```python\n" + "\n".join(lines) + "\n```"
+    passages = chunk_document(make_doc("## Setup\n\n" + code + "\n"), "t", embedder.count_tokens)
+    sizes = [sum(1 for line in p.text.split("\n") if line.startswith("value_")) for p in passages]
+    assert len(sizes) > 1 and sum(sizes) == n, sizes
+    assert min(sizes) >= max(sizes) - 6, sizes
+    assert [line for p in passages for line in p.text.split("\n") if line.startswith("value_")] == lines
+    assert all(p.text.count("```") == 2 for p in passages)
+    assert_within_cap(passages, embedder.count_tokens)
+
+
 def test_a_list_part_that_starts_inside_an_item_is_not_read_as_code(embedder):
     """pip's ``pip install`` examples (pypa/pip at 6d3092057, MIT, docs/html/cli/pip_install.rst): a long numbered
     list whose items hold a warning and tabs of code. A passage that starts inside an item held its lines

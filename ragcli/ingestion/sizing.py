@@ -132,10 +132,26 @@ class Sizer:
         first, last = _bare(lines[0]), _bare(lines[-1]) if len(lines) > 1 else ""
         fenced = len(lines) > 2 and first.startswith(("```", "~~~")) and last in ("```", "~~~", first[:3])
         if not fenced:
-            return self._pack(lines, joiner="\n")
+            return self._pack_evenly(lines)
         opener, closer = lines[0], lines[-1]
         room = self.within(max(16, self.budget - self.tokens(f"{opener}\n{closer}") - 2))
-        return [f"{opener}\n{part}\n{closer}" for part in room._pack(lines[1:-1], joiner="\n")]
+        return [f"{opener}\n{part}\n{closer}" for part in room._pack_evenly(lines[1:-1])]
+
+    def _pack_evenly(self, lines: list[str]) -> list[str]:
+        """Lines of code in as few parts as packing fills, of even size: filled greedily, the last part of a block
+        a little over the budget was its last line alone (a doctest's error message without the call that raised
+        it). The smallest budget that needs no more parts is found by halving; a line never has to be cut."""
+        parts = self._pack(lines, joiner="\n")
+        if len(parts) < 2 or not all(self.fits(line) for line in lines):
+            return parts
+        low, high = max(self.tokens(line) for line in lines), self.budget
+        while low < high:
+            middle = (low + high) // 2
+            if len(self.within(middle)._pack(lines, joiner="\n")) <= len(parts):
+                high = middle
+            else:
+                low = middle + 1
+        return self.within(high)._pack(lines, joiner="\n")
 
     def _split_prose(self, text: str) -> list[str]:
         sentences = split_sentences(" ".join(text.split()))
