@@ -52,7 +52,8 @@ FENCE = re.compile(
 PREFIX = re.compile(r"^[ \t]*(?:>[ \t]?)*")
 ANNOTATION = re.compile(r"[ \t]*(?:#|//|--|;|%|/\*|<!--)[ \t]*\(\d+\)!?[ \t]*(?:\*/|-->)?[ \t]*$")
 """A Material code annotation: a marker in a comment (``# (1)!``); ``reactive(0)`` ends in code, not a marker."""
-INCLUDE = re.compile(r"^\s*(?:-{2,}8<-{2,}|\{!>?.*!\}|\{\*.*\*\}|\{\{#include)")
+INCLUDE = re.compile(r"^\s*(?:-{2,}8<-{2,}|\{!>?.*!\}|\{\*.*\*\}|\{\{#[\w-]+)")
+"""A code line that includes a file (``{{#include x}}``, mdBook's ``{{#rustdoc_include x}}``): not the page's code."""
 MARKUP = {
     "block": re.compile(r"^[ \t]*/{3,}(?:[ \t]*[A-Za-z][\w-]*)?[ \t]*(?:\|.*)?$", re.MULTILINE),
     "attr list": re.compile(r"\{[ \t]*(?:[.#][\w-]+|[\w-]+=\"[^\"]*\")[^{}\n]*\}"),

@@ -610,6 +610,22 @@ def test_a_vitepress_code_group_shows_each_tab_title_over_its_block() -> None:
     assert ".env:\n\n```\nVITE_SOME_KEY=123\n```" in out  # a file name alone (docs/guide/env-and-mode.md)
 
 
+def test_a_rust_book_listing_shows_its_number_caption_and_file() -> None:
+    """The Rust Book's ``<Listing>`` (rust-lang/book at 917544888, MIT or Apache-2.0, src/ch06-02-match.md and
+    src/ch10-01-syntax.md; mdBook's listing preprocessor) renders as "Listing 6-5: ..." with its file name. Its
+    caption was dropped with the tag, and a caption holding ``Option<i32>`` left the raw tag in 26 passages."""
+    source = (
+        'Intro.\n\n<Listing number="6-5" caption="A function that uses a `match` expression on an `Option<i32>`">'
+        "\n\n```rust\nfn plus_one(x: Option<i32>) -> Option<i32> {}\n```\n\n</Listing>\n\n"
+        '<Listing number="10-9" file-name="src/main.rs" caption="Implementing a method named `x` on the `Point<T>` '
+        'struct">\n\n```rust\nimpl<T> Point<T> {}\n```\n\n</Listing>\n\nAfter.\n'
+    )
+    out = unfold_dialects(source)
+    assert "Listing 6-5: A function that uses a `match` expression on an `Option<i32>`\n" in out
+    assert "Listing 10-9: Implementing a method named `x` on the `Point<T>` struct (src/main.rs)\n" in out
+    assert "<Listing" not in out and "</Listing>" not in out and "impl<T> Point<T> {}" in out
+
+
 def test_html_comments_go_outside_code_and_stay_inside() -> None:
     out = unfold_dialects("Before <!-- a\nmultiline comment --> after.\n\n```html\n<!-- kept -->\n```\n")
     assert "Before  after." in out and "multiline" not in out and "<!-- kept -->" in out

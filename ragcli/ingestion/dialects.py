@@ -97,9 +97,7 @@ _MDX_IMPORT = re.compile(
 _QUOTED = re.compile(r"[ \t]*(?:>[ \t]?)*")
 """A line's indentation and quote markers."""
 _TAG_ONLY = re.compile(r"^\s*(?:</?[A-Za-z][\w.-]*(?:\s[^<>]*)?/?>\s*)+$")
-_TAB_ITEM = re.compile(r"^\s*<TabItem\b([^>]*)>\s*$")
 _SUMMARY = re.compile(r"^\s*<summary>(.*?)</summary>\s*$", re.IGNORECASE)
-_JSX_ATTR = re.compile(r'([\w-]+)\s*=\s*(?:"([^"]*)"|\'([^\']*)\'|\{["\']([^"\']*)["\']\})')
 _ALERT = re.compile(r"^(?P<indent>\s*)>\s*\[!(?P<kind>[A-Za-z]+)\][ \t]*(?P<title>.*)$")
 _SNIPPET = re.compile(r"^\s*(?:-{2,}8<-{2,}|\{!>?.*!\}\s*$|\{\*.*\*\}\s*$)")
 """An include: ``--8<-- "file"`` (pymdownx.snippets), ``{!> file !}`` (markdown-include), ``{* file hl[2] *}``."""
@@ -384,11 +382,9 @@ class _Walk:
         for drop in _DROPPED:
             if drop.match(line):
                 return []
-        tab = _TAB_ITEM.match(line)
-        if tab:
-            values = shortcodes.attributes(tab.group(1), _JSX_ATTR)
-            label = values.get("label") or values.get("value") or ""
-            return ["", f"{label}:", ""] if label else [""]
+        label = shortcodes.element_label(line)  # Docusaurus' <TabItem label="macOS">, the Rust Book's <Listing>
+        if label is not None:
+            return ["", label, ""] if label else [""]
         summary = _SUMMARY.match(line)
         if summary:
             return ["", f"{inline(summary.group(1)).strip()}:", ""]

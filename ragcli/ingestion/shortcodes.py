@@ -25,6 +25,28 @@ def attributes(text: str, pattern: re.Pattern[str] = _HUGO_ATTR) -> dict[str, st
     return {m.group(1).lower(): next((g for g in m.groups()[1:] if g is not None), "") for m in pattern.finditer(text)}
 
 
+_JSX_ATTR = re.compile(r'([\w-]+)\s*=\s*(?:"([^"]*)"|\'([^\']*)\'|\{["\']([^"\']*)["\']\})')
+_LABELLED = re.compile(r"""^\s*<(TabItem|Listing)\b((?:[^>"']|"[^"]*"|'[^']*')*)>\s*$""")
+
+
+def element_label(line: str) -> str | None:
+    """What a component's opening tag alone on its line shows: Docusaurus' ``<TabItem label="macOS">`` its label (or
+    value), ``macOS:``; the Rust Book's ``<Listing number="6-5" caption="..." file-name="src/main.rs">`` (mdBook's
+    listing preprocessor) ``Listing 6-5: ... (src/main.rs)``; "" when it names nothing; None for any other line."""
+    found = _LABELLED.match(line)
+    if found is None:
+        return None
+    values = attributes(found.group(2), _JSX_ATTR)
+    if found.group(1) == "TabItem":
+        label = values.get("label") or values.get("value") or ""
+        return f"{label}:" if label else ""
+    number, caption, file = values.get("number", ""), values.get("caption", ""), values.get("file-name", "")
+    shown = " ".join(filter(None, (caption, f"({file})" if file else "")))
+    if not number:
+        return shown
+    return f"Listing {number}: {shown}" if shown else f"Listing {number}"
+
+
 def block(
     lines: list[str], i: int, lang_header: bool, unfold: Callable[[list[str]], list[str]]
 ) -> tuple[list[str], int, bool] | None:
