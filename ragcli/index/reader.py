@@ -93,7 +93,14 @@ class TenantIndex:
         # A writer may publish and remove the generation CURRENT named a moment
         # ago, but never one a reader holds: lock it first, re-resolve if it went.
         for attempt in range(OPEN_ATTEMPTS):
-            generation = layout.current_generation(directory)
+            named = layout.current_name(directory)
+            try:
+                generation = layout.current_generation(directory)
+            except IndexCorruptError:
+                # CURRENT named a generation the writer then replaced and removed before we looked for it.
+                if attempt < OPEN_ATTEMPTS - 1 and layout.current_name(directory) != named:
+                    continue
+                raise
             hold = layout.hold_generation(generation)
             if hold is None:
                 if attempt == OPEN_ATTEMPTS - 1 or layout.current_generation(directory) == generation:
