@@ -56,7 +56,7 @@ dropped (Textual's screenshots); an admonition with more classes (``!!! tip inli
 long list that starts inside an item loses the item's indentation (alone, it read as code); rst's inline literals
 are code spans and a MyST role is read outside code spans only; VitePress's code groups and block titles;
 ``click:example`` is code and ``click:run`` nothing; a long code block is cut into even parts (no last line alone);
-the Rust Book's ``<Listing>`` shows its number, caption and file."""
+the Rust Book's ``<Listing>`` shows its number, caption and file; an rst table cell drops docutils' messages."""
 INTRODUCED_KINDS = ("code", "list", "table")
 WRITTEN_IN_MARKDOWN = frozenset({"markdown", "notebook"})
 """Formats whose Markdown was written by people (a notebook's Markdown cells), its HTML markup; the Markdown the
