@@ -93,12 +93,12 @@ class TenantIndex:
         # A writer may publish and remove the generation CURRENT named a moment
         # ago, but never one a reader holds: lock it first, re-resolve if it went.
         for attempt in range(OPEN_ATTEMPTS):
-            named = layout.current_name(directory)
             try:
                 generation = layout.current_generation(directory)
             except IndexCorruptError:
-                # CURRENT named a generation the writer then replaced and removed before we looked for it.
-                if attempt < OPEN_ATTEMPTS - 1 and layout.current_name(directory) != named:
+                # CURRENT may have named a generation a writer then replaced and removed before we looked for it:
+                # read it again; a CURRENT that stays damaged is reported after the last attempt.
+                if attempt < OPEN_ATTEMPTS - 1:
                     continue
                 raise
             hold = layout.hold_generation(generation)

@@ -101,7 +101,6 @@ _SUMMARY = re.compile(r"^\s*<summary>(.*?)</summary>\s*$", re.IGNORECASE)
 _ALERT = re.compile(r"^(?P<indent>\s*)>\s*\[!(?P<kind>[A-Za-z]+)\][ \t]*(?P<title>.*)$")
 _SNIPPET = re.compile(r"^\s*(?:-{2,}8<-{2,}|\{!>?.*!\}\s*$|\{\*.*\*\}\s*$)")
 """An include: ``--8<-- "file"`` (pymdownx.snippets), ``{!> file !}`` (markdown-include), ``{* file hl[2] *}``."""
-
 _ABBREVIATION = re.compile(r"^\*\[[^\]]+\]:")
 _FOOTNOTE_DEF = re.compile(r"^\[\^[^\]\s]+\]:\s*")
 _BLOCK_BREAK = re.compile(r"^\s*\+\+\+\s*(?:\{.*\})?\s*$")

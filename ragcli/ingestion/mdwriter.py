@@ -107,8 +107,8 @@ def table(rows: Sequence[Sequence[str]]) -> str:
 
 
 def code_span(text: str) -> str:
-    """``text`` as an inline code span, CommonMark's way: a backtick run longer than any inside, a space inside each
-    end when the code starts or ends with a backtick (or is all spaces, which CommonMark would strip)."""
+    """``text`` as an inline code span, CommonMark's way: a backtick run longer than any inside, and a space inside
+    each end when the code starts or ends with a backtick (CommonMark strips that one space again)."""
     text = one_line(text) if text.strip() else text
     if not text:
         return ""

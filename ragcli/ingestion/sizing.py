@@ -144,14 +144,15 @@ class Sizer:
         parts = self._pack(lines, joiner="\n")
         if len(parts) < 2 or not all(self.fits(line) for line in lines):
             return parts
-        low, high = max(self.tokens(line) for line in lines), self.budget
+        low, high, even = max(self.tokens(line) for line in lines), self.budget, parts
         while low < high:
             middle = (low + high) // 2
-            if len(self.within(middle)._pack(lines, joiner="\n")) <= len(parts):
-                high = middle
+            packed = self.within(middle)._pack(lines, joiner="\n")
+            if len(packed) <= len(parts):
+                high, even = middle, packed
             else:
                 low = middle + 1
-        return self.within(high)._pack(lines, joiner="\n")
+        return even
 
     def _split_prose(self, text: str) -> list[str]:
         sentences = split_sentences(" ".join(text.split()))

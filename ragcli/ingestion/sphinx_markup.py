@@ -55,11 +55,11 @@ _SILENT_DIRECTIVES = {
 }  # fmt: skip
 
 _PYTHON_CONTEXT = {"module", "currentmodule", "automodule", "default-domain"}
+"""Directives after which ``.. class::`` describes a Python class even with no content (as do ``py:...`` ones)."""
 _EXAMPLE_CODE = {"click:example"}
 """An extension's directive whose body is Python the page shows as code (pallets-sphinx-themes' ``click:example``)."""
 _GENERATED_OUTPUT = {"click:run"}
 """An extension's directive whose body drives a run at build time: the page shows the run's output, not the body."""
-"""Directives after which ``.. class::`` describes a Python class even with no content (as do ``py:...`` ones)."""
 _CSS_CLASSES = re.compile(r"[a-z][a-z0-9_-]*(?:\s+[a-z][a-z0-9_-]*)*")
 """docutils' ``class`` argument: lower-case class names (a Python class is capitalised, dotted or called)."""
 
