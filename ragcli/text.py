@@ -25,7 +25,10 @@ STOP_WORDS = frozenset(
     "a an and are as at be but by for if in into is it no not of on or such that the their then there these they this "
     "to was will with what which who whom whose how when where why do does did done can could should would shall may "
     "might must has have had am been being i me my we us our you your he him his she her its them were from about so "
-    "than too very just also any some all".split()
+    "than too very just also any some all "
+    # What the tokenizer leaves of a contraction ("don't" -> don + t, "I'm" -> i + m, "Python's" -> python + s):
+    # a user's own wording is full of them, and they are not words of the question.
+    "s t m d ll ve re don doesn didn isn aren wasn weren hasn haven hadn wouldn couldn shouldn mustn needn won".split()
 )
 
 

@@ -291,6 +291,28 @@ def test_paraphrase_is_found_by_dense_where_bm25_misses(retriever):
     assert hits and hits[0].bm25 is None and hits[0].dense is not None
 
 
+def test_what_is_left_of_a_contraction_matches_nothing(tmp_path, embedder):
+    """The tokenizer cuts "don't", "it's" and "I'd" into don + t, it + s, i + d: those pieces are no words of a
+    question, so a page that shares only them with it is no word match (a user's own wording is full of them)."""
+    chatty = "# Chatty\n\nDon't worry, it's what I'd do and what you'll do; we've all been there.\n"
+    write(tmp_path / "docs" / "chatty.md", markdown({"acl": ["everyone"]}, chatty))
+    write(
+        tmp_path / "docs" / "wheels.md", markdown({"acl": ["everyone"]}, "# Wheels\n\nThe cache keeps every wheel.\n")
+    )
+    ingest(tmp_path / "docs", "t", index=tmp_path / "index", embedder=embedder)
+    principal = Principal(user="u", tenant="t", groups=("everyone",))
+    retriever = Retriever(tmp_path / "index", embedder=embedder)
+    try:
+        found = retriever.search(
+            Scope.of(principal),
+            "I'd like to know: don't you cache wheels? It's slow, we've waited.",
+            config=SearchConfig(mode="bm25"),
+        )
+    finally:
+        retriever.close()
+    assert [r.passage.doc_id for r in found.results] == ["wheels"]
+
+
 def test_refund_policy_versions_follow_as_of(retriever):
     query = "annual plan refund window days"
 
