@@ -7,6 +7,8 @@ import pytest
 from ragcli.answer.citations import check_claims, normalize
 from ragcli.answer.protocol import Claim
 from ragcli.backends.local.evidence import readable, units
+from ragcli.backends.local.question import Question
+from ragcli.backends.local.selector import Window, features
 from ragcli.passage import Passage
 
 TEXT = """If you have internal packages that you do not want to be published, you can mark them as private:
@@ -164,3 +166,34 @@ def test_pointers_elsewhere_are_not_answers(sentence, pointer):
 
     assert is_pointer(sentence) is pointer
     assert bool(units(passage(sentence + "\n"))) is not pointer
+
+
+# Jinja's template designer documentation (pallets/jinja at 5ef70112, docs/templates.rst, BSD-3-Clause), the loop
+# variables table as ingest writes it.
+LOOP_TABLE = """Inside of a for-loop block, you can access some special variables:
+
+| Variable | Description |
+|---|---|
+| loop.index | The current iteration of the loop. (1 indexed) |
+| loop.index0 | The current iteration of the loop. (0 indexed) |
+| loop.revindex | The number of iterations from the end of the loop (1 indexed) |
+| loop.revindex0 | The number of iterations from the end of the loop (0 indexed) |
+| loop.first | True if first iteration. |
+| loop.last | True if last iteration. |
+| loop.length | The number of items in the sequence. |
+| loop.cycle | A helper function to cycle between a list of sequences. See the explanation below. |
+| loop.depth | Indicates how deep in a recursive loop the rendering currently is. Starts at level 1 |
+| loop.depth0 | Indicates how deep in a recursive loop the rendering currently is. Starts at level 0 |
+"""
+
+
+def test_a_rows_words_include_its_column_headers() -> None:
+    """The row "| loop.last | True if last iteration. |" is read under its header "Variable": it answers "Which loop
+    variable ...", and the quote itself stays the row as the page has it."""
+    row = next(u for u in units(passage(LOOP_TABLE)) if u.kind == "row" and "loop.last" in u.quote)
+    asked = Question.read("Which loop variable tells me if I'm on the last iteration?")
+    assert asked.terms == {"loop", "variabl", "tell", "last", "iter"}  # nothing left of "I'm"
+    values = features(asked, Window((row,)), {row: 0.5}, 1, frozenset(), {})
+    assert values.asked_for == 1.0  # "loop variable": "variable" is the column's header
+    assert values.overlap == pytest.approx(4 / 5)  # all but "tells"
+    assert row.quote == "| loop.last | True if last iteration. |"

@@ -208,7 +208,7 @@ def features(
     heading_cosine: float = 0.0,
 ) -> WindowFeatures:
     """The window's features (``WindowFeatures`` says what each one means)."""
-    text = window.quote
+    text = window.quote + _row_headers(window)
     folded = text.casefold()
     sequence = query_terms(text)
     terms = set(sequence)
@@ -244,6 +244,13 @@ def features(
         asked_for=len(question.asked_for & seen) / len(question.asked_for) if question.asked_for else 1.0,
         heading_cosine=heading_cosine,
     )
+
+
+def _row_headers(window: Window) -> str:
+    """A table row's words include its column headers, as a person reads the row under them ("Variable: loop.last;
+    Description: True if last iteration." answers "Which loop variable ..."): the rows' statements, after the quote."""
+    rows = [u.statement for u in window.units if u.kind == "row"]
+    return "\n" + "\n".join(rows) if rows else ""
 
 
 def _fits(question: Question, window: Window, text: str, folded: str) -> dict[str, float]:
