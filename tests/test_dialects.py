@@ -547,18 +547,36 @@ def test_a_snippet_include_inside_html_goes_with_the_html() -> None:
     assert "let's first sketch a design for the app." in out and "Shown as text." in out
 
 
-def test_an_empty_code_block_shows_nothing_and_its_tab_keeps_its_title() -> None:
+def test_an_empty_code_block_shows_nothing_nor_does_a_tab_left_empty() -> None:
     """Textual renders ```{.textual path=...}``` with no body as a screenshot of the running app (Textualize/textual,
-    MIT, docs/guide/screens.md at 1d99508b9): no text to read, and an empty fence printed in an answer is noise.
-    The tab's title is on the page, so it stays."""
+    MIT, docs/guide/screens.md at 1d99508b9): no text to read, and an empty fence printed in an answer is noise. A
+    tab left with nothing (that screenshot, or a file the page includes) goes too: 169 of Textual's passages read
+    "Output:" over nothing, or over the next empty tab's title. A tab with text keeps its title."""
     source = (
         '=== "Output (after pressing S)"\n\n'
         '    ```{.textual path="docs/examples/guide/screens/modes01.py", press="s"}\n    ```\n\n'
+        '=== "modes01.py"\n\n    ```python\n    --8<-- "docs/examples/guide/screens/modes01.py"\n    ```\n\n'
+        '=== "modes01.tcss"\n\n    Styles for the three screens.\n\n'
         "Here we have defined three screens.\n\n```python\n\n```\n\n```python\nx = 1\n```\n"
     )
     out = expand_mkdocs(unfold_dialects(source))
-    assert "Output (after pressing S):" in out and ".textual" not in out
+    assert "Output" not in out and "modes01.py" not in out and ".textual" not in out
+    assert "modes01.tcss: Styles for the three screens." in out
     assert out.count("```") == 2 and "```python\nx = 1\n```" in out
+
+
+def test_an_admonition_with_a_title_and_no_body_is_its_title() -> None:
+    """Textual's ``!!! tip "Added in version 0.30.0"`` with nothing under it (Textualize/textual, MIT,
+    docs/widgets/toast.md at 1d99508b9) shows a box with its title: it read "Added in version 0.30.0:", a colon
+    leading nowhere, and a title that ends its sentence read "... notification system.:"."""
+    source = (
+        '# Toast\n\n!!! tip "Added in version 0.30.0"\n\nA widget which displays a notification message.\n\n'
+        '!!! warning "Note that `Toast` is used by [`notify`][textual.app.App.notify] to display a message."\n\n'
+        "## Styling\n"
+    )
+    out = expand_mkdocs(unfold_dialects(source))
+    assert "\nAdded in version 0.30.0\n" in out and "0.30.0:" not in out
+    assert "to display a message.\n" in out and "message.:" not in out
 
 
 def test_an_admonition_with_more_classes_is_still_an_admonition() -> None:

@@ -397,3 +397,12 @@ def test_any_text_converts_or_is_rejected_with_a_reason(pieces) -> None:
         rst_to_markdown("\n".join(pieces), "fuzz.rst")
     except DocumentRejected as rejected:
         assert rejected.reason
+
+
+def test_an_admonition_left_with_nothing_is_its_title_alone() -> None:
+    """An admonition whose body is only a directive ragcli drops (a toctree) shows its title, not "Title:" over
+    nothing."""
+    from ragcli.ingestion.rst import rst_body_to_markdown
+
+    text = "Intro.\n\n.. admonition:: Added in version 2.0\n\n   .. toctree::\n\n      a\n\nAfter.\n"
+    assert rst_body_to_markdown(text, "x.rst") == "Intro.\n\nAdded in version 2.0\n\nAfter.\n"

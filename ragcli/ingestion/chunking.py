@@ -28,7 +28,7 @@ from .markdown import Block, Section, markdown_sections, plain_sections
 from .mdwriter import read_page_mark
 from .sizing import Counts, Sizer, TokenCounter
 
-CHUNKER_VERSION = 15
+CHUNKER_VERSION = 16
 """3: soft wraps joined, admonitions and tabs unfolded, an introducing sentence kept with its block.
 4: a PDF with an outline is cut by its bookmarks (Markdown, Word, reStructuredText, notebook and CSV loaders).
 5: passages record their file relative to the ingested folder and the length of a carried introduction.
@@ -56,7 +56,9 @@ dropped (Textual's screenshots); an admonition with more classes (``!!! tip inli
 long list that starts inside an item loses the item's indentation (alone, it read as code); rst's inline literals
 are code spans and a MyST role is read outside code spans only; VitePress's code groups and block titles;
 ``click:example`` is code and ``click:run`` nothing; a long code block is cut into even parts (no last line alone);
-the Rust Book's ``<Listing>`` shows its number, caption and file; an rst table cell drops docutils' messages."""
+the Rust Book's ``<Listing>`` shows its number, caption and file; an rst table cell drops docutils' messages.
+16: a titled admonition with nothing under it is its title (not ``Title:``), a content tab left with nothing to read
+(a screenshot, an included file) is dropped with its title."""
 INTRODUCED_KINDS = ("code", "list", "table")
 WRITTEN_IN_MARKDOWN = frozenset({"markdown", "notebook"})
 """Formats whose Markdown was written by people (a notebook's Markdown cells), its HTML markup; the Markdown the

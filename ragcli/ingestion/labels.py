@@ -12,11 +12,14 @@ import re
 
 def label_body(label: str, body: list[str], indent: str = "") -> list[str]:
     """``Label: first sentence ...`` for prose; ``Label:`` on its own line before a list, table or code;
-    every line of ``body`` put back at ``indent``."""
+    every line of ``body`` put back at ``indent``. A label with no body is a paragraph of its own, as the page shows
+    a title-only box (Textual's ``!!! tip "Added in version 0.30.0"``), not a colon leading nowhere."""
     first = next((n for n, line in enumerate(body) if line.strip()), None)
     content = [indent + line if line else "" for line in body]
     if not label.strip():
         return ["", *content, ""]
+    if first is None:
+        return ["", f"{indent}{label}", ""]
     if first is not None and not _BLOCK_START.match(body[first].lstrip()):
         content[first] = f"{indent}{label}: {body[first].lstrip()}"
         return ["", *content, ""]

@@ -90,7 +90,10 @@ def expand_mkdocs(text: str) -> str:
         kind = match.groupdict().get("kind") or ""
         label = match.group("title") or kind.replace("-", " ").capitalize()
         body, i = indented_body(lines, i + 1, indent + "    ")
-        out += label_body(label, expand_mkdocs("\n".join(body)).split("\n"), indent)  # tabs inside admonitions
+        content = expand_mkdocs("\n".join(body)).split("\n")  # tabs inside admonitions
+        if not kind and not any(c.strip() for c in content):
+            continue  # a tab left with nothing to read (a screenshot, an included file): its title alone says nothing
+        out += label_body(label, content, indent)
     return "\n".join(out)
 
 

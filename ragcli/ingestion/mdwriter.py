@@ -134,7 +134,8 @@ def quote(blocks: Iterable[str]) -> str:
 
 
 def labelled(label: str, blocks: Sequence[str]) -> list[str]:
-    """``Label: first sentence...`` before prose; ``Label:`` on its own before a list, table or code.
+    """``Label: first sentence...`` before prose; ``Label:`` on its own before a list, table or code; a label with
+    nothing under it, a paragraph of its own.
 
     The same shape the Markdown reader gives an admonition, so a note or a warning
     reads as prose that names what it is.
@@ -143,6 +144,8 @@ def labelled(label: str, blocks: Sequence[str]) -> list[str]:
     label = one_line(label)
     if not label:
         return blocks
+    if not blocks:
+        return [label]
     if blocks and not _BLOCK_START.match(blocks[0]):
         first = blocks[0][1:] if blocks[0].startswith("\\") else blocks[0]  # no longer at a line start
         return [f"{label}: {first}", *blocks[1:]]
