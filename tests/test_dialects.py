@@ -550,8 +550,8 @@ def test_a_snippet_include_inside_html_goes_with_the_html() -> None:
 def test_an_empty_code_block_shows_nothing_nor_does_a_tab_left_empty() -> None:
     """Textual renders ```{.textual path=...}``` with no body as a screenshot of the running app (Textualize/textual,
     MIT, docs/guide/screens.md at 1d99508b9): no text to read, and an empty fence printed in an answer is noise. A
-    tab left with nothing (that screenshot, or a file the page includes) goes too: 169 of Textual's passages read
-    "Output:" over nothing, or over the next empty tab's title. A tab with text keeps its title."""
+    tab left with nothing (that screenshot, or a file the page includes) goes too: in Textual's passages
+    "Output:" stood 169 times over nothing, or over the next empty tab's title. A tab with text keeps its title."""
     source = (
         '=== "Output (after pressing S)"\n\n'
         '    ```{.textual path="docs/examples/guide/screens/modes01.py", press="s"}\n    ```\n\n'

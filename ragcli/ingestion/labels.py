@@ -20,7 +20,7 @@ def label_body(label: str, body: list[str], indent: str = "") -> list[str]:
         return ["", *content, ""]
     if first is None:
         return ["", f"{indent}{label}", ""]
-    if first is not None and not _BLOCK_START.match(body[first].lstrip()):
+    if not _BLOCK_START.match(body[first].lstrip()):
         content[first] = f"{indent}{label}: {body[first].lstrip()}"
         return ["", *content, ""]
     return ["", f"{indent}{label}:", "", *content, ""]

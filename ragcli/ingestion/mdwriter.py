@@ -146,7 +146,7 @@ def labelled(label: str, blocks: Sequence[str]) -> list[str]:
         return blocks
     if not blocks:
         return [label]
-    if blocks and not _BLOCK_START.match(blocks[0]):
+    if not _BLOCK_START.match(blocks[0]):
         first = blocks[0][1:] if blocks[0].startswith("\\") else blocks[0]  # no longer at a line start
         return [f"{label}: {first}", *blocks[1:]]
     return [f"{label}:", *blocks]
