@@ -636,3 +636,18 @@ def test_neighbours_stay_inside_one_document_version_and_its_scope(tmp_path, emb
         only_alpha = ix.view(on(dt.date(2026, 1, 1), "g1"))
         with pytest.raises(InputError):
             only_alpha.neighbours(rows["part-1@beta"])
+
+
+def _threads() -> int:
+    return len(os.listdir("/proc/self/task"))
+
+
+def test_an_index_opened_for_its_rows_leaves_tantivy_closed(sample_root: Path) -> None:
+    """Ingest reuses the previous generation's rows and vectors only. Opened with its BM25 index, Tantivy starts a
+    thread that re-reads ``meta.json`` every half second, a descriptor taken at moments nobody chose (a run near
+    its descriptor limit then fails wherever Python opens the next file)."""
+    with TenantIndex.open(sample_root, "acme", verify=True, words=False) as index:
+        before = _threads()
+        assert index.size > 0 and not hasattr(index, "_bm25")
+    with TenantIndex.open(sample_root, "acme") as index:
+        assert index._bm25 is not None and _threads() > before  # a search's index has its words, and the thread

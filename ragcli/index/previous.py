@@ -41,7 +41,7 @@ class PreviousGeneration:
     def open(cls, lock: WriteLock) -> PreviousGeneration | None:
         """The published generation if there is one and it is whole; None means rebuild from files."""
         try:
-            index = TenantIndex.open(lock.root, lock.tenant, verify=True)
+            index = TenantIndex.open(lock.root, lock.tenant, verify=True, words=False)
         except (InputError, IndexCorruptError):
             return None
         try:

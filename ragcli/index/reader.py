@@ -62,7 +62,7 @@ OPEN_ATTEMPTS = 3
 class TenantIndex:
     """A published generation of one tenant's index, opened read-only."""
 
-    def __init__(self, directory: Path, generation: Path, manifest: Manifest, hold: int) -> None:
+    def __init__(self, directory: Path, generation: Path, manifest: Manifest, hold: int, *, words: bool = True) -> None:
         """Use ``open``; ``hold`` is the shared lock on ``generation``
         (``layout.hold_generation``), released by ``close``."""
         self.directory = directory
@@ -78,6 +78,8 @@ class TenantIndex:
         except BaseException:
             self._release()
             raise
+        if not words:
+            return
         try:
             self._bm25: tantivy.Index = open_bm25(generation / BM25_DIRECTORY)
         except ValueError as exc:
@@ -87,8 +89,10 @@ class TenantIndex:
     # -- opening ----------------------------------------------------------------
 
     @classmethod
-    def open(cls, root: Path, tenant: str, *, verify: bool = False) -> TenantIndex:
-        """Open the tenant's published generation under ``root``; ``verify`` also checks every file's checksum."""
+    def open(cls, root: Path, tenant: str, *, verify: bool = False, words: bool = True) -> TenantIndex:
+        """Open the tenant's published generation under ``root``; ``verify`` also checks every file's checksum.
+        ``words=False`` leaves its BM25 index closed (an ingest reuses only rows and vectors): Tantivy polls an open
+        index's ``meta.json`` from a thread of its own, a descriptor taken at moments nobody chose."""
         directory = layout.published_dir(Path(root), tenant)
         # A writer may publish and remove the generation CURRENT named a moment
         # ago, but never one a reader holds: lock it first, re-resolve if it went.
@@ -118,7 +122,7 @@ class TenantIndex:
             except BaseException:
                 os.close(hold)
                 raise
-            return cls(directory, generation, manifest, hold)
+            return cls(directory, generation, manifest, hold, words=words)
         raise AssertionError("unreachable")
 
     def _load_arrays(self) -> None:
