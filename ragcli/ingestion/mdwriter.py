@@ -112,7 +112,7 @@ def code_span(text: str) -> str:
     text = one_line(text) if text.strip() else text
     if not text:
         return ""
-    fence = "`" * (max((len(run) for run in _BACKTICKS.findall(text)), default=0) + 1)
+    fence = "`" * (_longest_backticks(text) + 1)
     pad = " " if text[0] == "`" or text[-1] == "`" else ""
     return f"{fence}{pad}{text}{pad}{fence}"
 
@@ -122,9 +122,13 @@ def code(text: str, language: str = "") -> str:
     text = text.strip("\n")
     if not text.strip():
         return ""
-    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
-    fence = "`" * max(3, longest + 1)
+    fence = "`" * max(3, _longest_backticks(text) + 1)
     return f"{fence}{one_line(language)}\n{text}\n{fence}"
+
+
+def _longest_backticks(text: str) -> int:
+    """The longest run of backticks in ``text``: a code span's or block's fence must be longer."""
+    return max((len(run) for run in _BACKTICKS.findall(text)), default=0)
 
 
 def quote(blocks: Iterable[str]) -> str:

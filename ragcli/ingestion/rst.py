@@ -245,7 +245,7 @@ def _table(node: Any) -> list[str]:
             entry = next(entries, None)
             if entry is None:
                 break
-            shown = [p for p in entry.children if p.tagname not in ("system_message", "comment", "raw")]
+            shown = [p for p in entry.children if p.tagname not in _SKIPPED]
             text = " ".join(inline(p) if isinstance(p, nodes.TextElement) else p.astext() for p in shown)
             for _ in range(1 + int(entry.get("morecols", 0))):
                 if entry.get("morerows"):

@@ -176,13 +176,14 @@ def _unknown_directive(css_classes: bool = False) -> Any:
         option_spec = AnyOption(caption=directives.unchanged)
 
         def run(self) -> list[Any]:
-            name = self.name.lower().rsplit(":", 1)[-1]  # py:function -> function
+            full = self.name.lower()
+            name = full.rsplit(":", 1)[-1]  # py:function -> function
             argument = " ".join(self.arguments)
-            if name in _SILENT_DIRECTIVES or self.name.lower() in _GENERATED_OUTPUT:
+            if name in _SILENT_DIRECTIVES or full in _GENERATED_OUTPUT:
                 return []
-            if self.name.lower() in _EXAMPLE_CODE:
+            if full in _EXAMPLE_CODE:
                 return self.code("python")
-            if css_classes and self.name.lower() == "class" and not self.content and _CSS_CLASSES.fullmatch(argument):
+            if css_classes and full == "class" and not self.content and _CSS_CLASSES.fullmatch(argument):
                 return []
             if name in _CODE_DIRECTIVES or name in _SPHINX_CODE:
                 hidden = "hide" in self.options
