@@ -839,3 +839,19 @@ def test_a_page_of_front_matter_or_directives_alone_is_skipped_not_rejected(tmp_
     (docs / "blank.md").write_text(" \n\t\n", encoding="utf-8")
     proc = cli("ingest", docs, "--tenant", "t", "--acl", "everyone", "--index", tmp_path / "index", "--json")
     assert proc.returncode == 2 and "blank.md" in proc.stderr
+
+
+def test_a_layout_directive_shows_its_content_and_an_unknown_ones_options_show() -> None:
+    """MyST-Parser's front page (bench/corpora/myst, docs/index.md): a ``{grid}``'s argument is its column counts and
+    its options lay it out, a card's ``:link:`` is where it goes and ``{octicon}`` draws an icon; none is text a
+    reader sees. A directive ragcli does not know shows the options its page shows (``:default:``)."""
+    page = (
+        "# Overview\n\n::::{grid} 1 2 2 3\n:gutter: 1 1 1 2\n\n"
+        ":::{grid-item-card} {octicon}`markdown;1.5em;sd-mr-1` CommonMark-plus\n:link: syntax/core\n:link-type: ref\n\n"
+        "MyST extends the CommonMark syntax specification, to support technical authoring features.\n:::\n\n::::\n\n"
+        "```{confval} myst_heading_anchors\n:type: int\n:default: 0\n\nDepth of headings to anchor.\n```\n"
+    )
+    out = plain(unfold_dialects(page))
+    assert "1 2 2 3" not in out and "gutter" not in out and "octicon" not in out and "syntax/core" not in out
+    assert "CommonMark-plus: MyST extends the CommonMark syntax specification" in out
+    assert "myst_heading_anchors\n\nType: int; Default: 0.\n\nDepth of headings to anchor." in out

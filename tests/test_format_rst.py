@@ -406,3 +406,27 @@ def test_an_admonition_left_with_nothing_is_its_title_alone() -> None:
 
     text = "Intro.\n\n.. admonition:: Added in version 2.0\n\n   .. toctree::\n\n      a\n\nAfter.\n"
     assert rst_body_to_markdown(text, "x.rst") == "Intro.\n\nAdded in version 2.0\n\nAfter.\n"
+
+
+def test_a_directives_options_show_what_the_page_shows() -> None:
+    """tox's ``.. conf::`` (tox-dev/tox at ccb12fc2, docs/reference/config.rst, MIT) names its setting and default
+    only in options, and Sphinx's ``.. confval::`` (sphinx-doc/sphinx at e44a40eb2f, doc/usage/configuration.rst,
+    BSD-2-Clause) its type and default: "What is the default interrupt_timeout?" had no passage that said 0.3.
+    Options that lay a page out or build it (``:class:``, autodoc's ``:members:``, a flag) show nothing."""
+    tox = (
+        "Execute\n=======\n\n.. conf::\n    :keys: interrupt_timeout\n    :default: 0.3\n    :version_added: 3.15\n\n"
+        "     When tox is interrupted, it propagates the signal to the child process after :ref:`suicide_timeout`"
+        " seconds.\n"
+    )
+    out = rst_to_markdown(tox, "config.rst")[1]
+    assert "Keys: interrupt_timeout; Default: 0.3; Version added: 3.15.\n" in out
+    assert out.index("Keys:") < out.index("When tox is interrupted")
+    sphinx = (
+        "Project information\n===================\n\n.. confval:: project\n   :type: :code-py:`str`\n"
+        "   :default: :code-py:`'Project name not set'`\n\n   The documented project's name.\n\n"
+        ".. autoclass:: pkg.Thing\n   :members:\n   :noindex:\n\n   A thing.\n\n"
+        ".. card:: Install\n   :class-card: sd-shadow-sm\n   :link: install\n\n   Get it running.\n"
+    )
+    out = rst_to_markdown(sphinx, "configuration.rst")[1]
+    assert "project\n\nType: str; Default: 'Project name not set'.\n\nThe documented project's name." in out
+    assert "members" not in out.casefold() and "noindex" not in out and "sd-shadow" not in out and "Link" not in out

@@ -33,6 +33,11 @@ RESOLVED = frozenset({"ref", "doc"})
 _NOT_PYTHON = frozenset({"ref", "doc", "term", "file", "samp", "kbd", "guilabel", "menuselection", "envvar", "option"})
 """Roles whose text is not a Python name: a leading dot there is the reader's (``:file:`.env```)."""
 
+_ICON_ROLES = frozenset(
+    "octicon fa fas far fab material-regular material-outlined material-round material-sharp material-twotone".split()
+)
+"""sphinx-design's icon roles: ``{octicon}`markdown;1.5em;sd-mr-1``` draws an icon, no text."""
+
 _NONE: Mapping[str, str] = MappingProxyType({})
 _TITLES: ContextVar[Mapping[str, str]] = ContextVar("ragcli_reference_titles", default=_NONE)
 
@@ -91,11 +96,14 @@ def target_title(role: str, text: str) -> str | None:
 
 
 def role_text(role: str, text: str) -> str:
-    """What Sphinx shows for a role: ``Title <target>`` → Title, a target's title, ``~a.b.c`` → c, ``!name`` → name.
+    """What Sphinx shows for a role: ``Title <target>`` → Title, a target's title, ``~a.b.c`` → c, ``!name`` → name,
+    an icon nothing.
 
     A ``:doc:`` whose document the folder lacks shows its file name made readable (``/deploying/asgi`` → Asgi,
     ``usage_and_configuration/the_basics`` → The basics), as the folder's own pages are titled (``title_from_path``).
     """
+    if kind_of(role) in _ICON_ROLES:
+        return ""
     explicit = EXPLICIT_TITLE.match(text)
     if explicit:
         return explicit.group(1)

@@ -30,6 +30,10 @@ _MYST_DROP = frozenset(
     "toctree include literalinclude image figure contents raw myst-config math csv-table "
     "automodule autoclass autofunction autodoc bibliography only index tableofcontents".split()
 )
+_TITLED = frozenset(
+    {"admonition", "dropdown", "topic", "sidebar", "card", "grid-item-card", "tab-item", "tab", "details"}
+)
+"""Containers whose argument is a title their content reads under (``{grid-item-card} CommonMark-plus``)."""
 
 
 def _directive_body(lines: list[str]) -> list[str]:
@@ -68,17 +72,20 @@ def unfold_directive(name: str, args: str, body: list[str], fence: str, unfold: 
         return label_body(label, unfold(_directive_body(body)))
     if name == "rubric":
         return ["", args.strip(), ""] if args.strip() else [""]
-    if name in {"admonition", "dropdown", "topic", "sidebar", "card", "tab-item", "tab", "details"} and args.strip():
+    if name in _TITLED and args.strip():
         return label_body(args.strip(), unfold(_directive_body(body)))
     if name in _MYST_ADMONITIONS:
         return label_body(args.strip() or name_label(name), unfold(_directive_body(body)))
-    # Containers (tab-set, grid, div, container, ...) and directives ragcli does not know: their content,
-    # after their argument when they have one (``{myst-admonitions} attention, caution``).
-    return (
-        ["", args.strip(), *unfold(_directive_body(body)), ""]
-        if args.strip()
-        else ["", *unfold(_directive_body(body)), ""]
-    )
+    # Layout containers (tab-set, grid, div, ...): their content. Directives ragcli does not know: their content,
+    # after their argument when they have one (``{myst-admonitions} attention, caution``) and the options the page
+    # shows (``{confval} x`` with ``:default: 1``).
+    options, content = fences.directive_options(body)
+    if name in fences.LAYOUT_DIRECTIVES:
+        return ["", *unfold(content), ""]
+    shown = "; ".join(f"{label}: {inline(value)}" for label, value in fences.shown_options(options))
+    shown += "." if shown and not shown.endswith((".", "!", "?")) else ""  # a sentence, not run on into the next
+    lead = [*([args.strip()] if args.strip() else []), *(["", shown, ""] if shown else [])]
+    return ["", *lead, *unfold(content), ""]
 
 
 def _eval_rst(body: list[str]) -> list[str]:

@@ -7,12 +7,15 @@ fence with an info string inside a backtick fence opens a nested block (a MyST d
 A MyST directive whose body is code (```` ```{doctest} ````, ```` ```{code-block} python ````) is a code block like
 any fence: ``code_directive`` writes it as one, its options dropped and a ``:caption:`` the sentence before it, as
 the reStructuredText reader writes ``.. doctest::`` and ``.. code-block::`` (``sphinx_markup``).
+
+Which of a directive's options a page shows as text (``shown_options``: a ``:default:``, not a ``:class:``) and
+which directives only lay a page out (``LAYOUT_DIRECTIVES``) are decided here for both readers.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from ..text import closes_fence
 
@@ -31,6 +34,26 @@ HIDDEN_CODE = frozenset({"testsetup", "testcleanup"})
 """sphinx.ext.doctest's setup and cleanup code: run by the tests, "not shown in the output" of the page."""
 GROUP_ARGUMENT = frozenset({"doctest", "testcode", "testoutput"})
 """Directives whose argument names a test group, not a language."""
+LAYOUT_DIRECTIVES = frozenset(
+    {"only", "ifconfig", "hlist", "grid", "grid-item", "rst-class", "cssclass", "tab-set", "tabs", "div", "container"}
+)
+"""Directives whose argument is a condition, a layout or CSS classes, not text (``{grid} 1 2 2 2``): their content
+alone, in either reader."""
+_LAYOUT_OPTIONS = frozenset(
+    "class name caption align width height alt scale target figwidth figclass loading linenos lineno-start "
+    "lineno-match emphasize-lines dedent force language highlight hidden maxdepth titlesonly glob numbered reversed "
+    "includehidden caption-class noindex no-index no-index-entry nocontentsentry no-contents-entry no-typesetting "
+    "module canonical annotation sync key selected open color icon shadow columns gutter margin padding child-align "
+    "child-direction text-align outline expand tooltip link link-type link-alt ref-type chevron animate members "
+    "undoc-members inherited-members special-members private-members exclude-members imported-members member-order "
+    "show-inheritance no-value nosignatures recursive template toctree file url encoding header header-rows "
+    "stub-columns widths delim quote keepspace escape label depth local backlinks start-after end-before start-line "
+    "end-line parser renderer tab-width literal code number-lines relative-docs relative-images heading-offset "
+    "format sorted".split()
+)
+"""Directive options that say how a page is laid out or built (CSS classes, sizes, links, which members autodoc
+documents, what an include takes), not what it says: never shown as text."""
+_LAYOUT_PREFIXES = ("class-", "img-", "sd-")
 _OPTION = re.compile(r"^[ \t]*:(?P<key>[\w-]+):(?:[ \t]+(?P<value>.*))?$")
 _YAML_OPTION = re.compile(r"^[ \t]*(?P<key>[\w-]+):(?:[ \t]+(?P<value>.*))?$")
 
@@ -83,6 +106,21 @@ def directive_options(lines: list[str]) -> tuple[dict[str, str], list[str]]:
         options[found.group("key")] = (found.group("value") or "").strip()
         body = body[1:]
     return options, body
+
+
+def shown_options(options: Mapping[str, str | None]) -> list[tuple[str, str]]:
+    """The options of a directive that its page shows as text, as ``(label, value)``: Sphinx's ``.. confval:: x``
+    with ``:type: str`` and ``:default: 'x'`` shows "Type" and "Default" under the name; tox's ``.. conf::``
+    shows its ``:keys:`` and ``:default:``. An option without a value (a flag) and a layout option
+    (``_LAYOUT_OPTIONS``) show nothing."""
+    return [
+        (key.replace("-", " ").replace("_", " ").capitalize(), " ".join(value.split()))  # version_added: Version added
+        for key, value in options.items()
+        if value
+        and value.strip()
+        and key.lower() not in _LAYOUT_OPTIONS
+        and not key.lower().startswith(_LAYOUT_PREFIXES)
+    ]
 
 
 def code_directive(name: str, args: str, lines: list[str], caption_text: Callable[[str], str]) -> list[str]:

@@ -7,7 +7,9 @@ unknown name is run by the ones here (``lenient_lookups``):
   document the folder has → its title, ``:func:`~a.b``` → ``b``; a ``:ref:`` to a section of the same page
   shows that section's title (``resolve_refs``) even when the file is converted on its own;
 * a directive keeps its content, parsed as reStructuredText, under its argument as a label
-  (``.. seealso:: x``); an object's description (``.. autofunction:: attrs.validators.in_``, ``.. py:class::``,
+  (``.. seealso:: x``) and after the options its page shows (``.. conf::`` with ``:keys: x`` and ``:default: 1``:
+  ``fences.shown_options``), a layout directive (``grid``, ``tab-set``, ``only``) its content alone; an object's
+  description (``.. autofunction:: attrs.validators.in_``, ``.. py:class::``,
   ``.. class::``, which Sphinx reads as Python's) shows its signature as written, on a line of its own before its
   content (a heading-like line: a long one is not the lead of every later part); code-like ones are code (a
   ``:caption:`` the sentence before it; a doctest's setup and cleanup, and a block with ``:hide:``, are not
@@ -25,7 +27,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .crossrefs import EXPLICIT_TITLE, is_code_role, kind_of, role_text
-from .fences import GROUP_ARGUMENT, HIDDEN_CODE, glossary_entries
+from .fences import GROUP_ARGUMENT, HIDDEN_CODE, LAYOUT_DIRECTIVES, glossary_entries, shown_options
 
 _CODE_DIRECTIVES = {
     "code-cell", "ipython", "doctest", "testcode", "testoutput", "testsetup", "testcleanup",
@@ -45,8 +47,6 @@ _DESCRIPTIONS = {
     "option", "envvar", "confval", "directive", "role", "describe", "object",
 }  # fmt: skip
 """Directives that describe an object (Sphinx's domains), with ``auto...`` ones: the argument is a signature."""
-_UNLABELLED = {"only", "ifconfig", "hlist", "grid", "rst-class", "cssclass", "tab-set", "tabs"}
-"""Directives whose argument is a condition or a layout, not a label: their content alone."""
 _ARGUMENT_IS_TEXT = {"centered"}
 _SILENT_DIRECTIVES = {
     "toctree", "index", "highlight", "currentmodule", "module", "tabularcolumns", "sectionauthor", "moduleauthor",
@@ -193,7 +193,7 @@ def _unknown_directive(css_classes: bool = False) -> Any:
             if name == "glossary":
                 return self.glossary()
             label, lead = inline_plain(self.state, argument, self.lineno) if argument else "", ""
-            if name in _UNLABELLED:
+            if name in LAYOUT_DIRECTIVES:
                 label = ""
             elif name in _ARGUMENT_IS_TEXT:
                 label, lead = "", argument
@@ -208,6 +208,8 @@ def _unknown_directive(css_classes: bool = False) -> Any:
             if lead.strip():
                 inline, messages = self.state.inline_text(lead, self.lineno)
                 box += nodes.paragraph(lead, "", *inline)
+            if name not in LAYOUT_DIRECTIVES:
+                box.extend(self.fields())
             if self.content:
                 self.state.nested_parse(self.content, self.content_offset, box)
             if len(box.children) > (1 if label else 0):
@@ -224,7 +226,23 @@ def _unknown_directive(css_classes: bool = False) -> Any:
             if not box.children and self.name.lower().rsplit(":", 1)[-1].startswith("auto"):
                 return []
             shown = " ".join(re.sub(r"\\(.)", r"\1", signature).split())
-            return [*([nodes.paragraph(shown, shown)] if shown else []), *([box] if box.children else [])]
+            return [
+                *([nodes.paragraph(shown, shown)] if shown else []),
+                *self.fields(),
+                *([box] if box.children else []),
+            ]
+
+        def fields(self) -> list[Any]:
+            """The options the page shows (``fences.shown_options``) as one sentence: ``Type: str; Default: ''.``"""
+            line = nodes.paragraph()
+            shown = shown_options(self.options)
+            for n, (label, value) in enumerate(shown):
+                parsed, _ = self.state.inline_text(value, self.lineno)
+                line += nodes.Text(f"{'; ' if n else ''}{label}: ")
+                line.extend(parsed)
+            if shown and not shown[-1][1].endswith((".", "!", "?")):
+                line += nodes.Text(".")  # a sentence of its own, not run on into the text after it
+            return [line] if line.children else []
 
         def glossary(self) -> list[Any]:
             """A definition list: each entry's terms (``source directory, root``: several share one definition,
