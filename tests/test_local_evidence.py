@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from ragcli.answer.citations import check_claims, normalize
+from ragcli.answer.citations import MIN_QUOTE_WORDS, check_claims, normalize, quote_words
 from ragcli.answer.protocol import Claim
 from ragcli.backends.local.evidence import readable, units
 from ragcli.backends.local.question import Question
-from ragcli.backends.local.selector import Window, features
+from ragcli.backends.local.selector import Window, features, windows
 from ragcli.passage import Passage
 
 TEXT = """If you have internal packages that you do not want to be published, you can mark them as private:
@@ -197,3 +197,66 @@ def test_a_rows_words_include_its_column_headers() -> None:
     assert values.asked_for == 1.0  # "loop variable": "variable" is the column's header
     assert values.overlap == pytest.approx(4 / 5)  # all but "tells"
     assert row.quote == "| loop.last | True if last iteration. |"
+
+
+# pip's "Default paths" section (pypa/pip, docs/html/topics/caching.md, MIT), its tabs as ragcli reads them.
+CACHE_PATHS = """Linux:
+
+```
+~/.cache/pip
+```
+
+Pip will also respect `XDG_CACHE_HOME`.
+
+MacOS:
+
+```
+~/Library/Caches/pip
+```
+
+Pip will also respect `XDG_CACHE_HOME`.
+
+Windows:
+
+```
+%LocalAppData%\\pip\\Cache
+```
+
+Changed in version 26.2: Pip will also respect `XDG_CACHE_HOME` on macOS.
+"""
+
+
+def test_a_windows_statement_shows_everything_its_quote_spans() -> None:
+    """A tab's label and its path were too short a unit to quote, so they were no unit, and a window over the
+    sentences around them showed "Pip will also respect XDG_CACHE_HOME." twice while its quote held the macOS
+    path between: what a person read was not what the quote spans."""
+    found = units(passage(CACHE_PATHS))
+    assert any(u.kind == "introduced" and "~/Library/Caches/pip" in u.quote for u in found)
+    spanning = windows(found)
+    assert spanning
+    for window in spanning:
+        assert quote_words(window.quote) >= MIN_QUOTE_WORDS
+        for line in window.quote.splitlines():
+            if line.strip() and not line.startswith("```"):
+                assert readable(line) in window.statement, (line, window.statement)
+
+
+# lazygit's keybindings (jesseduffield/lazygit, docs/keybindings/Keybindings_en.md, MIT): rows of "Local branches".
+BRANCH_KEYS = """| Key | Action | Info |
+|-----|--------|-------------|
+| `` <ctrl+o> `` | Copy branch name to clipboard |  |
+| `` n `` | New branch |  |
+| `` N `` | Move commits to new branch | Create a new branch and move the unpushed commits to it. |
+| `` w `` | New worktree |  |
+| `` o `` | Create pull request |  |
+| `` - `` | Checkout previous branch |  |
+"""
+
+
+def test_a_short_table_row_can_be_the_answer(local_model):
+    """ "| w | New worktree |" holds three words, fewer than a quote needs alone: before, such a row was no unit at all
+    and no window could show it; now it is quoted with a row beside it."""
+    p = passage(BRANCH_KEYS)
+    assessment = local_model.assess("Which key creates a new worktree?", (p,))
+    assert "New worktree" in assessment.claims[0].statement
+    assert all(r.passed for r in check_claims(assessment.claims, {p.id: p}))

@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from ...answer.citations import MIN_QUOTE_WORDS, quote_words
+from ...answer.citations import quote_words
 from ...escape import CODE_SPAN
 from ...passage import Passage
 from ...structure import Span, UnitKind, unit_spans
@@ -119,7 +119,9 @@ def is_pointer(statement: str) -> bool:
 
 
 def units(passage: Passage) -> list[Unit]:
-    """Every unit of ``passage`` with a quote of at least the minimum length, in reading order.
+    """Every unit of ``passage`` with a word in its quote, in reading order; one too short to cite alone (a table
+    row ``^0.2.3 | >=0.2.3 <0.3.0``, a tab's ``macOS:`` and its path) is quoted in a window with its neighbours
+    (``selector.windows``), so a window's statement shows everything its quote spans.
 
     ``span`` is the unit's index in ``structure.unit_spans(passage.text)`` (before this filter), which is
     how a vector stored for it at ingest is found again.
@@ -128,7 +130,7 @@ def units(passage: Passage) -> list[Unit]:
     out: list[Unit] = []
     for n, span in enumerate(unit_spans(text)):
         unit = _unit(passage, span, n)
-        if quote_words(unit.quote) >= MIN_QUOTE_WORDS and not is_pointer(unit.statement):
+        if quote_words(unit.quote) and not is_pointer(unit.statement):
             out.append(replace(unit, position=len(out)))
     return out
 

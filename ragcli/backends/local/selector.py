@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from itertools import pairwise
 
+from ...answer.citations import MIN_QUOTE_WORDS, quote_words
 from ...text import fence_of, query_terms
 from .evidence import Unit
 from .question import Question, Want, mentions
@@ -186,14 +187,18 @@ def _continued(shown: str, part: str) -> str:
 
 
 def windows(found: Sequence[Unit], max_units: int = MAX_WINDOW) -> list[Window]:
-    """Every window of 1..max_units consecutive units of one passage's ``found`` units (in reading order)."""
+    """Every window of 1..max_units consecutive units of one passage's ``found`` units (in reading order) whose
+    quote is long enough to cite (``MIN_QUOTE_WORDS``): a short unit (the row ``^0.2.3 | >=0.2.3 <0.3.0``, a tab's
+    ``macOS:`` and its path) is quoted with the unit before or after it."""
     out = []
     for i, unit in enumerate(found):
         if unit.points_back and unit.position > 0:
             continue  # it leans on the unit before: a window starting earlier carries both
         for size in range(1, max_units + 1):
             if i + size <= len(found):
-                out.append(Window(tuple(found[i : i + size])))
+                window = Window(tuple(found[i : i + size]))
+                if quote_words(window.quote) >= MIN_QUOTE_WORDS:
+                    out.append(window)
     return out
 
 
@@ -228,7 +233,7 @@ def features(
         novelty=math.log1p(len(terms - q_terms)),
         rank=1.0 / rank,
         opens_passage=1.0 if window.first.position == 0 else 0.0,
-        size=float(len(window.units) - 1),
+        size=float(max(0, sum(1 for u in window.units if quote_words(u.quote) >= MIN_QUOTE_WORDS) - 1)),
         code_fit=fits["code_fit"],
         number_fit=fits["number_fit"],
         default_fit=fits["default_fit"],
