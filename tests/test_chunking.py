@@ -518,3 +518,38 @@ def test_a_split_block_repeats_its_introduction_and_stays_fenced(embedder):
     lines = [line for p in parts for line in p.text.split("\n") if line.startswith("classifiers")]
     assert sorted(lines) == sorted(f'classifiers = ["Private :: Do Not Upload {i}"]' for i in range(60))
     assert_within_cap(passages, embedder.count_tokens)
+
+
+# tox's "Injected environment variables" (tox-dev/tox at ccb12fc2, docs/reference/config.rst, MIT), as ragcli reads it.
+INJECTED = """## Injected environment variables
+
+tox automatically injects several environment variables into the test environment when running commands. These are \
+always set regardless of the `pass_env` or `set_env` configuration and cannot be overridden by the user.
+
+| Variable | Description |
+|---|---|
+| `TOX_ENV_NAME` | The name of the current tox environment (e.g. `3.12`, `lint`). |
+| `TOX_WORK_DIR` | The tox working directory (by default `.tox` under the project root). |
+| `TOX_ENV_DIR` | The directory of the current tox environment (e.g. `.tox/3.12`). |
+| `PYTHONIOENCODING` | Always set to `utf-8` to ensure consistent encoding for standard I/O. |
+| `PIP_USER` | Always set to `0` to prevent pip from attempting `--user` installs inside virtualenvs, which would fail \
+because user site-packages aren't visible. Only set when using `virtualenv`-based environments. |
+| `TOX_PACKAGE` | The path(s) to the built package artifact(s), joined by `os.pathsep` if there are multiple. Only set \
+in run environments where a package has been built. See Reference the built package path in commands for usage \
+examples. |
+| `VIRTUAL_ENV` | The path to the virtual environment directory. Only set when using `virtualenv`-based environments \
+(the default). |
+| `__TOX_ENVIRONMENT_VARIABLE_ORIGINAL_CI` | The value of the `CI` environment variable from the host. Only set when \
+the `CI` variable is present in the host environment. |
+"""
+
+
+def test_a_paragraph_leads_the_first_part_of_the_table_after_it(embedder):
+    """The table is too long for a passage: before, its introduction was a passage of its own and the table's
+    first rows had no sentence saying what they are. A paragraph not ending in ':' leads the first part only."""
+    passages = chunk_document(make_doc(INJECTED), "t", embedder.count_tokens)
+    assert len(passages) >= 2
+    first, *rest = passages
+    assert first.text.startswith("tox automatically injects") and "| `TOX_ENV_NAME` |" in first.text
+    assert not any("tox automatically injects" in p.text for p in rest)
+    assert all(p.text.startswith("| Variable | Description |") for p in rest)

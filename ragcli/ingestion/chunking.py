@@ -3,9 +3,10 @@
 Markdown (and HTML, converted to Markdown) is split into sections by heading
 (``markdown``); every passage keeps its heading path. Inside a section, blocks
 (paragraphs, lists, tables, code) are packed whole while they fit the token
-cap. A sentence that introduces a code block, list or table (it ends with
-':') stays in the same passage as that block; when the block itself must be
-split, every part repeats the introducing sentence. A block over the cap is
+cap. A paragraph stays in the same passage as the code block, list or table
+right after it; when the block itself must be split, a sentence that
+introduces it (it ends with ':') is repeated by every part, another paragraph
+leads the first part only. A block over the cap is
 split on its own structure: table rows (with the header row repeated), list
 items, code lines, and for prose sentence boundaries with a one-sentence
 overlap. Only a single sentence longer than the cap is cut by words (the cutting
@@ -28,7 +29,7 @@ from .markdown import Block, Section, markdown_sections, plain_sections
 from .mdwriter import read_page_mark
 from .sizing import Counts, Sizer, TokenCounter
 
-CHUNKER_VERSION = 17
+CHUNKER_VERSION = 18
 """3: soft wraps joined, admonitions and tabs unfolded, an introducing sentence kept with its block.
 4: a PDF with an outline is cut by its bookmarks (Markdown, Word, reStructuredText, notebook and CSV loaders).
 5: passages record their file relative to the ingested folder and the length of a carried introduction.
@@ -58,7 +59,11 @@ are code spans and a MyST role is read outside code spans only; VitePress's code
 ``click:example`` is code and ``click:run`` nothing; a long code block is cut into even parts (no last line alone);
 the Rust Book's ``<Listing>`` shows its number, caption and file; an rst table cell drops docutils' messages.
 16: a titled admonition with nothing under it is its title (not ``Title:``), a content tab left with nothing to read
-(a screenshot, an included file) is dropped with its title."""
+(a screenshot, an included file) is dropped with its title.
+17: a directive's options that its page shows are text (``:default:``, ``:type:``, tox's ``:keys:``), layout options
+and a layout directive's argument are not; a ``{grid-item-card}`` title labels its text; icon roles show nothing.
+18: a paragraph is never cut from the code block, list or table right after it, colon or not (it leads the block's
+first part when the block is split)."""
 INTRODUCED_KINDS = ("code", "list", "table")
 WRITTEN_IN_MARKDOWN = frozenset({"markdown", "notebook"})
 """Formats whose Markdown was written by people (a notebook's Markdown cells), its HTML markup; the Markdown the
@@ -81,7 +86,7 @@ def _pieces(blocks: list[Block], sizer: Sizer) -> list[Piece]:
     while i < len(blocks):
         block = blocks[i]
         following = blocks[i + 1] if i + 1 < len(blocks) else None
-        if block.introduces and following is not None and following.kind in INTRODUCED_KINDS:
+        if block.kind == "text" and following is not None and following.kind in INTRODUCED_KINDS:
             pages = _merged(block.pages, following.pages)
             ocr = block.ocr or following.ocr
             pieces += [(text, pages, ocr, shape) for text, shape in _introduced(block, following, sizer)]
@@ -108,13 +113,20 @@ def _merged(*pages: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def _introduced(intro: Block, block: Block, sizer: Sizer) -> list[Cut]:
-    """A paragraph ending in ':' with the block it introduces;
-    each part of a split block repeats the introducing sentence."""
+    """A paragraph with the code block, list or table right after it, never a passage boundary between them (its
+    last sentence carries the block, ``structure``) while they fit together. When they do not, a sentence ending in
+    ':' leads every part of the block; another paragraph leads only the first part of a block too long for a
+    passage ("tox automatically injects several environment variables ..." before the table of them), and
+    otherwise stands apart from it (a block that fits is never cut)."""
     whole = f"{intro.text}\n\n{block.text}"
     if sizer.fits(whole, (intro.text, block.text)):
         return [(whole, joined([(intro.text, intro.shape), (block.text, block.shape)]))]
+    if not intro.introduces and sizer.fits(block.text):
+        return _split(intro, sizer) + _split(block, sizer)  # a block that fits stays whole, in a passage of its own
     sentences = split_sentences(intro.text) or [intro.text]
     lead = sentences[-1]
+    if not intro.introduces and sizer.tokens(intro.text) <= sizer.budget // 3:
+        lead = intro.text  # said once, a short paragraph leads the first part whole
     room = max(16, sizer.budget - sizer.tokens(lead) - 2)
     if room < sizer.budget // 4:  # an introduction as long as a passage: no room to repeat it
         return _split(intro, sizer) + _split(block, sizer)
@@ -124,7 +136,8 @@ def _introduced(intro: Block, block: Block, sizer: Sizer) -> list[Cut]:
     first_lead = lead
     if earlier and sizer.fits(f"{earlier[-1][0]} {lead}\n\n{parts[0][0]}", (earlier[-1][0], lead, parts[0][0])):
         first_lead = f"{earlier.pop()[0]} {lead}"
-    return [*earlier, _led(first_lead, parts[0]), *(_led(lead, part) for part in parts[1:])]
+    later = parts[1:] if not intro.introduces else [_led(lead, part) for part in parts[1:]]
+    return [*earlier, _led(first_lead, parts[0]), *later]
 
 
 def _pack_section(blocks: list[Block], sizer: Sizer) -> list[Piece]:
