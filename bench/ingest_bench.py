@@ -160,7 +160,7 @@ def bare_embedding(embedder: Any, texts: list[str]) -> dict[str, float]:
 
 
 MODEL_METHODS = ("embed_with_spans", "embed")
-"""The Embedder methods that run the model for an ingest (``structure.embed_passages`` calls the first)."""
+"""The Embedder methods that run the model for an ingest (``units.embed_passages`` calls the first)."""
 
 
 class ModelWatch(Stopwatch):

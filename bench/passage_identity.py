@@ -4,9 +4,9 @@ A corpus is read the way ``ingest`` reads it (``folder`` discovery, ``parsing.pa
 in process, ``chunking.chunk_document`` with the model's tokenizer), without the
 model run: what the index would hold is each passage's ID, text, title, heading
 path and carried length, and the unit spans its unit vectors are cut by, every
-field of each (``structure.Span``), cut as ingest cuts them (from the blocks the
+field of each (``units.Span``), cut as ingest cuts them (from the blocks the
 chunker read off the document's parse, ``Passage.blocks``, where it knows them;
-else ``structure.unit_spans``, what the answerer cuts at ask time: a dump of the
+else ``units.unit_spans``, what the answerer cuts at ask time: a dump of the
 tree before a change of the one holds the other to it). ``--dump OUT`` writes
 them as JSON lines; ``--compare A B``
 prints, per corpus, how many passages are identical (same ID, same fields) out of
@@ -38,10 +38,10 @@ def corpus_records(corpus: Path) -> Iterator[dict[str, Any]]:
     from ragcli.ingestion.loaders import Document
     from ragcli.ingestion.parsing import ParseTask, parse
     from ragcli.ingestion.sources import DEFAULT_MAX_FILE_BYTES
-    from ragcli.structure import unit_spans
+    from ragcli.units import unit_spans
 
     try:
-        from ragcli.structure import spans_in
+        from ragcli.units import spans_in
     except ImportError:  # a tree from before ``Passage.blocks``: every passage's units are cut by parsing it
         spans_in = None
 

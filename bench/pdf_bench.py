@@ -3,7 +3,7 @@ and text-PDF ingest against another ragcli tree (main) in paired runs.
 
 Part 1, in this process (this tree): three folders of generated PDFs, read with ``load_file`` and cut with
 ``chunk_document`` (pages/s), then the same passages embedded as ingest embeds them
-(``structure.embed_passages``): how the page reading compares with the model's share of an ingest.
+(``units.embed_passages``): how the page reading compares with the model's share of an ingest.
 
   * text: ``_formats.to_pdf`` documents (Letter pages of prose, lists and plain-text tables, an outline);
   * table: pages each holding a ruled 3-column table of 12 rows under a sentence (pdfplumber's path);
@@ -100,7 +100,7 @@ def read_and_embed(folder: Path, embedder: Any) -> dict[str, Any]:
     from ragcli.ingestion.folder import read_source
     from ragcli.ingestion.loaders import load_file
     from ragcli.ingestion.sources import DEFAULT_MAX_FILE_BYTES, SourceFile
-    from ragcli.structure import embed_passages
+    from ragcli.units import embed_passages
 
     passages = []
     ocr = unread = 0
@@ -158,8 +158,7 @@ def part_one(out: Output, root: Path, args: Any, embedder: Any) -> None:
         "PDF pages read (load_file + chunk_document) beside embedding the same passages",
         ["kind", "pages", "passages", "read s", "pages/s", "embed s", "read / embed"],
         rows,
-        caption="embed s: structure.embed_passages in steps of 16, as ingest does; read / embed < 1: the model costs "
-        "more",
+        caption="embed s: units.embed_passages in steps of 16, as ingest does; read / embed < 1: the model costs more",
     )
     out.put("kinds", data)
 

@@ -251,7 +251,7 @@ class Embedder:
         """Each text's vector (as ``embed`` gives it) and, from the same model run, one vector per
         character span of it: the mean of the span's token vectors in context, L2-normalised.
 
-        This is how a passage's units (``structure.unit_spans``) get vectors at no extra model cost:
+        This is how a passage's units (``units.unit_spans``) get vectors at no extra model cost:
         the tokens of a sentence are read with the rest of its passage around them. A span that holds
         no token (cut off at the token limit) gets the text's own vector.
         """

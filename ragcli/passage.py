@@ -71,7 +71,7 @@ class Passage:
     """The top-level blocks of ``text`` (``structure.blocks(text)``, ``structure.Block``s: typed loosely, as this
     module imports nothing) as the chunker read them off its document's one parse, so ingest cuts its units without
     parsing it again; None when not known (read from an index, or a part the chunker cannot follow):
-    ``structure.unit_spans`` parses the text then. Not stored, not compared."""
+    ``units.unit_spans`` parses the text then. Not stored, not compared."""
 
     @property
     def heading_label(self) -> str:

@@ -14,7 +14,7 @@ from support.paths import DAY
 from ragcli.answer.protocol import Found, Turn
 from ragcli.answer.run import evidence_config, found_by
 from ragcli.backends.local.vectors import question_vector, stored_units
-from ragcli.structure import embed_passages
+from ragcli.units import embed_passages
 
 QUESTION = "How long do customers have to ask for a refund?"
 

@@ -35,8 +35,9 @@ from ragcli.ingestion.markdown import (
 )
 from ragcli.ingestion.metadata import split_front_matter
 from ragcli.passage import Passage
-from ragcli.structure import parsed_blocks, spans_in, unit_spans
+from ragcli.structure import parsed_blocks
 from ragcli.text import unix_newlines
+from ragcli.units import spans_in, unit_spans
 
 CORPORA = Path(__file__).resolve().parents[1] / "bench" / "corpora"
 PAGES = sorted(CORPORA.rglob("*.md"))

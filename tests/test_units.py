@@ -16,8 +16,9 @@ from ragcli.backends.local.evidence import addresses_reader, units, without_addr
 from ragcli.backends.local.question import Question
 from ragcli.backends.local.selector import FEATURES, FIT_OF_WANT, Weights, WindowFeatures, windows
 from ragcli.passage import Passage
-from ragcli.structure import BLOCK_MAX_LINES, blocks, only_paragraphs, parsed_blocks, unit_spans
+from ragcli.structure import blocks, only_paragraphs, parsed_blocks
 from ragcli.text import blank_lines_dropped, fenced_chunks, readable
+from ragcli.units import BLOCK_MAX_LINES, unit_spans
 
 
 def passage(text: str) -> Passage:
@@ -198,6 +199,45 @@ def test_code_in_a_list_item_keeps_its_indentation_and_blank_lines() -> None:
         "```",
         "- Python code blocks in Markdown or reStructuredText files.",
     ]
+
+
+# pip's "pip list" examples (pypa/pip, docs/html/cli/pip_list.rst, MIT), as ragcli reads the page.
+PIP_LIST_STEP = """3. List packages that are not dependencies of other packages. Can be combined with other options.
+
+   Unix/macOS:
+
+   ```console
+   $ python -m pip list --outdated --not-required
+   Package  Version Latest Type
+   ```
+
+   Windows:
+
+   ```console
+   C:\\> py -m pip list --outdated --not-required
+   ```
+4. Use legacy formatting for the listing of installed packages.
+"""
+
+
+def test_a_list_items_later_paragraphs_and_code_are_units_of_the_item() -> None:
+    """A numbered step's command sits in the item under its sentence. Only each item's first paragraph was read,
+    so no unit held ``--not-required`` and "How do I list only the packages nothing depends on?" could not be
+    answered from this page."""
+    found = units(passage(PIP_LIST_STEP))
+    shown = [u.statement for u in found]
+    assert shown[:2] == [
+        "List packages that are not dependencies of other packages.",
+        "Can be combined with other options.",
+    ]
+    assert (
+        shown[2] == "Unix/macOS:\n```console\n$ python -m pip list --outdated --not-required\n"
+        "Package  Version Latest Type\n```"
+    )
+    assert found[2].kind == "introduced" and found[3].kind == "introduced"
+    assert "C:\\> py -m pip list --outdated --not-required" in shown[3]
+    assert shown[4] == "Use legacy formatting for the listing of installed packages."
+    assert all(found[k].item_start == found[0].start for k in (1, 2, 3))  # one item: its sentences read on
 
 
 def test_a_long_table_is_read_row_by_row_and_a_short_one_whole() -> None:
@@ -430,7 +470,7 @@ def test_plain_paragraphs_are_cut_without_loading_markdown_it() -> None:
         "Vitamin D deficiency is common. It raises the risk of fracture.\n\nA second paragraph\nruns over two lines.\n"
     )
     assert only_paragraphs(text) and not only_paragraphs(text + "\n- a list item\n")
-    code = f"import sys, ragcli.structure as s; s.unit_spans({text!r}); print('markdown_it' in sys.modules)"
+    code = f"import sys, ragcli.units as u; u.unit_spans({text!r}); print('markdown_it' in sys.modules)"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=clean_env(), timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "False"

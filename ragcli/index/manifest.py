@@ -99,7 +99,7 @@ class Manifest(Checked):
     checksums: dict[str, list[int]]
     """File name (relative) -> [size, crc32]; a mismatch means corruption."""
     units_version: int | None = None
-    """``structure.UNITS_VERSION`` the unit vectors were cut with; None when the generation has none."""
+    """``units.UNITS_VERSION`` the unit vectors were cut with; None when the generation has none."""
     units: int | None = None
     """How many unit vectors unit_vectors.npy holds."""
     root: str | None = None

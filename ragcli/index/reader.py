@@ -283,7 +283,7 @@ class TenantIndex:
         """The units' offsets, when the generation has unit vectors cut the way this ragcli cuts units (otherwise
         the local answerer computes them itself: slower, never wrong). Checked when first used (by the local
         answerer): a search does not read them."""
-        from ..structure import UNITS_VERSION
+        from ..units import UNITS_VERSION
 
         m = self.manifest
         if m.units_version != UNITS_VERSION or m.units is None:

@@ -274,7 +274,7 @@ class View:
         return out
 
     def unit_vectors(self, row: int) -> np.ndarray | None:
-        """The vectors of the units of the passage at ``row`` (one per ``structure.unit_spans`` span), which must
+        """The vectors of the units of the passage at ``row`` (one per ``units.unit_spans`` span), which must
         be one this scope may see; None when the generation stores none."""
         self._check_visible(row)
         return self.index.units_of(row)

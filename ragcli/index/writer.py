@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 from ..errors import IndexLockedError, InputError, os_reason
 from ..passage import Passage
 from ..record import Record
-from ..structure import UNITS_VERSION
+from ..units import UNITS_VERSION
 from . import layout
 from .bm25 import valid_days, write_bm25
 from .layout import (
@@ -131,7 +131,7 @@ class NewGeneration:
     chunker_version: int
     model: ModelEntry
     units: list[np.ndarray] | None = None
-    """Per passage, its units' vectors (``structure.embed_passages``); None writes no unit vectors."""
+    """Per passage, its units' vectors (``units.embed_passages``); None writes no unit vectors."""
     root: str | None = None
     """The folder (or file) the tenant is ingested from."""
     quantize: bool = False

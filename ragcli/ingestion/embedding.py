@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 from ..embedder import Embedder
 from ..errors import IndexWriteError
 from ..passage import Passage
-from ..structure import Embedded, embed_passages
+from ..units import Embedded, embed_passages
 from .progress import Progress
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ class EmbeddingBackend(Protocol):
     """Where the vectors of new passages are computed; discovery, diffing and publishing stay in the ingest.
 
     ``embed_steps`` yields, per step of passages and in step order, what
-    ``structure.embed_passages(embedder, step)`` gives: the (len(step), dim)
+    ``units.embed_passages(embedder, step)`` gives: the (len(step), dim)
     passage vectors and each passage's unit vectors. The default runs the
     embedder in this process; ``ray_embed.RayEmbedding`` runs the same model on
     a Ray cluster.

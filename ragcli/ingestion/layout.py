@@ -1,6 +1,6 @@
 """A passage's top-level blocks read off its document's one parse, so its units are cut without parsing it again.
 
-Ingest stores a vector per unit of each passage (``structure.unit_spans``: sentences, items, rows, code), cut from
+Ingest stores a vector per unit of each passage (``units.unit_spans``: sentences, items, rows, code), cut from
 the passage's top-level blocks (``structure.blocks``, a markdown-it parse of its text). The chunker builds every
 passage from pieces of a document it has parsed already: whole blocks, and the parts of a block it had to split
 (table rows under their header, code lines fenced again, list items, sentences). Each piece gets a ``Shape``, the

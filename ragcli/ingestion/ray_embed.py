@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from ..embedder import Embedder, ModelSpec, default_spec
 from ..errors import InputError, ModelError, RagcliError, os_reason
 from ..passage import Passage
-from ..structure import Embedded, embed_passages
+from ..units import Embedded, embed_passages
 
 if TYPE_CHECKING:
     pass
@@ -77,7 +77,7 @@ class _EmbedActor:
 
     def embed(self, steps: list[list[Passage]]) -> list[Embedded]:
         """Per step, the passage and unit vectors, computed exactly as a local ingest computes them
-        (``structure.embed_passages``)."""
+        (``units.embed_passages``)."""
         if self.error is not None:
             raise ModelError(self.error)
         return [embed_passages(self.embedder, step) for step in steps]

@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING
 from ...answer.protocol import AbstainDecision, Claim, ClaimsDecision, Found, ModelReply, Turn, Usage, Verdict
 from ...embedder import Embedder
 from ...passage import Passage
-from ...structure import embed_passages
 from ...text import query_terms
+from ...units import embed_passages
 from . import answerability, fitted
 from .evidence import Unit, addresses_reader, units, without_address
 from .question import Question, mentions
@@ -197,7 +197,7 @@ class LocalModel:
 
     def _cosines(self, query: np.ndarray, per_passage: list[list[Unit]], vectors: Vectors) -> dict[Unit, float]:
         """Each unit's cosine with the question; a unit's vector is its tokens read in their passage, plus its
-        heading (``structure.embed_passages``): the index's stored ones, else computed here, the same way."""
+        heading (``units.embed_passages``): the index's stored ones, else computed here, the same way."""
         embedder = self.embedder
         assert embedder is not None
         stored = vectors.units

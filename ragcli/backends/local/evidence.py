@@ -23,8 +23,8 @@ from dataclasses import dataclass, replace
 from ...answer.citations import quote_words
 from ...escape import CODE_SPAN
 from ...passage import Passage
-from ...structure import Span, UnitKind, unit_spans
 from ...text import FENCE, LIST_MARKER, fenced_chunks, table_cells
+from ...units import Span, UnitKind, unit_spans
 
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _REF_LINK = re.compile(r"\[([^\]]+)\]\[[^\]]*\]")
@@ -85,9 +85,9 @@ class Unit:
     position: int = 0
     """Its place among the passage's units (0 = first)."""
     span: int = 0
-    """Its index among ``structure.unit_spans(passage.text)``: where its vector stored at ingest is."""
+    """Its index among ``units.unit_spans(passage.text)``: where its vector stored at ingest is."""
     item_start: int = -1
-    """For a list item's later sentence: where the item's first sentence starts (``structure.Span.item_start``)."""
+    """For a list item's later sentence: where the item's first sentence starts (``units.Span.item_start``)."""
 
     @property
     def carries_block(self) -> bool:
@@ -123,7 +123,7 @@ def units(passage: Passage) -> list[Unit]:
     row ``^0.2.3 | >=0.2.3 <0.3.0``, a tab's ``macOS:`` and its path) is quoted in a window with its neighbours
     (``selector.windows``), so a window's statement shows everything its quote spans.
 
-    ``span`` is the unit's index in ``structure.unit_spans(passage.text)`` (before this filter), which is
+    ``span`` is the unit's index in ``units.unit_spans(passage.text)`` (before this filter), which is
     how a vector stored for it at ingest is found again.
     """
     text = passage.text

@@ -2,7 +2,7 @@
 
 The answerer scores every unit (sentence, list item, row) of the passages it
 reads by its cosine with the question. Ingest stores those unit vectors beside
-the passage vectors (``structure.embed_passages``), and the question's search
+the passage vectors (``units.embed_passages``), and the question's search
 embedded the question: reading both back saves a model run per ask. Only this
 backend needs them, so it looks them up itself (``Source``: the ``Retriever``
 it is opened with) instead of the answer loop copying arrays into every turn.
