@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from ragcli.answer.citations import MIN_QUOTE_WORDS, check_claims, normalize, quote_words
@@ -260,3 +262,37 @@ def test_a_short_table_row_can_be_the_answer(local_model):
     assessment = local_model.assess("Which key creates a new worktree?", (p,))
     assert "New worktree" in assessment.claims[0].statement
     assert all(r.passed for r in check_claims(assessment.claims, {p.id: p}))
+
+
+# Vite's build options (vitejs/vite, docs/config/build-options.md, MIT): a section named by the option it defines.
+CHUNK_LIMIT = """- **Type:** `number`
+- **Default:** `500`
+
+Limit for chunk size warnings (in kB). It is compared against the uncompressed chunk size.
+"""
+
+
+def test_a_window_reads_under_the_heading_that_names_what_its_section_defines(local_model):
+    """ "Type: number; Default: 500; Limit for chunk size warnings" says nothing without the option's name, which the
+    page gives only as the section's heading; a heading that is prose is not repeated."""
+    named = Passage(
+        "b@v#s",
+        "b",
+        "v",
+        "s",
+        "t",
+        ("everyone",),
+        None,
+        None,
+        "Build Options",
+        ("build.chunkSizeWarningLimit",),
+        "/b.md",
+        None,
+        CHUNK_LIMIT,
+    )
+    prose = replace(named, id="p@v#s", doc_id="p", heading_path=("Chunk size warnings",))
+    question = "vite build warns that chunks are larger than 500 kB. Where do I change that limit?"
+    claims = local_model.assess(question, (named,)).claims
+    assert claims[0].statement.startswith("build.chunkSizeWarningLimit: ")
+    assert all(r.passed for r in check_claims(claims, {named.id: named}))
+    assert not local_model.assess(question, (prose,)).claims[0].statement.startswith("Chunk size warnings")

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from ...answer.protocol import AbstainDecision, Claim, ClaimsDecision, Found, ModelReply, Turn, Usage, Verdict
 from ...embedder import Embedder
 from ...passage import Passage
-from ...text import query_terms
+from ...text import is_strong_identifier, query_terms
 from ...units import embed_passages
 from . import answerability, fitted
 from .evidence import Unit, addresses_reader, units, without_address
@@ -229,7 +229,21 @@ class LocalModel:
         ):
             chosen.append(second.window)
         chosen = [_from_item_start(_completed(w, scored), scored) for w in chosen]
-        return tuple(Claim(statement=w.statement, passage_id=w.passage_id, quote=w.quote) for w in chosen)
+        return tuple(Claim(statement=_under_heading(w), passage_id=w.passage_id, quote=w.quote) for w in chosen)
+
+
+def _under_heading(window: Window) -> str:
+    """A window that opens its passage reads under its section's heading when the heading is the name of what the
+    section defines (``build.chunkSizeWarningLimit``, ``ssr.noExternal``, ``--host``), as a table row reads under its
+    column headers: "Type: number. Default: 500. Limit for chunk size warnings (in kB)." says nothing without it.
+    A heading with a digit is left out: every number a statement shows must be in the passage's text."""
+    statement = window.statement
+    path = window.first.passage.heading_path
+    heading = path[-1].strip() if path else ""
+    names = " " not in heading and (is_strong_identifier(heading) or heading.startswith("-"))
+    if window.first.position or not names or any(c.isdigit() for c in heading) or heading in statement:
+        return statement
+    return f"{heading}: {statement}"
 
 
 def _completed(window: Window, scored: list[Scored]) -> Window:
