@@ -10,6 +10,7 @@ cut a passage the same way (at ingest from the blocks the chunker read off its d
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 
 UnitKind = Literal["sentence", "item", "row", "introduced", "block"]
 
-UNITS_VERSION = 2
+UNITS_VERSION = 3
 """Bump whenever ``unit_spans`` can cut the same text differently: vectors stored per unit at ingest
 (see ``index``) are only used while the version they were cut with is this one."""
 BLOCK_MAX_LINES = 12
@@ -48,7 +49,8 @@ class Span:
     header: tuple[str, ...] = ()
     """For ``row``: the table's header cells."""
     item_start: int = -1
-    """For a list item's second and later sentences: where the item's first sentence starts (else -1)."""
+    """For a list item's second and later units (its later sentences, paragraphs and the sentences carrying its
+    code): where the item's first sentence starts (else -1)."""
 
 
 def unit_spans(text: str) -> list[Span]:
@@ -128,6 +130,11 @@ def _item_rest(text: str, offsets: list[int], start: int, end: int, n: int, firs
     later paragraph's sentences and each fenced code block, carried by the sentence right before it in the item
     (``introduced``) or a ``block`` of its own; shown moved left by its fence's indentation."""
     lines = text.split("\n")[start:end]
+    # The item ends at the next list marker: an item whose first child is not a paragraph (``- ```bash``) is in no
+    # ``block.items`` span, and its lines are not this item's.
+    lines = lines[
+        : next((k for k, line in enumerate(lines) if LIST_MARKER.match(line) or _BARE_MARKER.match(line)), len(lines))
+    ]
     item = first[0].start if first else -1
     out = list(first)
     at = start
@@ -158,6 +165,12 @@ def _item_rest(text: str, offsets: list[int], start: int, end: int, n: int, firs
     return out
 
 
+_BARE_MARKER = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]*$")
+"""A list marker alone on its line (the item's text starts on the next one)."""
+_NOT_PROSE = re.compile(r"^[ \t]*(?:\||>|#|<)")
+"""A table, quote, heading or HTML inside an item: not read as its sentences."""
+
+
 def _item_paragraphs(text: str, offsets: list[int], start: int, end: int, n: int, item: int) -> list[Span]:
     """The sentences of the paragraphs in lines ``start``..``end`` of an item, each of the item at ``item``."""
     out: list[Span] = []
@@ -168,7 +181,7 @@ def _item_paragraphs(text: str, offsets: list[int], start: int, end: int, n: int
         first = line
         while line < end and text[offsets[line] : offsets[line + 1] - 1].strip():
             line += 1
-        if first < line:
+        if first < line and not _NOT_PROSE.match(text[offsets[first] : offsets[first + 1] - 1]):
             body = text[offsets[first] : offsets[line] - 1]
             begin = offsets[first] + len(body) - len(body.lstrip())
             out += [replace(s, item_start=item) for s in _split(text, begin, offsets[line] - 1, "item", n)]

@@ -855,3 +855,9 @@ def test_a_layout_directive_shows_its_content_and_an_unknown_ones_options_show()
     assert "1 2 2 3" not in out and "gutter" not in out and "octicon" not in out and "syntax/core" not in out
     assert "CommonMark-plus: MyST extends the CommonMark syntax specification" in out
     assert "myst_heading_anchors\n\nType: int; Default: 0.\n\nDepth of headings to anchor." in out
+
+
+def test_a_pages_meta_directive_is_not_its_text() -> None:
+    """MyST's ``{meta}`` sets HTML metadata: its options are for search engines, not text the page shows."""
+    page = "# Page\n\n```{meta}\n:description: A blurb for search engines\n:keywords: alpha, beta\n```\n\nBody text.\n"
+    assert plain(unfold_dialects(page)) == "Body text."

@@ -474,3 +474,16 @@ def test_plain_paragraphs_are_cut_without_loading_markdown_it() -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=clean_env(), timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "False"
+
+
+def test_an_items_code_ends_its_line_and_an_item_that_opens_with_code_is_its_own() -> None:
+    """A sentence after an item's code starts a line of its own (on the fence's line it would keep the block open
+    over the rest of the answer); an item whose first child is code is not read into the item before it."""
+    step = "1. Install the package with pip:\n\n   ```bash\n   pip install somepackage\n   ```\n\n   Then check it.\n"
+    (both,) = [w for w in windows(units(passage(step))) if len(w.units) == 2]
+    assert both.statement.endswith("```\nThen check it.")
+    fenced = "- Install it first with pip:\n- ```bash\n  pip install somepackage\n  ```\n- Then run the thing now.\n"
+    assert [fenced[s.start : s.end] for s in unit_spans(fenced)] == [
+        "Install it first with pip:",
+        "Then run the thing now.",
+    ]

@@ -29,7 +29,7 @@ from .markdown import Block, Section, markdown_sections, plain_sections
 from .mdwriter import read_page_mark
 from .sizing import Counts, Sizer, TokenCounter
 
-CHUNKER_VERSION = 18
+CHUNKER_VERSION = 19
 """3: soft wraps joined, admonitions and tabs unfolded, an introducing sentence kept with its block.
 4: a PDF with an outline is cut by its bookmarks (Markdown, Word, reStructuredText, notebook and CSV loaders).
 5: passages record their file relative to the ingested folder and the length of a carried introduction.
@@ -63,7 +63,9 @@ the Rust Book's ``<Listing>`` shows its number, caption and file; an rst table c
 17: a directive's options that its page shows are text (``:default:``, ``:type:``, tox's ``:keys:``), layout options
 and a layout directive's argument are not; a ``{grid-item-card}`` title labels its text; icon roles show nothing.
 18: a paragraph is never cut from the code block, list or table right after it, colon or not (it leads the block's
-first part when the block is split)."""
+first part when the block is split).
+19: MyST ``{meta}`` is not text, and build options (``:include-source:``) show nothing; an option whose value shows
+nothing is left out."""
 INTRODUCED_KINDS = ("code", "list", "table")
 WRITTEN_IN_MARKDOWN = frozenset({"markdown", "notebook"})
 """Formats whose Markdown was written by people (a notebook's Markdown cells), its HTML markup; the Markdown the
@@ -80,7 +82,7 @@ Cut = tuple[str, Shape | None]
 
 
 def _pieces(blocks: list[Block], sizer: Sizer) -> list[Piece]:
-    """The section as pieces that each fit: blocks whole or split, an introducing sentence glued to its block."""
+    """The section as pieces that each fit: blocks whole or split, a paragraph glued to the block right after it."""
     pieces: list[Piece] = []
     i = 0
     while i < len(blocks):

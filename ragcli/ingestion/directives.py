@@ -27,7 +27,7 @@ _MYST_ADMONITIONS = frozenset(
     "versionadded versionchanged deprecated topic sidebar margin".split()
 )
 _MYST_DROP = frozenset(
-    "toctree include literalinclude image figure contents raw myst-config math csv-table "
+    "toctree include literalinclude image figure contents raw myst-config math csv-table meta "
     "automodule autoclass autofunction autodoc bibliography only index tableofcontents".split()
 )
 _TITLED = frozenset(
@@ -82,7 +82,9 @@ def unfold_directive(name: str, args: str, body: list[str], fence: str, unfold: 
     options, content = fences.directive_options(body)
     if name in fences.LAYOUT_DIRECTIVES:
         return ["", *unfold(content), ""]
-    shown = "; ".join(f"{label}: {inline(value)}" for label, value in fences.shown_options(options))
+    shown = "; ".join(
+        f"{label}: {text}" for label, value in fences.shown_options(options) if (text := inline(value).strip())
+    )
     shown += "." if shown and not shown.endswith((".", "!", "?")) else ""  # a sentence, not run on into the next
     lead = [*([args.strip()] if args.strip() else []), *(["", shown, ""] if shown else [])]
     return ["", *lead, *unfold(content), ""]

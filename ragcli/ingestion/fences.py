@@ -49,7 +49,7 @@ _LAYOUT_OPTIONS = frozenset(
     "show-inheritance no-value nosignatures recursive template toctree file url encoding header header-rows "
     "stub-columns widths delim quote keepspace escape label depth local backlinks start-after end-before start-line "
     "end-line parser renderer tab-width literal code number-lines relative-docs relative-images heading-offset "
-    "format sorted".split()
+    "format sorted include-source show-source-link nofigs context".split()
 )
 """Directive options that say how a page is laid out or built (CSS classes, sizes, links, which members autodoc
 documents, what an include takes), not what it says: never shown as text."""

@@ -235,12 +235,14 @@ def _unknown_directive(css_classes: bool = False) -> Any:
         def fields(self) -> list[Any]:
             """The options the page shows (``fences.shown_options``) as one sentence: ``Type: str; Default: ''.``"""
             line = nodes.paragraph()
-            shown = shown_options(self.options)
-            for n, (label, value) in enumerate(shown):
-                parsed, _ = self.state.inline_text(value, self.lineno)
+            shown = [
+                (label, self.state.inline_text(value, self.lineno)[0]) for label, value in shown_options(self.options)
+            ]
+            shown = [(label, parsed) for label, parsed in shown if "".join(n.astext() for n in parsed).strip()]
+            for n, (label, parsed) in enumerate(shown):
                 line += nodes.Text(f"{'; ' if n else ''}{label}: ")
                 line.extend(parsed)
-            if shown and not shown[-1][1].endswith((".", "!", "?")):
+            if shown and not line.astext().rstrip().endswith((".", "!", "?")):
                 line += nodes.Text(".")  # a sentence of its own, not run on into the text after it
             return [line] if line.children else []
 

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from ...answer.protocol import AbstainDecision, Claim, ClaimsDecision, Found, ModelReply, Turn, Usage, Verdict
 from ...embedder import Embedder
 from ...passage import Passage
-from ...text import is_strong_identifier, query_terms
+from ...text import FENCE, is_strong_identifier, query_terms
 from ...units import embed_passages
 from . import answerability, fitted
 from .evidence import Unit, addresses_reader, units, without_address
@@ -240,9 +240,12 @@ def _under_heading(window: Window) -> str:
     statement = window.statement
     path = window.first.passage.heading_path
     heading = path[-1].strip() if path else ""
-    names = " " not in heading and (is_strong_identifier(heading) or heading.startswith("-"))
+    names = " " not in heading and any(c.isalpha() for c in heading) and not heading.endswith(":")
+    names = names and (is_strong_identifier(heading) or heading.startswith("-"))
     if window.first.position or not names or any(c.isdigit() for c in heading) or heading in statement:
         return statement
+    if FENCE.match(statement):  # a code block keeps its fence at the start of a line
+        return f"{heading}:\n{statement}"
     return f"{heading}: {statement}"
 
 
@@ -272,7 +275,7 @@ def _from_item_start(window: Window, scored: list[Scored]) -> Window:
         return window
     read = {u.position: u for s in scored if s.window.passage_id == window.passage_id for u in s.window.units}
     first = next((u for u in read.values() if u.start == lead), None)
-    if first is None:  # the item's first sentence is too short to quote on its own: the window reads as it is
+    if first is None:  # the item's first sentence is in no window that reaches here: the window reads as it is
         return window
     positions = range(first.position, window.units[-1].position + 1)
     if any(p not in read for p in positions):
