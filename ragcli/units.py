@@ -129,12 +129,10 @@ def _item_rest(text: str, offsets: list[int], start: int, end: int, n: int, firs
     """A list item's units: the sentences of its ``first`` paragraph, then, from lines ``start``..``end``, each
     later paragraph's sentences and each fenced code block, carried by the sentence right before it in the item
     (``introduced``) or a ``block`` of its own; shown moved left by its fence's indentation."""
-    lines = text.split("\n")[start:end]
+    lines = text[offsets[start] : offsets[end] - 1].split("\n") if end > start else []
     # The item ends at the next list marker: an item whose first child is not a paragraph (``- ```bash``) is in no
     # ``block.items`` span, and its lines are not this item's.
-    lines = lines[
-        : next((k for k, line in enumerate(lines) if LIST_MARKER.match(line) or _BARE_MARKER.match(line)), len(lines))
-    ]
+    lines = lines[: next((k for k, line in enumerate(lines) if _ITEM_START.match(line)), len(lines))]
     item = first[0].start if first else -1
     out = list(first)
     at = start
@@ -165,8 +163,8 @@ def _item_rest(text: str, offsets: list[int], start: int, end: int, n: int, firs
     return out
 
 
-_BARE_MARKER = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]*$")
-"""A list marker alone on its line (the item's text starts on the next one)."""
+_ITEM_START = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
+"""A line that opens a list item: its marker, then a space or the line's end (the text may start on the next)."""
 _NOT_PROSE = re.compile(r"^[ \t]*(?:\||>|#|<)")
 """A table, quote, heading or HTML inside an item: not read as its sentences."""
 

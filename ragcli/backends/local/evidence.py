@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from ...answer.citations import quote_words
+from ...answer.citations import MIN_QUOTE_WORDS, quote_words
 from ...escape import CODE_SPAN
 from ...passage import Passage
 from ...text import FENCE, LIST_MARKER, fenced_chunks, table_cells
@@ -88,6 +88,8 @@ class Unit:
     """Its index among ``units.unit_spans(passage.text)``: where its vector stored at ingest is."""
     item_start: int = -1
     """For a list item's later sentence: where the item's first sentence starts (``units.Span.item_start``)."""
+    citable: bool = True
+    """Its quote is long enough to cite alone (``MIN_QUOTE_WORDS``); a shorter one is quoted with a neighbour."""
 
     @property
     def carries_block(self) -> bool:
@@ -130,8 +132,9 @@ def units(passage: Passage) -> list[Unit]:
     out: list[Unit] = []
     for n, span in enumerate(unit_spans(text)):
         unit = _unit(passage, span, n)
-        if quote_words(unit.quote) and not is_pointer(unit.statement):
-            out.append(replace(unit, position=len(out)))
+        words = quote_words(unit.quote)
+        if words and not is_pointer(unit.statement):
+            out.append(replace(unit, position=len(out), citable=words >= MIN_QUOTE_WORDS))
     return out
 
 

@@ -234,7 +234,7 @@ def features(
         novelty=math.log1p(len(terms - q_terms)),
         rank=1.0 / rank,
         opens_passage=1.0 if window.first.position == 0 else 0.0,
-        size=float(max(0, sum(1 for u in window.units if quote_words(u.quote) >= MIN_QUOTE_WORDS) - 1)),
+        size=float(max(0, sum(1 for u in window.units if u.citable) - 1)),
         code_fit=fits["code_fit"],
         number_fit=fits["number_fit"],
         default_fit=fits["default_fit"],
