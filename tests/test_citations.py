@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ragcli.answer.citations import CHECKS, all_passed, check_claim, check_claims, normalize, numbers_in
+from ragcli.answer.citations import CHECKS, all_passed, check_claim, check_claims, coded_tokens, normalize, numbers_in
 
 
 @dataclass(frozen=True)
@@ -159,6 +159,18 @@ def test_numbers_inside_identifiers_and_versions_are_checked(statement: str, sup
     checks = run(statement, "changelog#v231", "retry_backoff_ms now defaults to 800")
     assert checks["quote_in_passage"] is True
     assert checks["numbers_in_passage"] is supported, statement
+
+
+def test_a_version_in_emphasis_supports_the_same_version_without_it() -> None:
+    # prettier's options page: "_First available in v1.9.0_". The statement a person reads drops the emphasis; the
+    # check failed on the passage's "v1.9.0_" and sank a right answer (prettier/docs/options.md, MIT).
+    passages = {"o#p": P('- `"preserve"` - Keep the existing wrapping as-is. _First available in v1.9.0_')}
+    quote = '`"preserve"` - Keep the existing wrapping as-is. _First available in v1.9.0_'
+    assert all_passed(
+        check_claims([C('"preserve" keeps the wrapping; first available in v1.9.0.', "o#p", quote)], passages)
+    )
+    assert not all_passed(check_claims([C("First available in v1.9.1.", "o#p", quote)], passages))
+    assert coded_tokens("__init__2 and _v2_") == {"init__2", "v2"}
 
 
 @pytest.mark.parametrize("quote", ["| 600 | | |", "| 2 | 600 | 1200 |", "**  ** v2.3.1 **", "--- | --- | ---"])

@@ -503,6 +503,19 @@ def test_block_attributes_and_a_comment_holding_code_show_nothing() -> None:
     assert "external pages." in out and "Enabling this option" in out
 
 
+def test_a_comment_written_in_a_code_span_is_text() -> None:
+    source = (
+        "**Important:** You must have a blank line before `<!-- prettier-ignore-start -->` and\n"
+        "`<!-- prettier-ignore-end -->` for Prettier to recognize the comments.\n\n"
+        "Hidden <!-- an editor's note --> gone; ``a ` <!-- x --> b`` kept.\n\n"
+        "<!-- open\n\nstill a comment\n-->\nAfter `<!--` the page goes on.\n"
+    )  # bench/corpora/prettier/docs/ignore.md (MIT), with a comment and a double-backtick span of our own
+    out = unfold_dialects(source)
+    assert "before `<!-- prettier-ignore-start -->` and\n`<!-- prettier-ignore-end -->` for Prettier" in out
+    assert "editor's note" not in out and "``a ` <!-- x --> b`` kept." in out
+    assert "still a comment" not in out and "After `<!--` the page goes on." in out
+
+
 # --------------------------------------------------------------------------- Liquid, mdBook, Material, comments
 
 

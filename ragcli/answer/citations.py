@@ -112,7 +112,9 @@ def _is_coded(token: str) -> bool:
 def coded_tokens(text: str) -> set[str]:
     """Identifiers, versions and codes with digits in ``text`` (case-folded), and ``PEP 723``-style units."""
     text = unicodedata.normalize("NFKC", html.unescape(text))
-    found = {t.casefold() for t in _TOKEN.findall(text) if _is_coded(t)}
+    # Underscores at a token's ends are Markdown emphasis (``_First available in v1.9.0_``), not part of it: a
+    # statement printed without markup names ``v1.9.0``.
+    found = {t.strip("_").casefold() for t in _TOKEN.findall(text) if _is_coded(t.strip("_"))}
     found |= {f"{a.casefold()} {n}" for a, n in _ACRONYM_NUMBER.findall(text)}
     return found
 

@@ -29,7 +29,7 @@ from .markdown import Block, Section, markdown_sections, plain_sections
 from .mdwriter import read_page_mark
 from .sizing import Counts, Sizer, TokenCounter
 
-CHUNKER_VERSION = 19
+CHUNKER_VERSION = 20
 """3: soft wraps joined, admonitions and tabs unfolded, an introducing sentence kept with its block.
 4: a PDF with an outline is cut by its bookmarks (Markdown, Word, reStructuredText, notebook and CSV loaders).
 5: passages record their file relative to the ingested folder and the length of a carried introduction.
@@ -65,7 +65,9 @@ and a layout directive's argument are not; a ``{grid-item-card}`` title labels i
 18: a paragraph is never cut from the code block, list or table right after it, colon or not (it leads the block's
 first part when the block is split).
 19: MyST ``{meta}`` is not text, and build options (``:include-source:``) show nothing; an option whose value shows
-nothing is left out."""
+nothing is left out.
+20: an HTML comment written in a code span is text (`` `<!-- prettier-ignore-start -->` ``); only comments are
+dropped."""
 INTRODUCED_KINDS = ("code", "list", "table")
 WRITTEN_IN_MARKDOWN = frozenset({"markdown", "notebook"})
 """Formats whose Markdown was written by people (a notebook's Markdown cells), its HTML markup; the Markdown the

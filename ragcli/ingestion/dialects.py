@@ -85,7 +85,9 @@ def _term(lines: list[str]) -> list[str]:
 
 # --------------------------------------------------------------------------- line rules (outside code)
 
-_HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_HTML_COMMENT = re.compile(r"(?P<span>(?<!`)(`+)(?!`)(?:(?!\n[ \t]*\n).)*?(?<!`)\2(?!`))|<!--.*?-->", re.DOTALL)
+"""An HTML comment, or a code span, which shows its text as written (`` `<!-- prettier-ignore-start -->` ``)."""
+_COMMENT_OPENS = re.compile(r"(?P<span>(?<!`)(`+)(?!`)(?:(?!\n[ \t]*\n).)*?(?<!`)\2(?!`))|<!--", re.DOTALL)
 _MD_DEFAULT = re.compile(r"<!--\s*md:default\s+(.+?)\s*-->")
 """Material for MkDocs' documentation macro that its site renders as a "Default: value" badge."""
 _DEFINITION = re.compile(r"^(?P<indent>[ \t]*):[ \t]{1,4}(?P<text>\S.*)$")
@@ -147,12 +149,22 @@ def _without_comments(text: str) -> str:
         elif is_code:
             out.append(joined)
             continue
-        joined = _HTML_COMMENT.sub("", _MD_DEFAULT.sub(r"Default: \1.", joined))
-        start = joined.find("<!--")
+        joined = _HTML_COMMENT.sub(_outside_code, _MD_DEFAULT.sub(r"Default: \1.", joined))
+        start = _comment_left_open(joined)
         if start >= 0 and joined[:start].split("\n")[-1].strip() == "":  # a comment block left open at a line start
             joined, open_comment = joined[:start], True
         out.append(joined)
     return "\n".join(out)
+
+
+def _outside_code(match: re.Match[str]) -> str:
+    """A code span as written; a comment, nothing."""
+    return match.group(0) if match.group("span") else ""
+
+
+def _comment_left_open(text: str) -> int:
+    """Where a comment opens that no ``-->`` closes in ``text`` (-1: none), not counting ``<!--`` in code spans."""
+    return next((m.start() for m in _COMMENT_OPENS.finditer(text) if not m.group("span")), -1)
 
 
 def _included(line: str) -> bool:
