@@ -243,6 +243,30 @@ def test_a_windows_statement_shows_everything_its_quote_spans() -> None:
                 assert readable(line) in window.statement, (line, window.statement)
 
 
+# prettier's CLI (prettier/prettier, docs/cli.md, MIT): each value of --config-precedence is a bold paragraph.
+PRECEDENCE = """Defines how config file should be evaluated in combination of CLI options.
+
+**cli-override (default)**
+
+CLI options take precedence over config file
+
+**file-override**
+
+Config file take precedence over CLI options
+"""
+
+
+def test_a_new_paragraph_starts_its_own_line_in_a_statement() -> None:
+    """Sentences of one paragraph run on; the next paragraph starts its own line. Run on, "CLI options take
+    precedence over config file file-override Config file take precedence ..." read as one sentence."""
+    found = units(passage(PRECEDENCE))
+    statements = [w.statement for w in windows(found, max_units=4)]
+    assert "CLI options take precedence over config file\nfile-override\nConfig file take precedence" in "\n".join(
+        statements
+    )
+    assert not any("config file file-override" in s for s in statements)
+
+
 # lazygit's keybindings (jesseduffield/lazygit, docs/keybindings/Keybindings_en.md, MIT): rows of "Local branches".
 BRANCH_KEYS = """| Key | Action | Info |
 |-----|--------|-------------|

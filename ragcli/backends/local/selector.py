@@ -166,8 +166,12 @@ class Window:
                 out = _continued(out, unit.statement)  # the next lines of one long code block, or its own lines
                 continue
             same_item = unit.item_start >= 0 and unit.item_start in (before.start, before.item_start)
-            # After a block (a carried code block ends on its fence) the next unit starts its own line.
-            prose = (before.kind == unit.kind == "sentence" or same_item) and "\n" not in before.statement
+            # After a block (a carried code block ends on its fence) the next unit starts its own line, and so does a
+            # new paragraph: "**file-override**" run on after "... over config file" read as one sentence.
+            same_paragraph = "\n\n" not in self.first.passage.text[before.end : unit.start]
+            prose = (before.kind == unit.kind == "sentence" and same_paragraph or same_item) and (
+                "\n" not in before.statement
+            )
             out += (" " if prose else "\n") + unit.statement
         return out
 
