@@ -261,8 +261,9 @@ def readable(markdown: str) -> str:
 
     Markdown links read as their text (``[project dependencies](../concepts/x.md)`` is
     ``project dependencies``; images keep their alt text, reference links their text,
-    autolinks their URL) and character references as their character (``&mdash;`` is ``—``, as a browser
-    shows it; ``--json`` keeps the Markdown as written). Code is never rewritten: fenced blocks and code spans are
+    autolinks their URL), character references as their character (``&mdash;`` is ``—``, as a browser
+    shows it) and backslash escapes as the character escaped (``1\\.`` is ``1.``; ``--json`` keeps the Markdown as
+    written). Code is never rewritten: fenced blocks and code spans are
     kept character for character, so ``errors()[0]['type']`` is not read as a link.
     """
     out = [
@@ -309,7 +310,17 @@ def _code_link_text(link: re.Match[str], *, code: list[tuple[int, int]]) -> str:
 def _links(text: str) -> str:
     text = _INLINE_LINK.sub(r"\1", text)
     text = _REFERENCE_LINK.sub(r"\1", text)
-    return _ENTITY.sub(_entity, _AUTOLINK.sub(r"\1", text))
+    return unescaped(_ENTITY.sub(_entity, _AUTOLINK.sub(r"\1", text)))
+
+
+_ESCAPED = re.compile(r"\\([!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{}~])")
+"""A backslash escape in prose, read as its character as a page shows it (``1\\.`` that keeps a paragraph from
+reading as a list, ``\\*``); an escaped table pipe (``\\|``) stays: it keeps a row's cells apart."""
+
+
+def unescaped(prose: str) -> str:
+    """Prose (no code) with its backslash escapes read as the characters escaped (``_ESCAPED``)."""
+    return _ESCAPED.sub(r"\1", prose)
 
 
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")

@@ -188,6 +188,16 @@ def test_a_character_reference_in_prose_reads_as_its_character_and_stays_as_writ
     assert readable("```html\n<p>&nbsp;&lt;b&gt;</p>\n```") == "```html\n<p>&nbsp;&lt;b&gt;</p>\n```"
 
 
+def test_a_backslash_escape_in_prose_reads_as_its_character_and_stays_as_written_in_code() -> None:
+    # pytest's doc/en/historical-notes.rst (MIT): a "1. Marks overwrite each other." paragraph that is no list item,
+    # which the reStructuredText reader writes as "1\\." so that Markdown does not read a list.
+    text = "1\\. Marks overwrite each other. Use \\*args here.\n\n| a \\| b | c |\n\n`x\\.y` and\n\n```\n1\\. code\n```"
+    assert (
+        readable(text)
+        == "1. Marks overwrite each other. Use *args here.\n\n| a \\| b | c |\n\n`x\\.y` and\n\n```\n1\\. code\n```"
+    )
+
+
 @settings(max_examples=60, deadline=None, derandomize=True)
 @given(lines=st.lists(code_line, min_size=1, max_size=4), span=code_span)
 @example(lines=["print(repr(exc.errors()[0]['type']))", "x = [a][b] | [c](d)"], span="a[0][1]")

@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from ...answer.citations import MIN_QUOTE_WORDS, quote_words
 from ...escape import CODE_SPAN
 from ...passage import Passage
-from ...text import FENCE, LIST_MARKER, fenced_chunks, table_cells
+from ...text import FENCE, LIST_MARKER, fenced_chunks, table_cells, unescaped
 from ...units import Span, UnitKind, unit_spans
 
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
@@ -109,9 +109,11 @@ def readable(markdown: str) -> str:
     text = CODE_SPAN.sub(lambda m: "\0" + m.group(2) + "\0", text)  # protect code from emphasis rules
     pieces = text.split("\0")
     for i in range(0, len(pieces), 2):
-        piece = _STRONG.sub(r"\2", pieces[i])
+        piece = pieces[i].replace("\\*", "\ue000").replace("\\_", "\ue001")  # an escaped marker marks nothing
+        piece = _STRONG.sub(r"\2", piece)
         piece = _EM_STAR.sub(r"\1", piece)
-        pieces[i] = _EM_UNDERSCORE.sub(r"\1", piece)
+        piece = unescaped(_EM_UNDERSCORE.sub(r"\1", piece))
+        pieces[i] = piece.replace("\ue000", "*").replace("\ue001", "_")
     return " ".join("".join(pieces).split())
 
 
