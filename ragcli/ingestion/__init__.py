@@ -17,12 +17,12 @@ csv          CSV and TSV rows to ``Header: value`` list items
 pdf          PDF as paged Markdown (pypdf): page marks, outline headings, tables and scans from the two below
 pdf_tables   ruled tables on PDF pages (pdfplumber), a continued table keeping its first page's header
 pdf_ocr      scanned PDF pages read by Tesseract (``ragcli[ocr]``: pytesseract, pypdfium2), bounded per document
-mdwriter     writing escaped Markdown (headings, lists, tables, code, PDF page marks) for the converters above
+mdwriter     writing escaped Markdown (headings, lists, tables, code, PDF page marks) for the converters above,
+             and a container's title as the label its content reads under (``Note: ...``) for every reader
 dialects     doc-site markup (Hugo, Docusaurus, MyST, GitHub alerts, ...) unfolded into plain Markdown
 directives   MyST directives as their page shows them: labelled prose, code, tables, ``{eval-rst}``, ``{glossary}``;
              what shows nothing dropped
 shortcodes   Hugo shortcodes alone on their line: containers as labelled prose, a tab of code as code
-labels       a container's title as the label its content reads under (``Note: ...``)
 footnotes    footnotes numbered (``[1]``), each note's text at the end of the section that first refers to it
 fences       where fenced code begins and ends, a container's indented body, MyST code directives as code
 material     Material for MkDocs, pymdownx and mkdocstrings markup: blocks, fence options, annotations, API stubs

@@ -44,7 +44,7 @@ from . import directives, fences, footnotes, html_markup, material, shortcodes
 from .fences import DIRECTIVE_INFO, FENCE_OPEN, collect
 from .fences import indented_body as indented_body  # ``markdown`` reads it from here too
 from .inline_markup import MDBOOK, code_line, inline
-from .labels import label_body, name_label
+from .mdwriter import label_body, name_label
 
 # --------------------------------------------------------------------------- directive fences
 

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from . import fences, mdwriter
 from .fences import FENCE_OPEN
 from .inline_markup import inline
-from .labels import label_body, name_label
+from .mdwriter import label_body, name_label
 
 Unfold = Callable[[list[str]], list[str]]
 """The walk's ``unfold``: every dialect in a container's body unfolded."""
@@ -82,10 +82,9 @@ def unfold_directive(name: str, args: str, body: list[str], fence: str, unfold: 
     options, content = fences.directive_options(body)
     if name in fences.LAYOUT_DIRECTIVES:
         return ["", *unfold(content), ""]
-    shown = "; ".join(
-        f"{label}: {text}" for label, value in fences.shown_options(options) if (text := inline(value).strip())
-    )
-    shown += "." if shown and not shown.endswith((".", "!", "?")) else ""  # a sentence, not run on into the next
+    values = [(label, text) for label, value in fences.shown_options(options) if (text := inline(value).strip())]
+    shown = "".join(fences.option_lead(n, label) + text for n, (label, text) in enumerate(values))
+    shown += fences.sentence_end(shown)
     lead = [*([args.strip()] if args.strip() else []), *(["", shown, ""] if shown else [])]
     return ["", *lead, *unfold(content), ""]
 

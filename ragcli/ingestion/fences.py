@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable, Mapping
 
 from ..text import closes_fence
+from .mdwriter import name_label
 
 FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>`{3,}|~{3,})(?P<info>.*)$")
 ITEM_FENCE = re.compile(r"^[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)+(?P<marker>`{3,}|~{3,})(?P<info>.*)$")
@@ -114,13 +115,23 @@ def shown_options(options: Mapping[str, str | None]) -> list[tuple[str, str]]:
     shows its ``:keys:`` and ``:default:``. An option without a value (a flag) and a layout option
     (``_LAYOUT_OPTIONS``) show nothing."""
     return [
-        (key.replace("-", " ").replace("_", " ").capitalize(), " ".join(value.split()))  # version_added: Version added
+        (name_label(key), " ".join(value.split()))
         for key, value in options.items()
         if value
         and value.strip()
         and key.lower() not in _LAYOUT_OPTIONS
         and not key.lower().startswith(_LAYOUT_PREFIXES)
     ]
+
+
+def option_lead(n: int, label: str) -> str:
+    """What goes before the ``n``-th shown option's value in its sentence: ``Type: str; Default: ''.``"""
+    return f"{'; ' if n else ''}{label}: "
+
+
+def sentence_end(text: str) -> str:
+    """The stop that ends the options' sentence, so it does not run on into the text after it."""
+    return "" if not text.strip() or text.rstrip().endswith((".", "!", "?")) else "."
 
 
 def code_directive(name: str, args: str, lines: list[str], caption_text: Callable[[str], str]) -> list[str]:

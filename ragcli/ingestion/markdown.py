@@ -27,9 +27,9 @@ from ..structure import block_tokens, inline_children
 from ..text import unix_newlines
 from .dialects import indented_body, unfold_dialects
 from .inline_markup import inline
-from .labels import label_body
 from .layout import Shape, token_shape
 from .link_refs import references_as_text
+from .mdwriter import label_body
 
 BlockKind = Literal["text", "list", "table", "code", "quote"]
 

@@ -1,4 +1,5 @@
-"""Writing Markdown from a document's structure: what the Word, reStructuredText, CSV and PDF loaders produce.
+"""Writing Markdown from a document's structure: what the Word, reStructuredText, CSV and PDF loaders produce,
+and the one shape of a labelled container (``Note: ...``, ``macOS:`` before a list or code) every reader gives.
 
 The chunker reads Markdown (``markdown.markdown_sections``), so a format turned
 into these shapes gets the passages a Markdown file would: heading paths, lists
@@ -19,7 +20,8 @@ _MARKUP_START = re.compile(
     r"^(?:#{1,6}(?:\s|$)|[-*+](?:\s|$)|>|```|~~~|<|(?:[-*_][ \t]*){3,}$|=+[ \t]*$|!!!|\?\?\?|===|:::|\{\{)"
 )
 _ORDERED_START = re.compile(r"^(\d{1,9})([.)])(\s|$)")
-_BLOCK_START = re.compile(r"^(```|~~~|[-*+] |\d+[.)] |\||>|#)")
+_BLOCK_START = re.compile(r"^(```|~~~|[-*+] |\d+[.)] |\||>|#|<)")
+"""A block a label goes on its own line before (code, a list, a table, a quote, a heading, HTML), not into."""
 _BACKTICKS = re.compile(r"`+")
 _PAGE_MARK = re.compile(r"^\f(\d{1,6})( ocr)?$")
 
@@ -135,6 +137,30 @@ def quote(blocks: Iterable[str]) -> str:
     """Blocks inside a blockquote."""
     body = join(blocks).rstrip("\n")
     return "\n".join("> " + line if line else ">" for line in body.split("\n")) if body else ""
+
+
+def label_body(label: str, body: list[str], indent: str = "") -> list[str]:
+    """``labelled`` for a container's lines (the dialects' admonitions, alerts, tabs, cards, details, Hugo shortcodes,
+    MyST directives), every line of ``body`` put back at ``indent``. A label with no body is a paragraph of its own,
+    as the page shows a title-only box (Textual's ``!!! tip "Added in version 0.30.0"``), not a colon leading
+    nowhere."""
+    first = next((n for n, line in enumerate(body) if line.strip()), None)
+    content = [indent + line if line else "" for line in body]
+    if not label.strip():
+        return ["", *content, ""]
+    if first is None:
+        return ["", f"{indent}{label}", ""]
+    if not _BLOCK_START.match(body[first].lstrip()):
+        content[first] = f"{indent}{label}: {body[first].lstrip()}"
+        return ["", *content, ""]
+    return ["", f"{indent}{label}:", "", *content, ""]
+
+
+def name_label(text: str) -> str:
+    """A directive, shortcode or option name as a label: ``seealso`` → ``See also``, ``warning`` → ``Warning``,
+    ``version_added`` → ``Version added``."""
+    text = {"seealso": "See also", "versionadded": "Added", "versionchanged": "Changed"}.get(text, text)
+    return text.replace("-", " ").replace("_", " ").strip().capitalize()
 
 
 def labelled(label: str, blocks: Sequence[str]) -> list[str]:

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 
 from .inline_markup import HUGO_SHORTCODE
-from .labels import label_body, name_label
+from .mdwriter import label_body, name_label
 
 _HUGO_ATTR = re.compile(r'([\w-]+)\s*=\s*(?:"([^"]*)"|\'([^\']*)\'|([^\s"\']+))')
 _HUGO_POSITIONAL = re.compile(r"""^\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=]+)(?!\S|\s*=))""")

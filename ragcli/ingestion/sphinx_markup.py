@@ -27,7 +27,15 @@ from collections.abc import Iterator
 from typing import Any
 
 from .crossrefs import EXPLICIT_TITLE, is_code_role, kind_of, role_text
-from .fences import GROUP_ARGUMENT, HIDDEN_CODE, LAYOUT_DIRECTIVES, glossary_entries, shown_options
+from .fences import (
+    GROUP_ARGUMENT,
+    HIDDEN_CODE,
+    LAYOUT_DIRECTIVES,
+    glossary_entries,
+    option_lead,
+    sentence_end,
+    shown_options,
+)
 
 _CODE_DIRECTIVES = {
     "code-cell", "ipython", "doctest", "testcode", "testoutput", "testsetup", "testcleanup",
@@ -240,10 +248,10 @@ def _unknown_directive(css_classes: bool = False) -> Any:
             ]
             shown = [(label, parsed) for label, parsed in shown if "".join(n.astext() for n in parsed).strip()]
             for n, (label, parsed) in enumerate(shown):
-                line += nodes.Text(f"{'; ' if n else ''}{label}: ")
+                line += nodes.Text(option_lead(n, label))
                 line.extend(parsed)
-            if shown and not line.astext().rstrip().endswith((".", "!", "?")):
-                line += nodes.Text(".")  # a sentence of its own, not run on into the text after it
+            if end := sentence_end(line.astext()):
+                line += nodes.Text(end)
             return [line] if line.children else []
 
         def glossary(self) -> list[Any]:
