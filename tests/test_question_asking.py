@@ -90,3 +90,30 @@ def test_what_the_question_is_about_stays_distinctive(text: str, kept: str) -> N
 def test_a_subject_told_in_the_first_person_is_the_askers_own() -> None:
     question = Question.read("My Nightjar deployment needs more memory. Who approves an increase?")
     assert "nightjar" not in question.distinctive
+
+
+@pytest.mark.parametrize(
+    ("text", "example"),
+    [
+        # pytest's docs (MIT) never write the asker's escape: the option that stops escaping is the answer.
+        (
+            "Some of my parametrized test IDs contain accented characters and pytest shows them as escape "
+            "sequences like \\u00e9. Can I make it print them as-is?",
+            "u00e9",
+        ),
+        ("How do I name the env of each combination, e.g. version_42, instead of test.42-foo?", "version_42"),
+        (
+            "I'm writing a tox plugin. How do I register a per-environment key (like my_timeout) in tox.toml?",
+            "my_timeout",
+        ),
+    ],
+)
+def test_an_example_the_asker_gives_is_not_distinctive(text: str, example: str) -> None:
+    question = Question.read(text)
+    assert example in question.identifiers and example not in question.distinctive
+
+
+def test_latin_abbreviations_are_no_names() -> None:
+    # "e.g." read as an identifier the evidence had to hold (hatch's docs write "for example").
+    question = Question.read("How do I cap it, e.g. at two runs, i.e. per session?")
+    assert not {"e.g", "i.e"} & set(question.identifiers)
