@@ -12,12 +12,13 @@ only when a name that needs them is first used.
 
 Layers, top to bottom (nothing imports upward; ``lint-imports`` checks it):
 ``cli`` | ``serve`` | ``mcp`` > ``eval`` > ``backends`` > ``answer`` > ``search`` | ``ingestion`` >
-``index`` > foundation (``units``, ``structure``, ``principal``, ``passage``, ``text``, ``embedder``,
+``index`` > foundation (``units``, ``structure``, ``readable``, ``principal``, ``passage``, ``text``, ``embedder``,
 ``model_spec``, ``model_cache``, ``dates``, ``settings``, ``escape``, ``errors``, ``lazy``, ``record``,
 ``checked``). ``cli`` is the
 ``ragcli`` command, ``mcp`` the same library as a Model Context Protocol server,
 ``serve`` the HTTP server for a team (``ragcli serve``: verified credentials, /v1 and /mcp);
 ``structure`` reads a passage's Markdown blocks and ``units`` cuts from them what an answer may quote;
+``readable`` is the one renderer of document text for people (code never rewritten);
 ``model_spec`` says which embedding model runs; ``model_cache`` keeps the embedder's start-up work between
 runs; ``lazy`` makes
 package exports load on first use (as here); ``record`` is the base of every pydantic

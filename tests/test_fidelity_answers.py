@@ -11,7 +11,7 @@ import pytest
 from support.cli import cli
 from support.corpus import markdown, write, write_user
 
-from ragcli.text import readable_quote
+from ragcli.readable import readable_quote
 
 PAGE = (
     "# Dependency specification\n\n## Caret requirements\n\n"

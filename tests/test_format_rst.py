@@ -17,7 +17,7 @@ from ragcli.errors import DocumentRejected
 from ragcli.ingestion.chunking import chunk_document
 from ragcli.ingestion.rst import rst_to_markdown
 from ragcli.ingestion.sources import SourceFile
-from ragcli.text import readable
+from ragcli.readable import readable
 
 DATA = REPO / "tests" / "data" / "rst"
 EVERYONE = ("everyone",)

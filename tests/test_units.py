@@ -16,8 +16,9 @@ from ragcli.backends.local.evidence import addresses_reader, units, without_addr
 from ragcli.backends.local.question import Question
 from ragcli.backends.local.selector import FEATURES, FIT_OF_WANT, Weights, WindowFeatures, windows
 from ragcli.passage import Passage
+from ragcli.readable import readable
 from ragcli.structure import blocks, only_paragraphs, parsed_blocks
-from ragcli.text import blank_lines_dropped, fenced_chunks, readable
+from ragcli.text import blank_lines_dropped, fenced_chunks
 from ragcli.units import BLOCK_MAX_LINES, unit_spans
 
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ..answer.setup import AnswerSetup
-from ..text import readable, readable_quote
+from ..readable import readable, readable_quote
 from .answer_options import ANSWER_DEFAULTS, answer_options
 from .console import emit_json, footer, line, workflow_commands_stopped
 from .options import (
@@ -103,10 +103,10 @@ def _print(outcome: Outcome) -> None:
 
 def answer_text(outcome: Answered) -> str:
     """The claims as a person reads them: Markdown links as their text (code untouched), a quoted table row under
-    its table's header, lines of code as a code block (``text.readable_quote``, from the cited passage).
+    its table's header, lines of code as a code block (``readable.readable_quote``, from the cited passage).
 
     The claims themselves are rendered by ``Answered.answer``; this only adapts them for a reader."""
     from dataclasses import replace
 
     claims = tuple(replace(c, statement=readable_quote(c.statement, c.passage.text)) for c in outcome.claims)
-    return readable(replace(outcome, claims=claims).answer)
+    return readable(replace(outcome, claims=claims).answer, escapes=False)  # statements are text, not Markdown

@@ -17,7 +17,7 @@ from contextlib import nullcontext
 from typing import TYPE_CHECKING, Literal
 
 from ..escape import markdown_text, path_argument, spreadsheet_cell
-from ..text import readable
+from ..readable import readable
 from .console import (
     console,
     emit_json,
@@ -111,7 +111,7 @@ def snippet(text: str, query: str, width: int = 220) -> Text:
     """A window of ``text`` centred on the first word matching the query, matching words highlighted whole.
 
     Markdown links read as their text (``[project dependencies](../x.md)`` is
-    ``project dependencies``) and code as the page has it (``text.readable``), and
+    ``project dependencies``) and code as the page has it (``readable.readable``), and
     the words are matched in what is shown. A
     word matches when it has a query term's stem (``refunded`` for "refund") or
     is one of the query's identifiers: never a prefix inside another word

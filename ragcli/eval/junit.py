@@ -106,7 +106,10 @@ def _said(f: Failure) -> str:
 
 
 def _short(value: object) -> str:
+    """One line of at most 300 characters: each miss is one line of the suite's output (an answer of several lines,
+    a table's rows, reads run together)."""
     text = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+    text = " ".join(text.split())
     return text if len(text) <= 300 else text[:297] + "..."
 
 

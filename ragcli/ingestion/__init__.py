@@ -23,6 +23,7 @@ dialects     doc-site markup (Hugo, Docusaurus, MyST, GitHub alerts, ...) unfold
 directives   MyST directives as their page shows them: labelled prose, code, tables, ``{eval-rst}``, ``{glossary}``;
              what shows nothing dropped
 shortcodes   Hugo shortcodes alone on their line: containers as labelled prose, a tab of code as code
+comments     HTML comments dropped outside code, one written in a code span kept, Material's default badge
 footnotes    footnotes numbered (``[1]``), each note's text at the end of the section that first refers to it
 fences       where fenced code begins and ends, a container's indented body, MyST code directives as code
 material     Material for MkDocs, pymdownx and mkdocstrings markup: blocks, fence options, annotations, API stubs

@@ -39,8 +39,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ..text import closes_fence, fence_run, fenced_chunks
-from . import directives, fences, footnotes, html_markup, material, shortcodes
+from ..text import closes_fence, fence_run
+from . import comments, directives, fences, footnotes, html_markup, material, shortcodes
 from .fences import DIRECTIVE_INFO, FENCE_OPEN, collect
 from .fences import indented_body as indented_body  # ``markdown`` reads it from here too
 from .inline_markup import MDBOOK, code_line, inline
@@ -85,11 +85,6 @@ def _term(lines: list[str]) -> list[str]:
 
 # --------------------------------------------------------------------------- line rules (outside code)
 
-_HTML_COMMENT = re.compile(r"(?P<span>(?<!`)(`+)(?!`)(?:(?!\n[ \t]*\n).)*?(?<!`)\2(?!`))|<!--.*?-->", re.DOTALL)
-"""An HTML comment, or a code span, which shows its text as written (`` `<!-- prettier-ignore-start -->` ``)."""
-_COMMENT_OPENS = re.compile(r"(?P<span>(?<!`)(`+)(?!`)(?:(?!\n[ \t]*\n).)*?(?<!`)\2(?!`))|<!--", re.DOTALL)
-_MD_DEFAULT = re.compile(r"<!--\s*md:default\s+(.+?)\s*-->")
-"""Material for MkDocs' documentation macro that its site renders as a "Default: value" badge."""
 _DEFINITION = re.compile(r"^(?P<indent>[ \t]*):[ \t]{1,4}(?P<text>\S.*)$")
 _MYST_TARGET = re.compile(r"^\s*\([\w/.:-]+\)=\s*$")
 _MYST_COMMENT = re.compile(r"^\s*%(?!\S*%)")
@@ -128,43 +123,9 @@ def unfold(lines: list[str]) -> list[str]:
 def unfold_dialects(text: str, *, html: bool = True) -> str:
     """A Markdown document with every doc-site dialect unfolded (see the module docstring); ``html``: whether its
     HTML is markup (a page written in Markdown) or text (Markdown a converter wrote, ``-db <backend>``)."""
-    text = footnotes.placed(_without_comments(text))
+    text = footnotes.placed(comments.without_comments(text))
     with html_markup.reading_html(html):
         return "\n".join(unfold(text.split("\n")))
-
-
-def _without_comments(text: str) -> str:
-    """HTML comments removed outside code fences (a comment may span lines); a Material default badge kept."""
-    if "<!--" not in text:
-        return text
-    out: list[str] = []
-    open_comment = False  # a comment that holds a code fence: it ends in a later chunk
-    for is_code, chunk in fenced_chunks(text.split("\n")):
-        joined = "\n".join(chunk)
-        if open_comment:
-            end = joined.find("-->")
-            if end < 0:
-                continue
-            joined, open_comment = joined[end + 3 :], False
-        elif is_code:
-            out.append(joined)
-            continue
-        joined = _HTML_COMMENT.sub(_outside_code, _MD_DEFAULT.sub(r"Default: \1.", joined))
-        start = _comment_left_open(joined)
-        if start >= 0 and joined[:start].split("\n")[-1].strip() == "":  # a comment block left open at a line start
-            joined, open_comment = joined[:start], True
-        out.append(joined)
-    return "\n".join(out)
-
-
-def _outside_code(match: re.Match[str]) -> str:
-    """A code span as written; a comment, nothing."""
-    return match.group(0) if match.group("span") else ""
-
-
-def _comment_left_open(text: str) -> int:
-    """Where a comment opens that no ``-->`` closes in ``text`` (-1: none), not counting ``<!--`` in code spans."""
-    return next((m.start() for m in _COMMENT_OPENS.finditer(text) if not m.group("span")), -1)
 
 
 def _included(line: str) -> bool:
@@ -401,7 +362,7 @@ class _Walk:
             return ["", f"{inline(summary.group(1)).strip()}:", ""]
         if _TAG_ONLY.match(line):
             return [""]
-        rewritten = self._inline(_MD_DEFAULT.sub(r"Default: \1.", line))
+        rewritten = self._inline(comments.default_badge(line))
         if rewritten.strip() == "" and stripped:
             return [""]
         return [rewritten]

@@ -23,7 +23,8 @@ from dataclasses import dataclass, replace
 from ...answer.citations import MIN_QUOTE_WORDS, quote_words
 from ...escape import CODE_SPAN
 from ...passage import Passage
-from ...text import FENCE, LIST_MARKER, fenced_chunks, table_cells, unescaped
+from ...readable import unescaped
+from ...text import FENCE, LIST_MARKER, fenced_chunks, table_cells
 from ...units import Span, UnitKind, unit_spans
 
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
