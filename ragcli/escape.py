@@ -40,7 +40,8 @@ CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
 """A CommonMark code span: a run of backticks (group 1), then its text (group 2), then a run of the same length,
 neither run part of a longer one (`` `a``b` `` is one span, ```` ``a` ```` none), as markdown-it reads it
 (backslash escapes aside: ``tests/test_units.py`` holds the two against each other). The one pattern of it: the
-renderer (``text``), the chunker's inline steps and the answer text use it (this is the lowest module needing it)."""
+renderer (``readable``), the chunker's inline steps and the answer text use it (this is the lowest module needing it);
+``ingestion.comments`` reads spans within a paragraph only, over a whole page's text."""
 
 
 def markdown_text(text: str) -> str:

@@ -1,7 +1,7 @@
 """The one renderer of document text for people (``readable``, ``readable_quote``): links read as their text,
-character references and backslash escapes as their character, table rows under their header; code is never
-rewritten. Every text output (``search``'s formats, ``ask`` on a terminal and in a pipe) prints through it, and
-``--json`` keeps the Markdown as written.
+character references as their character, a line's escaped start as the line, table rows under their header;
+code is never rewritten. Every text output (``search``'s formats, ``ask`` on a terminal and in a pipe) prints
+through it, and ``--json`` keeps the Markdown as written.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ def readable(markdown: str, *, escapes: bool = True) -> str:
     Markdown links read as their text (``[project dependencies](../concepts/x.md)`` is
     ``project dependencies``; images keep their alt text, reference links their text,
     autolinks their URL), character references as their character (``&mdash;`` is ``—``, as a browser
-    shows it) and backslash escapes as the character escaped (``1\\.`` is ``1.``; ``--json`` keeps the Markdown as
+    shows it) and a line's escaped start as the line (``1\\.`` is ``1.``; ``--json`` keeps the Markdown as
     written). Code is never rewritten: fenced blocks and code spans are
     kept character for character, so ``errors()[0]['type']`` is not read as a link.
 
@@ -32,21 +32,25 @@ def readable(markdown: str, *, escapes: bool = True) -> str:
     as plain text (its code spans without their backticks, so ``\\d+\\.`` there is code, not an escape).
     """
     out = [
-        "\n".join(chunk) if is_code else _prose_links("\n".join(chunk), escapes)
+        "\n".join(chunk) if is_code else _prose_links(_maybe_unescaped("\n".join(chunk), escapes))
         for is_code, chunk in fenced_chunks(markdown.split("\n"))
     ]
     return "\n".join(out)
 
 
-def _prose_links(text: str, escapes: bool = True) -> str:
+def _maybe_unescaped(prose: str, escapes: bool) -> str:
+    return unescaped(prose) if escapes else prose
+
+
+def _prose_links(text: str) -> str:
     """Links as their text in prose, code spans left as they are."""
     text = _links_around_code(text)
     pieces: list[str] = []
     at = 0
     for span in CODE_SPAN.finditer(text):
-        pieces += [_links(text[at : span.start()], escapes), span.group()]
+        pieces += [_links(text[at : span.start()]), span.group()]
         at = span.end()
-    pieces.append(_links(text[at:], escapes))
+    pieces.append(_links(text[at:]))
     return "".join(pieces)
 
 
@@ -72,21 +76,21 @@ def _code_link_text(link: re.Match[str], *, code: list[tuple[int, int]]) -> str:
     return link.group() if crossed or "`" not in link.group(1) else link.group(1)
 
 
-def _links(text: str, escapes: bool = True) -> str:
+def _links(text: str) -> str:
     text = _INLINE_LINK.sub(r"\1", text)
     text = _REFERENCE_LINK.sub(r"\1", text)
-    text = _ENTITY.sub(_entity, _AUTOLINK.sub(r"\1", text))
-    return unescaped(text) if escapes else text
+    return _ENTITY.sub(_entity, _AUTOLINK.sub(r"\1", text))
 
 
-_ESCAPED = re.compile(r"\\([!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{}~])")
-"""A backslash escape in prose, read as its character as a page shows it (``1\\.`` that keeps a paragraph from
-reading as a list, ``\\*``); an escaped table pipe (``\\|``) stays: it keeps a row's cells apart."""
+_START_ESCAPE = re.compile(r"^([ \t]*)(?:(\d{1,9})\\([.)])|\\(?=[#*+>`~<=!?:{_-]))", re.MULTILINE)
+"""A backslash that keeps a line from reading as markup: ``1\\.`` (no list), ``\\#`` (no heading), as the converters
+write it (``mdwriter.escape_start``). Only at a line's start: elsewhere a backslash may be the text's own
+(``C:\\Users\\me\\.ssh``, a regular expression), and what a plain-text file says is not Markdown."""
 
 
 def unescaped(prose: str) -> str:
-    """Prose (no code) with its backslash escapes read as the characters escaped (``_ESCAPED``)."""
-    return _ESCAPED.sub(r"\1", prose)
+    """Prose (no code) with the backslashes that keep its lines from reading as markup dropped (``_START_ESCAPE``)."""
+    return _START_ESCAPE.sub(lambda m: m.group(1) + (m.group(2) + m.group(3) if m.group(2) else ""), prose)
 
 
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")

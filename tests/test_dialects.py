@@ -514,6 +514,8 @@ def test_a_comment_written_in_a_code_span_is_text() -> None:
     assert "before `<!-- prettier-ignore-start -->` and\n`<!-- prettier-ignore-end -->` for Prettier" in out
     assert "editor's note" not in out and "``a ` <!-- x --> b`` kept." in out
     assert "still a comment" not in out and "After `<!--` the page goes on." in out
+    badge = unfold_dialects("Set it: <!-- md:default none -->\n\nWrite `<!-- md:default none -->` to show the badge.\n")
+    assert "Set it: Default: none." in badge and "Write `<!-- md:default none -->` to show" in badge
 
 
 # --------------------------------------------------------------------------- Liquid, mdBook, Material, comments

@@ -188,14 +188,19 @@ def test_a_character_reference_in_prose_reads_as_its_character_and_stays_as_writ
     assert readable("```html\n<p>&nbsp;&lt;b&gt;</p>\n```") == "```html\n<p>&nbsp;&lt;b&gt;</p>\n```"
 
 
-def test_a_backslash_escape_in_prose_reads_as_its_character_and_stays_as_written_in_code() -> None:
+def test_a_lines_escaped_start_reads_as_the_line_and_other_backslashes_stay() -> None:
     # pytest's doc/en/historical-notes.rst (MIT): a "1. Marks overwrite each other." paragraph that is no list item,
-    # which the reStructuredText reader writes as "1\\." so that Markdown does not read a list.
-    text = "1\\. Marks overwrite each other. Use \\*args here.\n\n| a \\| b | c |\n\n`x\\.y` and\n\n```\n1\\. code\n```"
-    assert (
-        readable(text)
-        == "1. Marks overwrite each other. Use *args here.\n\n| a \\| b | c |\n\n`x\\.y` and\n\n```\n1\\. code\n```"
+    # which the reStructuredText reader writes as "1\\." so that Markdown does not read a list. A backslash elsewhere
+    # may be the text's own (a Windows path, a plain-text file), and code is never touched.
+    text = (
+        "1\\. Marks overwrite each other. Use \\*args in C:\\Users\\me\\.ssh here.\n\\# Not a heading\n\n"
+        "| a \\| b | c |\n\n`1\\.` and\n\n```\n1\\. code\n```"
     )
+    assert readable(text) == (
+        "1. Marks overwrite each other. Use \\*args in C:\\Users\\me\\.ssh here.\n# Not a heading\n\n"
+        "| a \\| b | c |\n\n`1\\.` and\n\n```\n1\\. code\n```"
+    )
+    assert readable("1\\. Marks", escapes=False) == "1\\. Marks"
 
 
 @settings(max_examples=60, deadline=None, derandomize=True)

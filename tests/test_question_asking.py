@@ -106,11 +106,16 @@ def test_a_subject_told_in_the_first_person_is_the_askers_own() -> None:
             "I'm writing a tox plugin. How do I register a per-environment key (like my_timeout) in tox.toml?",
             "my_timeout",
         ),
+        ("My test IDs show escapes like `\\u00e9`. Can I make pytest print them as they are?", "\\u00e9"),
     ],
 )
 def test_an_example_the_asker_gives_is_not_distinctive(text: str, example: str) -> None:
     question = Question.read(text)
     assert example in question.identifiers and example not in question.distinctive
+
+
+def test_what_the_asker_would_like_is_no_example() -> None:
+    assert "uv.lock" in Question.read("How do I make uv.lock pin torch? I'd like uv.lock to pin it.").distinctive
 
 
 def test_latin_abbreviations_are_no_names() -> None:

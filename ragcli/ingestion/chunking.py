@@ -29,7 +29,7 @@ from .markdown import Block, Section, markdown_sections, plain_sections
 from .mdwriter import read_page_mark
 from .sizing import Counts, Sizer, TokenCounter
 
-CHUNKER_VERSION = 20
+CHUNKER_VERSION = 21
 """3: soft wraps joined, admonitions and tabs unfolded, an introducing sentence kept with its block.
 4: a PDF with an outline is cut by its bookmarks (Markdown, Word, reStructuredText, notebook and CSV loaders).
 5: passages record their file relative to the ingested folder and the length of a carried introduction.
@@ -67,7 +67,8 @@ first part when the block is split).
 19: MyST ``{meta}`` is not text, and build options (``:include-source:``) show nothing; an option whose value shows
 nothing is left out.
 20: an HTML comment written in a code span is text (`` `<!-- prettier-ignore-start -->` ``); only comments are
-dropped."""
+dropped.
+21: Material's ``<!-- md:default x -->`` written in a code span is code, not the badge ``Default: x.``."""
 INTRODUCED_KINDS = ("code", "list", "table")
 WRITTEN_IN_MARKDOWN = frozenset({"markdown", "notebook"})
 """Formats whose Markdown was written by people (a notebook's Markdown cells), its HTML markup; the Markdown the

@@ -9,16 +9,26 @@ import re
 
 from ..text import fenced_chunks
 
-_HTML_COMMENT = re.compile(r"(?P<span>(?<!`)(`+)(?!`)(?:(?!\n[ \t]*\n).)*?(?<!`)\2(?!`))|<!--.*?-->", re.DOTALL)
+_SPAN = r"(?P<span>(?<!`)(`+)(?!`)(?:(?!\n[ \t]*\n).)*?(?<!`)\2(?!`))"
+"""A code span, as ``escape.CODE_SPAN`` reads one, but within a paragraph: the text here is a whole page's, and a
+stray backtick must not pair with one paragraphs later and hide the comments between."""
+_HTML_COMMENT = re.compile(_SPAN + r"|<!--.*?-->", re.DOTALL)
 """An HTML comment, or a code span, which shows its text as written (`` `<!-- prettier-ignore-start -->` ``)."""
-_COMMENT_OPENS = re.compile(r"(?P<span>(?<!`)(`+)(?!`)(?:(?!\n[ \t]*\n).)*?(?<!`)\2(?!`))|<!--", re.DOTALL)
+_COMMENT_OPENS = re.compile(_SPAN + r"|<!--", re.DOTALL)
 _MD_DEFAULT = re.compile(r"<!--\s*md:default\s+(.+?)\s*-->")
 """Material for MkDocs' documentation macro that its site renders as a "Default: value" badge."""
 
 
 def default_badge(text: str) -> str:
-    """Material's ``<!-- md:default value -->`` as the badge its site shows: ``Default: value.``"""
-    return _MD_DEFAULT.sub(r"Default: \1.", text)
+    """Material's ``<!-- md:default value -->`` outside code as the badge its site shows: ``Default: value.``; other
+    comments and code spans as they are."""
+    return _HTML_COMMENT.sub(lambda m: _badge(m) or m.group(0), text)
+
+
+def _badge(match: re.Match[str]) -> str:
+    """The badge a matched comment shows, or "" (a code span, or another comment)."""
+    found = None if match.group("span") else _MD_DEFAULT.fullmatch(match.group(0))
+    return f"Default: {found.group(1)}." if found else ""
 
 
 def without_comments(text: str) -> str:
@@ -37,7 +47,7 @@ def without_comments(text: str) -> str:
         elif is_code:
             out.append(joined)
             continue
-        joined = _HTML_COMMENT.sub(_outside_code, default_badge(joined))
+        joined = _HTML_COMMENT.sub(_shown, joined)
         start = _comment_left_open(joined)
         if start >= 0 and joined[:start].split("\n")[-1].strip() == "":  # a comment block left open at a line start
             joined, open_comment = joined[:start], True
@@ -45,9 +55,9 @@ def without_comments(text: str) -> str:
     return "\n".join(out)
 
 
-def _outside_code(match: re.Match[str]) -> str:
-    """A code span as written; a comment, nothing."""
-    return match.group(0) if match.group("span") else ""
+def _shown(match: re.Match[str]) -> str:
+    """A code span as written; Material's default macro, its badge; any other comment, nothing."""
+    return match.group(0) if match.group("span") else _badge(match)
 
 
 def _comment_left_open(text: str) -> int:

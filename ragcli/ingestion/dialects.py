@@ -6,7 +6,7 @@ the answers (``{{< tabpane >}}`` as an answer sentence). Each dialect is
 unfolded the way the site would render it, as prose or code a person reads:
 
 - containers with a title (admonitions, alerts, tabs, cards, details) become
-  a labelled paragraph (``Note: ...``, ``macOS:``; ``labels``), like MkDocs admonitions
+  a labelled paragraph (``Note: ...``, ``macOS:``; ``mdwriter.label_body``), like MkDocs admonitions
   (see ``markdown.expand_mkdocs``);
 - blocks that show code become fenced code (a Hugo tab with ``lang``, or whose
   header names its language under ``langEqualsHeader``, MyST ``code-block`` and

@@ -1,8 +1,8 @@
 """MyST directives as what their page shows.
 
 The walk (``dialects``) finds a directive (```` ```{note} ````, ``:::{tip}``) and its body; here it is unfolded:
-an admonition as labelled prose (``labels``), a code directive as code and a directive that shows its own source
-as a ``markdown`` block (``fences``), ``{eval-rst}`` read as reStructuredText (``rst``), a ``{glossary}`` as
+an admonition as labelled prose (``mdwriter.label_body``), a code directive as code and a directive that shows its
+own source as a ``markdown`` block (``fences``), ``{eval-rst}`` read as reStructuredText (``rst``), a ``{glossary}`` as
 ``term: definition``, a ``{list-table}`` as a table (its cells' code kept as code: row by row, each cell labelled
 by its column), a container as its content; markup that renders to nothing a reader sees, or to content ragcli
 does not have (includes, table-of-contents trees, images), is dropped. A directive's content is unfolded by the

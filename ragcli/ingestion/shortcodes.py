@@ -1,10 +1,10 @@
 """Hugo shortcodes alone on their line (``{{< tabpane >}}``, ``{{% alert title="Note" %}}``) as what the page shows.
 
-A container shortcode (tab, alert, card, details, ...) becomes its content under its title as a label (``labels``),
-a tab of raw code (``lang``, or the tab's header under ``langEqualsHeader``) becomes fenced code, and a tag that
-shows nothing (a pane's opening or closing, a comment, a tag with no content) is dropped. Shortcodes in a sentence
-are ``inline_markup``'s. The walk (``dialects``) calls ``block`` on each line and passes its ``unfold`` for a
-container's content.
+A container shortcode (tab, alert, card, details, ...) becomes its content under its title as a label
+(``mdwriter.label_body``), a tab of raw code (``lang``, or the tab's header under ``langEqualsHeader``) becomes
+fenced code, and a tag that shows nothing (a pane's opening or closing, a comment, a tag with no content) is
+dropped. Shortcodes in a sentence are ``inline_markup``'s. The walk (``dialects``) calls ``block`` on each line
+and passes its ``unfold`` for a container's content.
 """
 
 from __future__ import annotations

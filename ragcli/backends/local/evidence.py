@@ -105,7 +105,7 @@ class Unit:
 
 def readable(markdown: str) -> str:
     """Inline Markdown as plain text: link text without URLs, no emphasis markers or backticks, one line."""
-    text = _LINK.sub(r"\1", markdown)
+    text = _LINK.sub(r"\1", unescaped(markdown))
     text = _REF_LINK.sub(r"\1", text)
     text = CODE_SPAN.sub(lambda m: "\0" + m.group(2) + "\0", text)  # protect code from emphasis rules
     pieces = text.split("\0")
@@ -113,8 +113,8 @@ def readable(markdown: str) -> str:
         piece = pieces[i].replace("\\*", "\ue000").replace("\\_", "\ue001")  # an escaped marker marks nothing
         piece = _STRONG.sub(r"\2", piece)
         piece = _EM_STAR.sub(r"\1", piece)
-        piece = unescaped(_EM_UNDERSCORE.sub(r"\1", piece))
-        pieces[i] = piece.replace("\ue000", "*").replace("\ue001", "_")
+        piece = _EM_UNDERSCORE.sub(r"\1", piece)
+        pieces[i] = piece.replace("\ue000", "\\*").replace("\ue001", "\\_")  # as written: the quote holds it
     return " ".join("".join(pieces).split())
 
 

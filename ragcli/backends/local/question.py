@@ -174,7 +174,7 @@ class Question:
             subject_names, _ = _named_words(subjects, subject_identifiers)
             distinctive = tuple(dict.fromkeys((*subject_identifiers, *subject_names, *asked_identifiers, *asked_names)))
         examples = _examples(text)
-        distinctive = tuple(d for d in distinctive if d not in examples)
+        distinctive = tuple(d for d in distinctive if d.lstrip("\\") not in examples)
         sequence = query_terms(text)
         return cls(
             text=text,
@@ -268,11 +268,12 @@ def _identifiers(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(f for f in cleaned if len(f) >= 2 and not _FIELD_QUERY.match(f) and f not in _LATIN))
 
 
-_LATIN = frozenset({"e.g", "i.e", "e.g.", "i.e.", "etc"})
+_LATIN = frozenset({"e.g", "i.e"})
 
 
 _EXAMPLE_MARK = re.compile(
-    r"(?:\blike|\be\.g\.|\bsuch as|\bfor (?:example|instance)|\bsay),?\s*[\"'`(\\]?$", re.IGNORECASE
+    r"(?:(?<!\bI'd )(?<!\bwould )(?<!\bd )\blike|\be\.g\.|\bsuch as|\bfor (?:example|instance)|\bsay),?\s*[\"'`(]?\\?$",
+    re.IGNORECASE,
 )
 
 
@@ -280,7 +281,7 @@ def _examples(text: str) -> frozenset[str]:
     """Identifiers the asker gives as an example of their own ("escape sequences like \\u00e9", "branch names like
     BRANCH-1111"): what they look like on the asker's side, which the documents need not name."""
     found = (m for m in _IDENT.finditer(text) if _EXAMPLE_MARK.search(text[: m.start()]))
-    return frozenset(m.group(0).strip(" .,;:?!").casefold() for m in found)
+    return frozenset(m.group(0).strip(" .,;:?!").lstrip("\\").casefold() for m in found)
 
 
 _POSSESSIVE = re.compile(r"'s$")

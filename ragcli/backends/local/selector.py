@@ -41,6 +41,7 @@ FIT_OF_WANT: Mapping[Want, str] = {
 the answerability rule reads it too. A want missing here (``yesno``) has no feature of its own."""
 
 _NUMBER = re.compile(r"\d")
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
 _DATE = re.compile(r"\b\d{4}-\d{2}(?:-\d{2})?\b")
 """A date (``2026-09-01``, ``2025-01``): digits, but not the amount a "how many / how long" question asks for."""
 _VERSION = re.compile(r"\b\d+\.\d+")
@@ -168,7 +169,7 @@ class Window:
             same_item = unit.item_start >= 0 and unit.item_start in (before.start, before.item_start)
             # After a block (a carried code block ends on its fence) the next unit starts its own line, and so does a
             # new paragraph: "**file-override**" run on after "... over config file" read as one sentence.
-            same_paragraph = "\n\n" not in self.first.passage.text[before.end : unit.start]
+            same_paragraph = not _BLANK_LINE.search(self.first.passage.text[before.end : unit.start])
             prose = (before.kind == unit.kind == "sentence" and same_paragraph or same_item) and (
                 "\n" not in before.statement
             )
