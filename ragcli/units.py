@@ -16,7 +16,16 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
 from .structure import Block, blocks, line_offsets
-from .text import LIST_MARKER, TABLE_RULE, blank_lines_dropped, block_fence, fenced_chunks, split_sentences, table_cells
+from .text import (
+    LIST_MARKER,
+    TABLE_RULE,
+    blank_lines_dropped,
+    block_fence,
+    fence_of,
+    fenced_chunks,
+    split_sentences,
+    table_cells,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -26,7 +35,7 @@ if TYPE_CHECKING:
 
 UnitKind = Literal["sentence", "item", "row", "introduced", "block"]
 
-UNITS_VERSION = 3
+UNITS_VERSION = 4
 """Bump whenever ``unit_spans`` can cut the same text differently: vectors stored per unit at ingest
 (see ``index``) are only used while the version they were cut with is this one."""
 BLOCK_MAX_LINES = 12
@@ -114,27 +123,80 @@ def _item_sentences(text: str, offsets: list[int], block: Block, n: int) -> list
     """Each item's sentences, then what else the item holds up to the next item: its later paragraphs' sentences
     and its code blocks (``_item_rest``). A numbered step's command is in the item, under its sentence."""
     out = []
-    nexts = [first for first, _ in block.items[1:]] + [block.end] * bool(block.items)
-    for (first, last), following in zip(block.items, nexts, strict=True):
+    taken = {k for first, last in block.items for k in range(first, last)}  # every item's first paragraph
+    for index, (first, last) in enumerate(block.items):
+        following = _next_sibling(text, offsets, block, index)
         raw = text[offsets[first] : offsets[last] - 1]
         marker = LIST_MARKER.match(raw)
         item_start = offsets[first] + (marker.end() if marker else len(raw) - len(raw.lstrip()))
         sentences = _split(text, item_start, offsets[last] - 1, "item", n)
         sentences = sentences[:1] + [replace(s, item_start=sentences[0].start) for s in sentences[1:]]
-        out += _item_rest(text, offsets, last, following, n, sentences)
+        column = item_start - offsets[first]  # where the item's text begins on its marker's line
+        out += _item_rest(text, offsets, last, following, n, sentences, column, taken)
+    return sorted(out, key=lambda span: span.start)  # an item's text after its nested list comes after that list
+
+
+def _next_sibling(text: str, offsets: list[int], block: Block, index: int) -> int:
+    """The line of the next item of ``block`` that is not nested in item ``index`` (its marker no more indented),
+    or the block's end: what lies between is the item's, its nested list included."""
+    indents = [_indent(text[offsets[first] : offsets[first + 1] - 1]) for first, _ in block.items]
+    later = (first for k, (first, _) in enumerate(block.items) if k > index and indents[k] <= indents[index])
+    return next(later, block.end)
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _item_rest(
+    text: str, offsets: list[int], start: int, end: int, n: int, first: list[Span], column: int, taken: set[int]
+) -> list[Span]:
+    """A list item's units: the sentences of its ``first`` paragraph, then, from lines ``start``..``end``, each
+    later paragraph's sentences and each fenced code block, carried by the sentence right before it in the item
+    (``introduced``) or a ``block`` of its own; shown moved left by its fence's indentation. The lines of a list
+    nested in the item are its own items' (``_own_lines``); a paragraph after that list is this item's again."""
+    item = first[0].start if first else -1
+    out = list(first)
+    for begin, stop in _own_lines(text, offsets, start, end, column, taken):
+        out = _item_part(text, offsets, begin, stop, n, item, out)
     return out
 
 
-def _item_rest(text: str, offsets: list[int], start: int, end: int, n: int, first: list[Span]) -> list[Span]:
-    """A list item's units: the sentences of its ``first`` paragraph, then, from lines ``start``..``end``, each
-    later paragraph's sentences and each fenced code block, carried by the sentence right before it in the item
-    (``introduced``) or a ``block`` of its own; shown moved left by its fence's indentation."""
+def _own_lines(
+    text: str, offsets: list[int], start: int, end: int, column: int, taken: set[int]
+) -> list[tuple[int, int]]:
+    """The runs of lines ``start``..``end`` that are the item's own, its text at ``column``: a nested list's items
+    (a marker at or past ``column``), what is indented under them and the lines of any item's first paragraph
+    (``taken``: a lazy line continues the paragraph before it) are theirs; a line less indented than ``column``,
+    or a marker before it (the next item), ends the item."""
+    runs: list[tuple[int, int]] = []
+    begin = start
+    nested = -1  # the content column of the nested item being skipped (-1: none)
+    lines = [text[offsets[k] : offsets[k + 1] - 1] for k in range(start, end)]
+    code = [is_code for is_code, chunk in fenced_chunks(lines) for _ in chunk]  # a code line is no marker
+    for k, line in enumerate(lines, start=start):
+        if not line.strip() or (k in taken and nested >= 0) or (code[k - start] and not fence_of(line)):
+            continue
+        indent = _indent(line)
+        marker = _ITEM_START.match(line)
+        if indent < column:
+            end = k  # the next item (``- ```bash`` is in no ``block.items`` span) or text after the list
+            break
+        if marker and indent < column + 4:  # four more spaces would be code, not a list
+            if nested < 0:
+                runs.append((begin, k))
+            nested = marker.end() if marker.end() < len(line) else indent + 2
+        elif nested >= 0 and indent < nested:
+            nested, begin = -1, k  # back at the item's own column, after its nested list
+    if nested < 0:
+        runs.append((begin, end))
+    return [(a, b) for a, b in runs if b > a]
+
+
+def _item_part(text: str, offsets: list[int], start: int, end: int, n: int, item: int, out: list[Span]) -> list[Span]:
+    """``out`` with the units of lines ``start``..``end`` of the item at ``item`` (paragraphs and code) after it."""
     lines = text[offsets[start] : offsets[end] - 1].split("\n") if end > start else []
-    # The item ends at the next list marker: an item whose first child is not a paragraph (``- ```bash``) is in no
-    # ``block.items`` span, and its lines are not this item's.
-    lines = lines[: next((k for k, line in enumerate(lines) if _ITEM_START.match(line)), len(lines))]
-    item = first[0].start if first else -1
-    out = list(first)
+    out = list(out)
     at = start
     for is_code, chunk in fenced_chunks(lines):
         begin, at = at, at + len(chunk)

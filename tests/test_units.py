@@ -241,6 +241,30 @@ def test_a_list_items_later_paragraphs_and_code_are_units_of_the_item() -> None:
     assert all(found[k].item_start == found[0].start for k in (1, 2, 3))  # one item: its sentences read on
 
 
+def test_text_after_a_nested_list_is_its_parent_items_and_code_in_an_item_is_read_whole() -> None:
+    """After a nested list, an item's next paragraph is the item's again: it was credited to the nested list's
+    last item ("on macOS ... Then restart ..."). A YAML list inside an item's code block is code: the block was
+    cut at its first ``- `` line (mkdocstrings-python's usage page, ISC: "```yaml / plugins:" and no more)."""
+    text = (
+        "1. Install the tool:\n\n"
+        "   - on Linux, run the script\n"
+        "   - on macOS, use Homebrew\n\n"
+        "   Then restart your shell so the PATH change takes effect.\n\n"
+        "2. Configure it in mkdocs.yml:\n\n"
+        "    ```yaml\n    plugins:\n    - mkdocstrings:\n        handlers:\n          python: {}\n    ```\n\n"
+        "- a\n  - b\n    - c\n  after b's list, still c's paragraph (a lazy line).\n- d\n"
+    )
+    found = units(passage(text))
+    by_text = {u.quote.split("\n")[0]: u for u in found}
+    restart = by_text["Then restart your shell so the PATH change takes effect."]
+    assert restart.item_start == by_text["Install the tool:"].start
+    assert [u.start for u in found] == sorted(u.start for u in found)  # reading order
+    configure = next(u for u in found if u.quote.startswith("Configure it"))
+    assert configure.kind == "introduced" and "python: {}" in configure.statement
+    assert sum("after b's list" in u.quote for u in found) == 1  # no line is two units'
+    assert all(a.end <= b.start for a, b in zip(found, found[1:], strict=False))
+
+
 def test_a_long_table_is_read_row_by_row_and_a_short_one_whole() -> None:
     rows = "\n".join(f"| option{n} | sets the value of setting {n} |" for n in range(8))
     long = units(passage(f"These are the options:\n\n| Option | Meaning |\n|---|---|\n{rows}\n"))
