@@ -124,8 +124,9 @@ def _item_sentences(text: str, offsets: list[int], block: Block, n: int) -> list
     and its code blocks (``_item_rest``). A numbered step's command is in the item, under its sentence."""
     out = []
     taken = {k for first, last in block.items for k in range(first, last)}  # every item's first paragraph
+    indents = [_indent(text[offsets[first] : offsets[first + 1] - 1]) for first, _ in block.items]
     for index, (first, last) in enumerate(block.items):
-        following = _next_sibling(text, offsets, block, index)
+        following = _next_sibling(block, indents, index)
         raw = text[offsets[first] : offsets[last] - 1]
         marker = LIST_MARKER.match(raw)
         item_start = offsets[first] + (marker.end() if marker else len(raw) - len(raw.lstrip()))
@@ -136,10 +137,9 @@ def _item_sentences(text: str, offsets: list[int], block: Block, n: int) -> list
     return sorted(out, key=lambda span: span.start)  # an item's text after its nested list comes after that list
 
 
-def _next_sibling(text: str, offsets: list[int], block: Block, index: int) -> int:
-    """The line of the next item of ``block`` that is not nested in item ``index`` (its marker no more indented),
-    or the block's end: what lies between is the item's, its nested list included."""
-    indents = [_indent(text[offsets[first] : offsets[first + 1] - 1]) for first, _ in block.items]
+def _next_sibling(block: Block, indents: list[int], index: int) -> int:
+    """The line of the next item of ``block`` that is not nested in item ``index`` (its marker, at ``indents``, no
+    more indented), or the block's end: what lies between is the item's, its nested list included."""
     later = (first for k, (first, _) in enumerate(block.items) if k > index and indents[k] <= indents[index])
     return next(later, block.end)
 
@@ -204,7 +204,7 @@ def _item_part(text: str, offsets: list[int], start: int, end: int, n: int, item
             out += _item_paragraphs(text, offsets, begin, at, n, item)
             continue
         code = Block("code", begin, at)
-        indent = len(chunk[0]) - len(chunk[0].lstrip())
+        indent = _indent(chunk[0])
         parts = [
             (a, b, tuple(line[indent:] if not line[:indent].strip() else line.strip() for line in shown))
             for a, b, shown in _parts(text, offsets, code)

@@ -114,7 +114,7 @@ def coded_tokens(text: str) -> set[str]:
     text = unicodedata.normalize("NFKC", html.unescape(text))
     # Underscores at a token's ends are Markdown emphasis (``_First available in v1.9.0_``), not part of it: a
     # statement printed without markup names ``v1.9.0``.
-    found = {t.strip("_").casefold() for t in _TOKEN.findall(text) if _is_coded(t.strip("_"))}
+    found = {t.casefold() for t in (t.strip("_") for t in _TOKEN.findall(text)) if _is_coded(t)}
     found |= {f"{a.casefold()} {n}" for a, n in _ACRONYM_NUMBER.findall(text)}
     return found
 
