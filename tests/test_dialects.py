@@ -542,7 +542,7 @@ def test_mdbook_includes_and_material_extras() -> None:
     out = unfold_dialects(source)
     assert "{{#include" not in out and "fn main() {}" in out
     assert "--8<--" not in out and "*[HTML]" not in out
-    assert "Press Ctrl+C to stop  the server." in out
+    assert "Press Ctrl+C to stop the server." in out
     assert "[Subscribe to our newsletter](#)" in out and ".md-button" not in out
 
 
@@ -876,3 +876,13 @@ def test_a_pages_meta_directive_is_not_its_text() -> None:
     """MyST's ``{meta}`` sets HTML metadata: its options are for search engines, not text the page shows."""
     page = "# Page\n\n```{meta}\n:description: A blurb for search engines\n:keywords: alpha, beta\n```\n\nBody text.\n"
     assert plain(unfold_dialects(page)) == "Body text."
+
+
+def test_an_icon_takes_its_space_with_it_so_bold_stays_bold() -> None:
+    """mkdocstrings-python's option pages open each option with a bold line of icons (mkdocstrings/python, ISC,
+    docs/usage/configuration/signatures.md at 624974a4). Dropping the icons but not their spaces left
+    ``** Type bool False**``, which is no emphasis, in every statement that quoted it."""
+    source = '- **:octicons-package-24: Type [`bool`][] :material-equal: `False`{ title="default value" }**\n'
+    out = unfold_dialects(source)
+    assert "- **Type [`bool`][] `False`**" in out
+    assert "** " not in out

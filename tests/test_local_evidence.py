@@ -334,3 +334,40 @@ def test_a_window_reads_under_the_heading_that_names_what_its_section_defines(lo
     assert claims[0].statement.startswith("build.chunkSizeWarningLimit: ")
     assert all(r.passed for r in check_claims(claims, {named.id: named}))
     assert not local_model.assess(question, (prose,)).claims[0].statement.startswith("Chunk size warnings")
+
+
+# Vite's SSR options (vitejs/vite, docs/config/ssr-options.md, MIT): the option's description after its type lines.
+NO_EXTERNAL = """- **Type:** `string | RegExp | (string | RegExp)[] | true`
+- **Related:** [SSR Externals](/guide/ssr#ssr-externals)
+
+Prevent listed dependencies from being externalized for SSR, which they will get bundled in build. By default, only \
+linked dependencies are not externalized (for HMR). If you prefer to externalize the linked dependency, you can pass \
+its name to the `ssr.external` option.
+"""
+
+
+def test_a_window_after_the_type_lines_still_reads_under_the_named_heading(local_model):
+    """ "Which SSR option ..." was answered with the description alone: the option's name, the answer, was only in
+    the citation line under it. The section's heading names it whichever of its windows is quoted."""
+    named = Passage(
+        "ssr@v#s",
+        "ssr",
+        "v",
+        "s",
+        "t",
+        ("everyone",),
+        None,
+        None,
+        "SSR Options",
+        ("ssr.noExternal",),
+        "/ssr.md",
+        None,
+        NO_EXTERNAL,
+    )
+    question = (
+        "Which SSR option makes a dependency get bundled into the server build instead of being left as an "
+        "external import?"
+    )
+    claims = local_model.assess(question, (named,)).claims
+    assert claims[0].statement.startswith("ssr.noExternal: Prevent listed dependencies")
+    assert all(r.passed for r in check_claims(claims, {named.id: named}))

@@ -29,7 +29,7 @@ from .markdown import Block, Section, markdown_sections, plain_sections
 from .mdwriter import read_page_mark
 from .sizing import Counts, Sizer, TokenCounter
 
-CHUNKER_VERSION = 21
+CHUNKER_VERSION = 22
 """3: soft wraps joined, admonitions and tabs unfolded, an introducing sentence kept with its block.
 4: a PDF with an outline is cut by its bookmarks (Markdown, Word, reStructuredText, notebook and CSV loaders).
 5: passages record their file relative to the ingested folder and the length of a carried introduction.
@@ -68,7 +68,9 @@ first part when the block is split).
 nothing is left out.
 20: an HTML comment written in a code span is text (`` `<!-- prettier-ignore-start -->` ``); only comments are
 dropped.
-21: Material's ``<!-- md:default x -->`` written in a code span is code, not the badge ``Default: x.``."""
+21: Material's ``<!-- md:default x -->`` written in a code span is code, not the badge ``Default: x.``.
+22: a Material icon takes the space after it (``**:octicons-package-24: Type**`` is bold ``Type``, not
+``** Type**``)."""
 INTRODUCED_KINDS = ("code", "list", "table")
 WRITTEN_IN_MARKDOWN = frozenset({"markdown", "notebook"})
 """Formats whose Markdown was written by people (a notebook's Markdown cells), its HTML markup; the Markdown the

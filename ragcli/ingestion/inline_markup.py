@@ -35,7 +35,9 @@ _TEMPLATE_VAR = re.compile(r"\{\{(?![<%#]).*?\}\}")
 MDBOOK = re.compile(r"\{\{#[\w-]+[^}]*\}\}")
 _ROLE_NAME = re.compile(r"\{([\w:.-]+)\}$")
 """The ``{name}`` of a MyST role, at the end of the text before the role's content (a code span)."""
-_ICON = re.compile(r":(?:material|octicons|fontawesome|simple)-[\w-]+:(?:\{[^}]*\})?")
+_ICON = re.compile(r":(?:material|octicons|fontawesome|simple)-[\w-]+:(?:\{[^}]*\})?[ \t]*")
+"""A Material icon with its attribute list and the space after it: the icon is gone, so is its gap (``**:octicons-
+package-24: Type**`` would leave ``** Type**``, bold no more)."""
 _ATTR_LIST = re.compile(r"\{:?\s*(?:[.#][\w-]+|[\w-]+=\"[^\"]*\")(?:\s+(?:[.#][\w-]+|[\w-]+=(?:\"[^\"]*\"|\S+)))*\s*\}")
 _KEYS = re.compile(r"\+\+([\w+-]+?)\+\+")
 _FOOTNOTE_REF = re.compile(r"[ \t]*\[\^[^\]\s]+\](?!:)")

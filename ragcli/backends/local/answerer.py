@@ -233,16 +233,18 @@ class LocalModel:
 
 
 def _under_heading(window: Window) -> str:
-    """A window that opens its passage reads under its section's heading when the heading is the name of what the
-    section defines (``build.chunkSizeWarningLimit``, ``ssr.noExternal``, ``--host``), as a table row reads under its
-    column headers: "Type: number. Default: 500. Limit for chunk size warnings (in kB)." says nothing without it.
-    A heading with a digit is left out: every number a statement shows must be in the passage's text."""
+    """A window reads under its section's heading when the heading is the name of what the section defines
+    (``build.chunkSizeWarningLimit``, ``ssr.noExternal``, ``--host``), as a table row reads under its column headers:
+    "Type: number. Default: 500. Limit for chunk size warnings (in kB)." says nothing without it, nor does
+    "Prevent listed dependencies from being externalized for SSR" after the section's type line, to a person who
+    asked which option does it. A heading with a digit is left out: every number a statement shows must be in the
+    passage's text."""
     statement = window.statement
     path = window.first.passage.heading_path
     heading = path[-1].strip() if path else ""
     names = " " not in heading and any(c.isalpha() for c in heading) and not heading.endswith(":")
     names = names and (is_strong_identifier(heading) or heading.startswith("-"))
-    if window.first.position or not names or any(c.isdigit() for c in heading) or heading in statement:
+    if not names or any(c.isdigit() for c in heading) or heading in statement:
         return statement
     if FENCE.match(statement):  # a code block keeps its fence at the start of a line
         return f"{heading}:\n{statement}"
