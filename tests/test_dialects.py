@@ -869,7 +869,7 @@ def test_a_layout_directive_shows_its_content_and_an_unknown_ones_options_show()
     out = plain(unfold_dialects(page))
     assert "1 2 2 3" not in out and "gutter" not in out and "octicon" not in out and "syntax/core" not in out
     assert "CommonMark-plus: MyST extends the CommonMark syntax specification" in out
-    assert "myst_heading_anchors\n\nType: int; Default: 0.\n\nDepth of headings to anchor." in out
+    assert "myst_heading_anchors: Type: int; Default: 0.\n\nDepth of headings to anchor." in out
 
 
 def test_a_pages_meta_directive_is_not_its_text() -> None:

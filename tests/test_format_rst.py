@@ -202,15 +202,16 @@ ATTRS_SIGNATURE = (
 
 def test_an_object_description_shows_its_signature_once_as_written(tmp_path, embedder) -> None:
     """``.. autofunction:: attrs.validators.in_``: the name keeps its underscore (a directive's argument is no
-    reference), on a line of its own: a long signature is not repeated before every part of a long example."""
+    reference) and labels what follows it, as a glossary's term does; a call's signature is on a line of its own;
+    neither is repeated before every part of a long example."""
     doc = load(
         tmp_path, "api-attr.rst", ATTRS_API.replace("{signature}", ATTRS_SIGNATURE).replace("{doctest}", ATTRS_DOCTEST)
     )
     passages = chunk_document(doc, "t", embedder.count_tokens)
     text = "\n\n".join(p.text for p in passages)
-    assert "\nattrs.validators.in_\n\nFor example:\n\n```\n>>> import enum" in text
-    assert "\nattrs.validators.and_\n\nFor convenience, it's also possible" in text
-    assert "\nAttribute\n\nSame as attrs.Attribute." in text  # ``.. class::`` is Python's class, as in Sphinx
+    assert "\nattrs.validators.in_: For example:\n\n```\n>>> import enum" in text
+    assert "\nattrs.validators.and_: For convenience, it's also possible" in text
+    assert "\nAttribute: Same as attrs.Attribute." in text  # ``.. class::`` is Python's class, as in Sphinx
     assert "attrs.validators.in\n" not in text and "attrs.define" not in text  # autodoc's text is not in the file
     # A signature written by hand is the page's text, content or not.
     assert text.endswith("your_hook(cls: type, fields: list[attrs.Attribute]) -> list[attrs.Attribute]")
@@ -428,5 +429,32 @@ def test_a_directives_options_show_what_the_page_shows() -> None:
         ".. card:: Install\n   :class-card: sd-shadow-sm\n   :link: install\n\n   Get it running.\n"
     )
     out = rst_to_markdown(sphinx, "configuration.rst")[1]
-    assert "project\n\nType: str; Default: 'Project name not set'.\n\nThe documented project's name." in out
+    assert "project: Type: str; Default: 'Project name not set'.\n\nThe documented project's name." in out
     assert "members" not in out.casefold() and "noindex" not in out and "sd-shadow" not in out and "Link" not in out
+
+
+PYTEST_CONFVALS = """Configuration options
+=====================
+
+.. confval:: faulthandler_exit_on_timeout
+   :type: ``bool``
+   :default: ``false``
+
+   Exit the pytest process after the per-test timeout is reached.
+
+.. confval:: faulthandler_timeout
+   :type: ``float``
+   :default: ``0`` (disabled)
+
+   Dumps the tracebacks of all threads if a test takes longer than ``X`` seconds to run.
+"""  # pytest-dev/pytest (MIT), doc/en/reference/reference.rst at df87db7b, shortened
+
+
+def test_a_settings_name_labels_its_type_and_default() -> None:
+    """A confval's name was a paragraph of its own: the window that answered the option before it ended on the bare
+    name "faulthandler_timeout", and the name's own type and default read as "Type: float; Default: 0" with no name.
+    Sphinx sets the name above its text as a term above its definition; it labels the sentence under it."""
+    out = rst_to_markdown(PYTEST_CONFVALS, "reference.rst")[1]
+    assert "faulthandler_timeout: Type: `float`; Default: `0` (disabled).\n\nDumps the tracebacks" in out
+    assert "faulthandler_exit_on_timeout: Type: `bool`; Default: `false`.\n\nExit the pytest process" in out
+    assert "\nfaulthandler_timeout\n" not in out

@@ -29,7 +29,7 @@ from .markdown import Block, Section, markdown_sections, plain_sections
 from .mdwriter import read_page_mark
 from .sizing import Counts, Sizer, TokenCounter
 
-CHUNKER_VERSION = 22
+CHUNKER_VERSION = 23
 """3: soft wraps joined, admonitions and tabs unfolded, an introducing sentence kept with its block.
 4: a PDF with an outline is cut by its bookmarks (Markdown, Word, reStructuredText, notebook and CSV loaders).
 5: passages record their file relative to the ingested folder and the length of a carried introduction.
@@ -70,7 +70,9 @@ nothing is left out.
 dropped.
 21: Material's ``<!-- md:default x -->`` written in a code span is code, not the badge ``Default: x.``.
 22: a Material icon takes the space after it (``**:octicons-package-24: Type**`` is bold ``Type``, not
-``** Type**``)."""
+``** Type**``).
+23: an object's description (``.. confval:: x``, ``{py:function} f(x)``) reads as ``signature: ...``, its signature
+labelling its options' sentence or its first paragraph, as a glossary's term labels its definition."""
 INTRODUCED_KINDS = ("code", "list", "table")
 WRITTEN_IN_MARKDOWN = frozenset({"markdown", "notebook"})
 """Formats whose Markdown was written by people (a notebook's Markdown cells), its HTML markup; the Markdown the

@@ -76,15 +76,18 @@ def unfold_directive(name: str, args: str, body: list[str], fence: str, unfold: 
         return label_body(args.strip(), unfold(_directive_body(body)))
     if name in _MYST_ADMONITIONS:
         return label_body(args.strip() or name_label(name), unfold(_directive_body(body)))
-    # Layout containers (tab-set, grid, div, ...): their content. Directives ragcli does not know: their content,
-    # after their argument when they have one (``{myst-admonitions} attention, caution``) and the options the page
-    # shows (``{confval} x`` with ``:default: 1``).
+    # Layout containers (tab-set, grid, div, ...): their content. An object's description (``{confval} x``): its
+    # signature labelling the options the page shows (``:default: 1``) or its content. Directives ragcli does not
+    # know: their content, after their argument when they have one (``{myst-admonitions} attention, caution``).
     options, content = fences.directive_options(body)
     if name in fences.LAYOUT_DIRECTIVES:
         return ["", *unfold(content), ""]
     values = [(label, text) for label, value in fences.shown_options(options) if (text := inline(value).strip())]
     shown = "".join(fences.option_lead(n, label) + text for n, (label, text) in enumerate(values))
     shown += fences.sentence_end(shown)
+    described = name.rsplit(":", 1)[-1] in fences.DESCRIPTIONS
+    if described and fences.signature_labels(args.strip()):  # ``{confval} x``: x labels what follows it
+        return label_body(args.strip(), [*([shown, ""] if shown else []), *unfold(content)])
     lead = [*([args.strip()] if args.strip() else []), *(["", shown, ""] if shown else [])]
     return ["", *lead, *unfold(content), ""]
 

@@ -9,7 +9,8 @@ any fence: ``code_directive`` writes it as one, its options dropped and a ``:cap
 the reStructuredText reader writes ``.. doctest::`` and ``.. code-block::`` (``sphinx_markup``).
 
 Which of a directive's options a page shows as text (``shown_options``: a ``:default:``, not a ``:class:``) and
-which directives only lay a page out (``LAYOUT_DIRECTIVES``) are decided here for both readers.
+which directives only lay a page out (``LAYOUT_DIRECTIVES``) or describe an object (``DESCRIPTIONS``) are decided
+here for both readers.
 """
 
 from __future__ import annotations
@@ -40,6 +41,23 @@ LAYOUT_DIRECTIVES = frozenset(
 )
 """Directives whose argument is a condition, a layout or CSS classes, not text (``{grid} 1 2 2 2``): their content
 alone, in either reader."""
+DESCRIPTIONS = frozenset(
+    "function class method classmethod staticmethod attribute property data exception decorator decoratormethod "
+    "type member macro struct union enum enumerator var option envvar confval directive role describe object".split()
+)
+"""Directives that describe an object (Sphinx's domains: ``py:function``, ``confval``, ``envvar``): the argument is
+a signature, which labels what the page shows under it when it is a name (``signature_labels``), in either reader."""
+_LABEL_SIGNATURE = 60
+"""The longest signature that labels its description's first paragraph, in characters."""
+
+
+def signature_labels(signature: str) -> bool:
+    """Whether a description's signature labels its first paragraph (``faulthandler_timeout: Type: float ...``): a
+    name (``PYTEST_ADDOPTS``, ``-k EXPRESSION``), not a call's parameters (``attr.s(these=None, repr_ns=None, ...)``),
+    which stay on a line of their own, as Sphinx sets them above the text."""
+    return bool(signature) and "(" not in signature and len(signature) <= _LABEL_SIGNATURE
+
+
 _LAYOUT_OPTIONS = frozenset(
     "class name caption align width height alt scale target figwidth figclass loading linenos lineno-start "
     "lineno-match emphasize-lines dedent force language highlight hidden maxdepth titlesonly glob numbered reversed "

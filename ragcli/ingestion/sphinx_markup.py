@@ -28,6 +28,7 @@ from typing import Any
 
 from .crossrefs import EXPLICIT_TITLE, is_code_role, kind_of, role_text
 from .fences import (
+    DESCRIPTIONS,
     GROUP_ARGUMENT,
     HIDDEN_CODE,
     LAYOUT_DIRECTIVES,
@@ -35,6 +36,7 @@ from .fences import (
     option_lead,
     sentence_end,
     shown_options,
+    signature_labels,
 )
 
 _CODE_DIRECTIVES = {
@@ -49,12 +51,6 @@ _VERSION_DIRECTIVES = {
     "versionremoved": "Removed in version",
 }
 _LABELS = {"seealso": "See also", "todo": "Todo"}
-_DESCRIPTIONS = {
-    "function", "class", "method", "classmethod", "staticmethod", "attribute", "property", "data", "exception",
-    "decorator", "decoratormethod", "type", "member", "macro", "struct", "union", "enum", "enumerator", "var",
-    "option", "envvar", "confval", "directive", "role", "describe", "object",
-}  # fmt: skip
-"""Directives that describe an object (Sphinx's domains), with ``auto...`` ones: the argument is a signature."""
 _ARGUMENT_IS_TEXT = {"centered"}
 _SILENT_DIRECTIVES = {
     "toctree", "index", "highlight", "currentmodule", "module", "tabularcolumns", "sectionauthor", "moduleauthor",
@@ -196,7 +192,7 @@ def _unknown_directive(css_classes: bool = False) -> Any:
             if name in _CODE_DIRECTIVES or name in _SPHINX_CODE:
                 hidden = "hide" in self.options
                 return [] if hidden else self.code("" if name in GROUP_ARGUMENT else argument)
-            if name in _DESCRIPTIONS or name.startswith("auto"):
+            if name in DESCRIPTIONS or name.startswith("auto"):
                 return self.description(argument)
             if name == "glossary":
                 return self.glossary()
@@ -226,19 +222,17 @@ def _unknown_directive(css_classes: bool = False) -> Any:
             return [nodes.paragraph(label, label + ".")] if name in _VERSION_DIRECTIVES else []
 
         def description(self, signature: str) -> list[Any]:
-            """The signature as written (``in_`` is a name, not a reference), then the content; an ``auto...``
-            one without content is nothing (its signature and text come from the code)."""
+            """The signature as written (``in_`` is a name, not a reference) labelling what the page shows under
+            it, its options' sentence or its content's first paragraph, as a glossary's term labels its definition
+            (``faulthandler_timeout: Type: float; Default: 0 (disabled).``); an ``auto...`` one without content is
+            nothing (its signature and text come from the code)."""
             box = nodes.container()
             if self.content:
                 self.state.nested_parse(self.content, self.content_offset, box)
             if not box.children and self.name.lower().rsplit(":", 1)[-1].startswith("auto"):
                 return []
             shown = " ".join(re.sub(r"\\(.)", r"\1", signature).split())
-            return [
-                *([nodes.paragraph(shown, shown)] if shown else []),
-                *self.fields(),
-                *([box] if box.children else []),
-            ]
+            return _under_signature(shown, [*self.fields(), *box.children])
 
         def fields(self) -> list[Any]:
             """The options the page shows (``fences.shown_options``) as one sentence: ``Type: str; Default: ''.``"""
@@ -279,3 +273,20 @@ def _unknown_directive(css_classes: bool = False) -> Any:
             return [*intro, nodes.literal_block(code, code, language=language)]
 
     return Unknown
+
+
+def _under_signature(signature: str, body: list[Any]) -> list[Any]:
+    """``body`` with a name's ``signature`` (``fences.signature_labels``) leading its first paragraph (``signature:
+    ...``), ``signature:`` on a line of its own before code, a list or a table, and alone over nothing: the shape of
+    ``mdwriter.label_body``. A call's signature is a paragraph of its own."""
+    from docutils import nodes
+
+    if not signature:
+        return body
+    if not body or not signature_labels(signature):
+        return [nodes.paragraph(signature, signature), *body]
+    if not isinstance(body[0], nodes.paragraph):
+        return [nodes.paragraph(signature, f"{signature}:"), *body]
+    first = body[0].deepcopy()
+    first.insert(0, nodes.Text(f"{signature}: "))
+    return [first, *body[1:]]
