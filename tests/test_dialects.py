@@ -276,7 +276,7 @@ def test_myst_eval_rst_is_read_as_restructuredtext() -> None:
     out = plain(ATTRS_EVAL_RST)
     assert (
         "This hook must have the following signature:\n\n"
-        "your_hook(cls: type, fields: list[attrs.Attribute]) -> list[attrs.Attribute]\n\n- *cls* is your class"
+        "`your_hook(cls: type, fields: list[attrs.Attribute]) -> list[attrs.Attribute]`\n\n- *cls* is your class"
     ) in out
     assert "noindex" not in out and "function::" not in out
     include = "See:\n\n```{eval-rst}\n.. include:: snippets/include-rst.rst\n```\n"  # myst docs/faq/index.md
@@ -869,7 +869,7 @@ def test_a_layout_directive_shows_its_content_and_an_unknown_ones_options_show()
     out = plain(unfold_dialects(page))
     assert "1 2 2 3" not in out and "gutter" not in out and "octicon" not in out and "syntax/core" not in out
     assert "CommonMark-plus: MyST extends the CommonMark syntax specification" in out
-    assert "myst_heading_anchors: Type: int; Default: 0.\n\nDepth of headings to anchor." in out
+    assert "`myst_heading_anchors`: Type: int; Default: 0.\n\nDepth of headings to anchor." in out
 
 
 def test_a_pages_meta_directive_is_not_its_text() -> None:
@@ -886,3 +886,11 @@ def test_an_icon_takes_its_space_with_it_so_bold_stays_bold() -> None:
     out = unfold_dialects(source)
     assert "- **Type [`bool`][] `False`**" in out
     assert "** " not in out
+
+
+def test_an_icon_keeps_a_hard_line_break_and_the_gap_after_a_word() -> None:
+    """An icon takes its gap with it only after a space, an emphasis marker or a bracket: after a word the words
+    stay apart, and a hard line break's two spaces stay."""
+    assert "Yes and no" in unfold_dialects("Yes:material-check: and no\n")
+    assert "Line one   \nLine two" in unfold_dialects("Line one :material-x:  \nLine two\n")
+    assert "a b" in unfold_dialects("a :material-x: b\n")

@@ -146,7 +146,7 @@ def test_field_list_metadata_admonitions_tables_and_unknown_directives(tmp_path,
     assert "Retrying after a 429:\n\n```python\nfor attempt in range(5):\n    time.sleep(2 ** attempt)\n```" in text
     assert "Changed in version 3.1: Pro went from 300 to 600 requests." in text
     assert "Deprecated since version 3.0." in text
-    assert "limit(key)\n\nReturns the remaining requests for key." in text  # the signature, then the text
+    assert "`limit(key)`\n\nReturns the remaining requests for key." in text  # the signature, then the text
     assert "See also: The status page." in text
     assert "Extension label: Text inside an extension's directive." in text
     assert "quotas\n" not in text and "orphan" not in text and "effective_from" not in text
@@ -209,12 +209,12 @@ def test_an_object_description_shows_its_signature_once_as_written(tmp_path, emb
     )
     passages = chunk_document(doc, "t", embedder.count_tokens)
     text = "\n\n".join(p.text for p in passages)
-    assert "\nattrs.validators.in_: For example:\n\n```\n>>> import enum" in text
-    assert "\nattrs.validators.and_: For convenience, it's also possible" in text
-    assert "\nAttribute: Same as attrs.Attribute." in text  # ``.. class::`` is Python's class, as in Sphinx
+    assert "\n`attrs.validators.in_`: For example:\n\n```\n>>> import enum" in text
+    assert "\n`attrs.validators.and_`: For convenience, it's also possible" in text
+    assert "\n`Attribute`: Same as attrs.Attribute." in text  # ``.. class::`` is Python's class, as in Sphinx
     assert "attrs.validators.in\n" not in text and "attrs.define" not in text  # autodoc's text is not in the file
     # A signature written by hand is the page's text, content or not.
-    assert text.endswith("your_hook(cls: type, fields: list[attrs.Attribute]) -> list[attrs.Attribute]")
+    assert text.endswith("`your_hook(cls: type, fields: list[attrs.Attribute]) -> list[attrs.Attribute]`")
     parts = [p for p in passages if "C(_private=" in p.text]
     assert len(parts) > 2
     assert sum(ATTRS_SIGNATURE in p.text for p in passages) == 1 and sum("these=None" in p.text for p in passages) == 1
@@ -226,7 +226,7 @@ def test_docutils_class_directive_with_css_classes_shows_nothing() -> None:
     Python) or written capitalised, ``.. class::`` is Python's class, shown as in Sphinx."""
     assert rst_to_markdown("T\n=\n\n.. class:: special other\n\nA paragraph.\n", "x.rst")[1] == "# T\n\nA paragraph.\n"
     python = rst_to_markdown("T\n=\n\n.. module:: foo\n\n.. class:: bar\n\n.. class:: Baz\n\nText.\n", "x.rst")[1]
-    assert python == "# T\n\nbar\n\nBaz\n\nText.\n"
+    assert python == "# T\n\n`bar`\n\n`Baz`\n\nText.\n"
 
 
 def test_a_glossary_reads_term_then_definition_and_terms_sharing_one_are_listed_together() -> None:
@@ -429,7 +429,7 @@ def test_a_directives_options_show_what_the_page_shows() -> None:
         ".. card:: Install\n   :class-card: sd-shadow-sm\n   :link: install\n\n   Get it running.\n"
     )
     out = rst_to_markdown(sphinx, "configuration.rst")[1]
-    assert "project: Type: str; Default: 'Project name not set'.\n\nThe documented project's name." in out
+    assert "`project`: Type: str; Default: 'Project name not set'.\n\nThe documented project's name." in out
     assert "members" not in out.casefold() and "noindex" not in out and "sd-shadow" not in out and "Link" not in out
 
 
@@ -455,6 +455,44 @@ def test_a_settings_name_labels_its_type_and_default() -> None:
     name "faulthandler_timeout", and the name's own type and default read as "Type: float; Default: 0" with no name.
     Sphinx sets the name above its text as a term above its definition; it labels the sentence under it."""
     out = rst_to_markdown(PYTEST_CONFVALS, "reference.rst")[1]
-    assert "faulthandler_timeout: Type: `float`; Default: `0` (disabled).\n\nDumps the tracebacks" in out
-    assert "faulthandler_exit_on_timeout: Type: `bool`; Default: `false`.\n\nExit the pytest process" in out
-    assert "\nfaulthandler_timeout\n" not in out
+    assert "`faulthandler_timeout`: Type: `float`; Default: `0` (disabled).\n\nDumps the tracebacks" in out
+    assert "`faulthandler_exit_on_timeout`: Type: `bool`; Default: `false`.\n\nExit the pytest process" in out
+    assert "\n`faulthandler_timeout`\n" not in out
+
+
+def test_the_two_readers_label_a_description_alike() -> None:
+    """The same description written as reStructuredText and as MyST reads the same: its name as code (as Sphinx sets
+    it) labelling a note, a nested description or text; docutils' messages (an ``.. index::`` first) are no text;
+    a name with Markdown in it (``PIP_*``, ``[metadata]``) stays a name, a signature ending in its colon and a
+    call's parameters stay on a line of their own."""
+    from ragcli.ingestion.dialects import unfold_dialects
+
+    rst = (
+        "T\n=\n\n.. confval:: x\n\n   .. note:: Careful here.\n\n"
+        ".. py:class:: Foo\n\n   .. py:method:: bar\n\n      The bar.\n\n"
+        ".. confval:: y\n\n   .. index:: why\n\n   Body.\n\n"
+        ".. envvar:: PIP_*\n\n   Any option, as in PIP_*_X.\n\n"
+        ".. describe:: [metadata]\n\n   Required.\n\n"
+        ".. describe:: Usage:\n\n   Run it.\n"
+    )
+    myst = (
+        "::::{confval} x\n:::{note}\nCareful here.\n:::\n::::\n\n"
+        "::::{py:class} Foo\n:::{py:method} bar\nThe bar.\n:::\n::::\n\n"
+        "```{confval} y\nBody.\n```\n\n"
+        "```{envvar} PIP_*\nAny option, as in PIP_*_X.\n```\n\n"
+        "```{describe} [metadata]\nRequired.\n```\n\n"
+        "```{describe} Usage:\nRun it.\n```\n"
+    )
+    expected = [
+        "`x`: Note: Careful here.",
+        "`Foo`: `bar`: The bar.",
+        "`y`: Body.",
+        "`PIP_*`: Any option, as in PIP_*_X.",
+        "`[metadata]`: Required.",
+        "`Usage:`\n\nRun it.",
+    ]
+    read_rst = rst_to_markdown(rst, "x.rst")[1]
+    read_myst = "\n\n".join(p.strip() for p in unfold_dialects(myst).split("\n\n") if p.strip())
+    for shown in expected:
+        assert shown in read_rst
+        assert shown in read_myst

@@ -371,3 +371,32 @@ def test_a_window_after_the_type_lines_still_reads_under_the_named_heading(local
     claims = local_model.assess(question, (named,)).claims
     assert claims[0].statement.startswith("ssr.noExternal: Prevent listed dependencies")
     assert all(r.passed for r in check_claims(claims, {named.id: named}))
+
+
+SUB_OPTIONS = """| Option | Default value |
+|---|---|
+| assetsDir | assets folder |
+| emptyOutDir | true when outDir is inside root |
+"""
+
+
+def test_a_table_row_reads_under_its_columns_not_the_sections_name(local_model):
+    """A row names its own option: "build.outDir: Option: assetsDir ..." would say assetsDir is build.outDir."""
+    named = Passage(
+        "out@v#s",
+        "out",
+        "v",
+        "s",
+        "t",
+        ("everyone",),
+        None,
+        None,
+        "Build Options",
+        ("build.outDir",),
+        "/out.md",
+        None,
+        SUB_OPTIONS,
+    )
+    claims = local_model.assess("Which option names the assets folder?", (named,)).claims
+    assert "assetsDir" in claims[0].statement
+    assert not claims[0].statement.startswith("build.outDir")

@@ -85,9 +85,12 @@ def unfold_directive(name: str, args: str, body: list[str], fence: str, unfold: 
     values = [(label, text) for label, value in fences.shown_options(options) if (text := inline(value).strip())]
     shown = "".join(fences.option_lead(n, label) + text for n, (label, text) in enumerate(values))
     shown += fences.sentence_end(shown)
-    described = name.rsplit(":", 1)[-1] in fences.DESCRIPTIONS
-    if described and fences.signature_labels(args.strip()):  # ``{confval} x``: x labels what follows it
-        return label_body(args.strip(), [*([shown, ""] if shown else []), *unfold(content)])
+    signature = " ".join(args.split())
+    if name.rsplit(":", 1)[-1] in fences.DESCRIPTIONS and signature:  # ``{confval} x``: code, as Sphinx sets it
+        body = [*([shown, ""] if shown else []), *unfold(content)]
+        if fences.signature_labels(signature):  # a name labels what follows it
+            return label_body(mdwriter.code_span(signature), body)
+        return ["", mdwriter.code_span(signature), "", *body, ""]
     lead = [*([args.strip()] if args.strip() else []), *(["", shown, ""] if shown else [])]
     return ["", *lead, *unfold(content), ""]
 

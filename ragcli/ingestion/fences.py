@@ -52,10 +52,12 @@ _LABEL_SIGNATURE = 60
 
 
 def signature_labels(signature: str) -> bool:
-    """Whether a description's signature labels its first paragraph (``faulthandler_timeout: Type: float ...``): a
-    name (``PYTEST_ADDOPTS``, ``-k EXPRESSION``), not a call's parameters (``attr.s(these=None, repr_ns=None, ...)``),
-    which stay on a line of their own, as Sphinx sets them above the text."""
-    return bool(signature) and "(" not in signature and len(signature) <= _LABEL_SIGNATURE
+    """Whether a description's signature labels its first paragraph (```faulthandler_timeout`: Type: float ...``): a
+    name (``PYTEST_ADDOPTS``, ``-k EXPRESSION``), not a call's parameters (``attr.s(these=None, repr_ns=None, ...)``)
+    nor a signature that ends in its own colon (``.. toctree::``), which stay on a line of their own, as Sphinx sets
+    them above the text."""
+    a_name = "(" not in signature and not signature.endswith(":")
+    return bool(signature) and a_name and len(signature) <= _LABEL_SIGNATURE
 
 
 _LAYOUT_OPTIONS = frozenset(

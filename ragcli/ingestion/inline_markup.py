@@ -35,9 +35,12 @@ _TEMPLATE_VAR = re.compile(r"\{\{(?![<%#]).*?\}\}")
 MDBOOK = re.compile(r"\{\{#[\w-]+[^}]*\}\}")
 _ROLE_NAME = re.compile(r"\{([\w:.-]+)\}$")
 """The ``{name}`` of a MyST role, at the end of the text before the role's content (a code span)."""
-_ICON = re.compile(r":(?:material|octicons|fontawesome|simple)-[\w-]+:(?:\{[^}]*\})?[ \t]*")
-"""A Material icon with its attribute list and the space after it: the icon is gone, so is its gap (``**:octicons-
-package-24: Type**`` would leave ``** Type**``, bold no more)."""
+_ICON = re.compile(r":(?:material|octicons|fontawesome|simple)-[\w-]+:(?:\{[^}]*\})?(?P<gap>[ \t](?=\S|$))?")
+"""A Material icon with its attribute list, and the one space after it when a word or a code span follows."""
+_OPENS = frozenset(" \t*_([{")
+"""What may stand right before an icon for the icon to take its gap with it: a space (``a :x: b`` is ``a b``),
+an emphasis marker or an opening bracket (``**:octicons-package-24: Type**`` is bold ``Type``, not ``** Type**``).
+After a word (``Yes:material-check: and no``) the gap stays, and so do the spaces of a hard line break."""
 _ATTR_LIST = re.compile(r"\{:?\s*(?:[.#][\w-]+|[\w-]+=\"[^\"]*\")(?:\s+(?:[.#][\w-]+|[\w-]+=(?:\"[^\"]*\"|\S+)))*\s*\}")
 _KEYS = re.compile(r"\+\+([\w+-]+?)\+\+")
 _FOOTNOTE_REF = re.compile(r"[ \t]*\[\^[^\]\s]+\](?!:)")
@@ -52,6 +55,14 @@ def _role(role: str, content: str) -> str:
     has it (``crossrefs``); ``{py:class}`~a.b.C``` → ``C``; ``{term}`x``` → ``x``; code roles stay code."""
     text = role_text(role, content)
     return f"`{text}`" if is_code_role(role) and text else text
+
+
+def _no_icon(match: re.Match[str], opens_line: bool) -> str:
+    """An icon shows nothing; its gap goes with it at the line's start and after a space, an emphasis marker or a
+    bracket (``_OPENS``), but not after a code span (``a `x`:icon: b``: the text was split there)."""
+    start = match.start()
+    takes_gap = match.string[start - 1] in _OPENS if start else opens_line
+    return "" if takes_gap else match.group("gap") or ""
 
 
 def _keys(match: re.Match[str]) -> str:
@@ -72,7 +83,7 @@ def inline(line: str) -> str:
             # A role is text ending in ``{name}`` before a one-backtick code span (``{ref}`label```); a ``{name}``
             # inside a code span is code (``env_base.{name}``), read as code like the rest of the span.
             role = _ROLE_NAME.search(piece) if n + 2 < len(pieces) and pieces[n + 1] == "`" else None
-            out.append(_inline_text(piece[: role.start()] if role else piece, in_row))
+            out.append(_inline_text(piece[: role.start()] if role else piece, in_row, opens_line=n == 0))
             if role:
                 shown = _role(role.group(1), pieces[n + 2])
                 out.append(shown if shown.startswith("`") else _inline_text(shown, in_row))
@@ -84,12 +95,12 @@ def inline(line: str) -> str:
     return code_line("".join(out))
 
 
-def _inline_text(text: str, in_row: bool) -> str:
+def _inline_text(text: str, in_row: bool, opens_line: bool = False) -> str:
     text = MDBOOK.sub("", text)
     text = HUGO_SHORTCODE.sub("", text)  # inline shortcodes (param, ref, ...) show site data ragcli does not have
     text = _LIQUID_TAG.sub("", text)
     text = _TEMPLATE_VAR.sub("", text)
-    text = _ICON.sub("", text)
+    text = _ICON.sub(functools.partial(_no_icon, opens_line=opens_line), text)
     text = _ATTR_LIST.sub("", text)
     text = _KEYS.sub(_keys, text)
     text = PROJECT_LINK.sub(lambda m: project_text(m.group(1)), text)

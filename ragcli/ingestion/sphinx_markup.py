@@ -222,17 +222,24 @@ def _unknown_directive(css_classes: bool = False) -> Any:
             return [nodes.paragraph(label, label + ".")] if name in _VERSION_DIRECTIVES else []
 
         def description(self, signature: str) -> list[Any]:
-            """The signature as written (``in_`` is a name, not a reference) labelling what the page shows under
-            it, its options' sentence or its content's first paragraph, as a glossary's term labels its definition
-            (``faulthandler_timeout: Type: float; Default: 0 (disabled).``); an ``auto...`` one without content is
-            nothing (its signature and text come from the code)."""
+            """The signature as written (``in_`` is a name, not a reference), as code as Sphinx sets it, then the
+            content; an ``auto...`` one without content is nothing (its signature and text come from the code). A
+            name's signature (``fences.signature_labels``) labels what the page shows under it, as a glossary's term
+            labels its definition: written as an admonition, the Markdown writer gives it the one label shape
+            (``mdwriter.labelled``: ```faulthandler_timeout`: Type: float; Default: 0 (disabled).``)."""
             box = nodes.container()
             if self.content:
                 self.state.nested_parse(self.content, self.content_offset, box)
             if not box.children and self.name.lower().rsplit(":", 1)[-1].startswith("auto"):
                 return []
             shown = " ".join(re.sub(r"\\(.)", r"\1", signature).split())
-            return _under_signature(shown, [*self.fields(), *box.children])
+            body = [*self.fields(), *box.children]
+            if not shown:
+                return body
+            name = nodes.literal(shown, shown)
+            if not signature_labels(shown):  # a call's parameters: a line of their own, above the text
+                return [nodes.paragraph("", "", name), *body]
+            return [nodes.admonition("", nodes.title("", "", name), *body)]
 
         def fields(self) -> list[Any]:
             """The options the page shows (``fences.shown_options``) as one sentence: ``Type: str; Default: ''.``"""
@@ -273,20 +280,3 @@ def _unknown_directive(css_classes: bool = False) -> Any:
             return [*intro, nodes.literal_block(code, code, language=language)]
 
     return Unknown
-
-
-def _under_signature(signature: str, body: list[Any]) -> list[Any]:
-    """``body`` with a name's ``signature`` (``fences.signature_labels``) leading its first paragraph (``signature:
-    ...``), ``signature:`` on a line of its own before code, a list or a table, and alone over nothing: the shape of
-    ``mdwriter.label_body``. A call's signature is a paragraph of its own."""
-    from docutils import nodes
-
-    if not signature:
-        return body
-    if not body or not signature_labels(signature):
-        return [nodes.paragraph(signature, signature), *body]
-    if not isinstance(body[0], nodes.paragraph):
-        return [nodes.paragraph(signature, f"{signature}:"), *body]
-    first = body[0].deepcopy()
-    first.insert(0, nodes.Text(f"{signature}: "))
-    return [first, *body[1:]]

@@ -19,6 +19,7 @@ fitted on (``backends.local.fitted``).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -244,11 +245,18 @@ def _under_heading(window: Window) -> str:
     heading = path[-1].strip() if path else ""
     names = " " not in heading and any(c.isalpha() for c in heading) and not heading.endswith(":")
     names = names and (is_strong_identifier(heading) or heading.startswith("-"))
-    if not names or any(c.isdigit() for c in heading) or heading in statement:
+    if not names or any(c.isdigit() for c in heading) or _names(statement, heading):
+        return statement
+    if any(u.kind == "row" for u in window.units):  # a row reads under its column headers, not the section's
         return statement
     if FENCE.match(statement):  # a code block keeps its fence at the start of a line
         return f"{heading}:\n{statement}"
     return f"{heading}: {statement}"
+
+
+def _names(statement: str, name: str) -> bool:
+    """Whether ``statement`` names ``name`` itself (``--hostname`` does not name ``--host``)."""
+    return re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", statement) is not None
 
 
 def _completed(window: Window, scored: list[Scored]) -> Window:
