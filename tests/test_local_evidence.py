@@ -310,24 +310,17 @@ Limit for chunk size warnings (in kB). It is compared against the uncompressed c
 """
 
 
+def in_section(doc: str, title: str, heading: str, text: str) -> Passage:
+    """A passage of document ``doc`` (page ``title``) under the one section ``heading``."""
+    return Passage(
+        f"{doc}@v#s", doc, "v", "s", "t", ("everyone",), None, None, title, (heading,), f"/{doc}.md", None, text
+    )
+
+
 def test_a_window_reads_under_the_heading_that_names_what_its_section_defines(local_model):
     """ "Type: number; Default: 500; Limit for chunk size warnings" says nothing without the option's name, which the
     page gives only as the section's heading; a heading that is prose is not repeated."""
-    named = Passage(
-        "b@v#s",
-        "b",
-        "v",
-        "s",
-        "t",
-        ("everyone",),
-        None,
-        None,
-        "Build Options",
-        ("build.chunkSizeWarningLimit",),
-        "/b.md",
-        None,
-        CHUNK_LIMIT,
-    )
+    named = in_section("b", "Build Options", "build.chunkSizeWarningLimit", CHUNK_LIMIT)
     prose = replace(named, id="p@v#s", doc_id="p", heading_path=("Chunk size warnings",))
     question = "vite build warns that chunks are larger than 500 kB. Where do I change that limit?"
     claims = local_model.assess(question, (named,)).claims
@@ -349,21 +342,7 @@ its name to the `ssr.external` option.
 def test_a_window_after_the_type_lines_still_reads_under_the_named_heading(local_model):
     """ "Which SSR option ..." was answered with the description alone: the option's name, the answer, was only in
     the citation line under it. The section's heading names it whichever of its windows is quoted."""
-    named = Passage(
-        "ssr@v#s",
-        "ssr",
-        "v",
-        "s",
-        "t",
-        ("everyone",),
-        None,
-        None,
-        "SSR Options",
-        ("ssr.noExternal",),
-        "/ssr.md",
-        None,
-        NO_EXTERNAL,
-    )
+    named = in_section("ssr", "SSR Options", "ssr.noExternal", NO_EXTERNAL)
     question = (
         "Which SSR option makes a dependency get bundled into the server build instead of being left as an "
         "external import?"
@@ -382,21 +361,7 @@ SUB_OPTIONS = """| Option | Default value |
 
 def test_a_table_row_reads_under_its_columns_not_the_sections_name(local_model):
     """A row names its own option: "build.outDir: Option: assetsDir ..." would say assetsDir is build.outDir."""
-    named = Passage(
-        "out@v#s",
-        "out",
-        "v",
-        "s",
-        "t",
-        ("everyone",),
-        None,
-        None,
-        "Build Options",
-        ("build.outDir",),
-        "/out.md",
-        None,
-        SUB_OPTIONS,
-    )
+    named = in_section("out", "Build Options", "build.outDir", SUB_OPTIONS)
     claims = local_model.assess("Which option names the assets folder?", (named,)).claims
     assert "assetsDir" in claims[0].statement
     assert not claims[0].statement.startswith("build.outDir")
