@@ -365,3 +365,31 @@ def test_a_table_row_reads_under_its_columns_not_the_sections_name(local_model):
     claims = local_model.assess("Which option names the assets folder?", (named,)).claims
     assert "assetsDir" in claims[0].statement
     assert not claims[0].statement.startswith("build.outDir")
+
+
+# pip's user guide (pypa/pip, docs/html/user_guide.rst, MIT), as the reStructuredText reader writes its tabs.
+BUILD_CONSTRAINTS = """Build constraints are a type of constraints file that applies only to isolated build \
+environments used during the build process.
+
+This is useful when you need to constrain build dependencies (such as `setuptools`, `cython`, etc.) without \
+affecting the final installed environment.
+
+Use build constraints like so:
+
+Unix/macOS:
+
+```shell
+python -m pip install --build-constraint build-constraints.txt SomePackage
+```
+"""
+
+
+def test_a_window_that_ends_introducing_something_runs_on_to_it(local_model):
+    """ "Use build constraints like so:" is no answer without the command under it; a tab's title between them makes
+    the two separate units, so the window reads on by the one after its introduction."""
+    p = in_section("pip", "User Guide", "Build Constraints", BUILD_CONSTRAINTS)
+    question = "How do I constrain build dependencies without affecting the final installed environment?"
+    claims = local_model.assess(question, (p,)).claims
+    assert claims[0].statement.rstrip().endswith("```")
+    assert "--build-constraint build-constraints.txt" in claims[0].statement
+    assert all(r.passed for r in check_claims(claims, {p.id: p}))

@@ -229,7 +229,7 @@ class LocalModel:
             and second.window.statement != best.window.statement  # the same words in another version of a page
         ):
             chosen.append(second.window)
-        chosen = [_from_item_start(_completed(w, scored), scored) for w in chosen]
+        chosen = [_from_item_start(_introduced(_completed(w, scored), scored), scored) for w in chosen]
         return tuple(Claim(statement=_under_heading(w), passage_id=w.passage_id, quote=w.quote) for w in chosen)
 
 
@@ -273,6 +273,19 @@ def _completed(window: Window, scored: list[Scored]) -> Window:
         if len(longer.units) == size + 1 and longer.units[:size] == window.units and _holds_wanted(s.values):
             return longer
     return window
+
+
+def _introduced(window: Window, scored: list[Scored]) -> Window:
+    """``window``, run on by the unit after it when its last sentence introduces that unit (it ends in a colon): "Use
+    build constraints like so:" says nothing without the command under it (in pip's docs, under a tab's title, so
+    the two are no single unit). A fixed rule for the reader, applied to the chosen window only, as
+    ``_from_item_start``."""
+    last = window.units[-1]
+    if not last.statement.rstrip().endswith(":"):
+        return window
+    read = {u.position: u for s in scored if s.window.passage_id == window.passage_id for u in s.window.units}
+    after = read.get(last.position + 1)
+    return Window((*window.units, after)) if after is not None else window
 
 
 def _from_item_start(window: Window, scored: list[Scored]) -> Window:
