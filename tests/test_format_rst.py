@@ -496,3 +496,16 @@ def test_the_two_readers_label_a_description_alike() -> None:
     for shown in expected:
         assert shown in read_rst
         assert shown in read_myst
+
+
+def test_a_term_written_with_its_own_colon_gets_no_second_one() -> None:
+    """Jinja writes its policies as definition terms that end in a colon (pallets/jinja, BSD-3-Clause, docs/api.rst
+    at 5ef70112): ``truncate.leeway:: Configures ...`` printed the colon twice."""
+    text = (
+        "Policies\n========\n\n``truncate.leeway``:\n    Configures the leeway default for the `truncate` filter.\n\n"
+        "``urlize.rel``:\n    A string that defines the items for the `rel` attribute of generated links.\n"
+    )
+    out = rst_to_markdown(text, "api.rst")[1]
+    assert "- `truncate.leeway`: Configures the leeway default" in out
+    assert "- `urlize.rel`: A string that defines" in out
+    assert "::" not in out

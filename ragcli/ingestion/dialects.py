@@ -44,7 +44,7 @@ from . import comments, directives, fences, footnotes, html_markup, material, sh
 from .fences import DIRECTIVE_INFO, FENCE_OPEN, collect
 from .fences import indented_body as indented_body  # ``markdown`` reads it from here too
 from .inline_markup import MDBOOK, code_line, inline
-from .mdwriter import label_body, name_label
+from .mdwriter import colon, label_body, name_label
 
 # --------------------------------------------------------------------------- directive fences
 
@@ -199,7 +199,7 @@ class _Walk:
         if not any(c.strip() for c in code):
             # Nothing to read: a block that only includes a file, or none at all (Textual's screenshot fences).
             return [""]
-        label = [f"{opened.group('indent')}{title}:", ""] if title else []
+        label = [f"{opened.group('indent')}{colon(title)}", ""] if title else []
         return [*label, opener, *code, closing]
 
     # ``::: pkg.module`` (mkdocstrings) and a ``--8<--`` list of files: text ragcli does not have; an admonition or
@@ -359,7 +359,7 @@ class _Walk:
             return ["", label, ""] if label else [""]
         summary = _SUMMARY.match(line)
         if summary:
-            return ["", f"{inline(summary.group(1)).strip()}:", ""]
+            return ["", colon(inline(summary.group(1)).strip()), ""]
         if _TAG_ONLY.match(line):
             return [""]
         rewritten = self._inline(comments.default_badge(line))

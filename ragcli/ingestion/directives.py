@@ -126,7 +126,7 @@ def _list_table(args: str, body: list[str], unfold: Unfold) -> list[str]:
         return ["", *([args.strip()] if args.strip() else []), *unfold(content), ""]
     rows, simple = read
     cells = [[unfold(cell) for cell in row] for row in rows]
-    title = [f"{inline(args.strip()).rstrip(':')}:", ""] if args.strip() else []
+    title = [mdwriter.colon(inline(args.strip())), ""] if args.strip() else []
     if simple:
         table = mdwriter.table([[" ".join(" ".join(cell).split()) for cell in row] for row in cells])
         return ["", *title, *table.split("\n"), ""] if table else [""]

@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable, Mapping
 
 from ..text import closes_fence
-from .mdwriter import name_label
+from .mdwriter import colon, name_label
 
 FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>`{3,}|~{3,})(?P<info>.*)$")
 ITEM_FENCE = re.compile(r"^[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)+(?P<marker>`{3,}|~{3,})(?P<info>.*)$")
@@ -167,8 +167,8 @@ def code_directive(name: str, args: str, lines: list[str], caption_text: Callabl
     language = args.split()[0] if args.split() and name not in GROUP_ARGUMENT else ""
     runs = [len(m.group("marker")) for line in body if (m := FENCE_OPEN.match(line)) and m.group("marker")[0] == "`"]
     fence = "`" * max([3, *(n + 1 for n in runs)])
-    caption = caption_text(options.get("caption", "")).strip().rstrip(":")
-    return ["", *([f"{caption}:", ""] if caption else []), f"{fence}{language}", *body, fence, ""]
+    caption = caption_text(options.get("caption", "")).strip()
+    return ["", *([colon(caption), ""] if caption else []), f"{fence}{language}", *body, fence, ""]
 
 
 def glossary_entries(lines: list[str]) -> list[tuple[list[str], list[str]]]:

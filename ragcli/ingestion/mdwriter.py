@@ -139,6 +139,12 @@ def quote(blocks: Iterable[str]) -> str:
     return "\n".join("> " + line if line else ">" for line in body.split("\n")) if body else ""
 
 
+def colon(label: str) -> str:
+    """``label`` ending in one colon, as a label before its text or block: a label the page wrote with its own colon
+    (Jinja's ```truncate.leeway``:`` definition term) gets no second one."""
+    return label.rstrip().rstrip(":") + ":"
+
+
 def label_body(label: str, body: list[str], indent: str = "") -> list[str]:
     """``labelled`` for a container's lines (the dialects' admonitions, alerts, tabs, cards, details, Hugo shortcodes,
     MyST directives), every line of ``body`` put back at ``indent``. A label with no body is a paragraph of its own,
@@ -151,9 +157,9 @@ def label_body(label: str, body: list[str], indent: str = "") -> list[str]:
     if first is None:
         return ["", f"{indent}{label}", ""]
     if not _BLOCK_START.match(body[first].lstrip()):
-        content[first] = f"{indent}{label}: {body[first].lstrip()}"
+        content[first] = f"{indent}{colon(label)} {body[first].lstrip()}"
         return ["", *content, ""]
-    return ["", f"{indent}{label}:", "", *content, ""]
+    return ["", f"{indent}{colon(label)}", "", *content, ""]
 
 
 def name_label(text: str) -> str:
@@ -178,8 +184,8 @@ def labelled(label: str, blocks: Sequence[str]) -> list[str]:
         return [label]
     if not _BLOCK_START.match(blocks[0]):
         first = blocks[0][1:] if blocks[0].startswith("\\") else blocks[0]  # no longer at a line start
-        return [f"{label}: {first}", *blocks[1:]]
-    return [f"{label}:", *blocks]
+        return [f"{colon(label)} {first}", *blocks[1:]]
+    return [colon(label), *blocks]
 
 
 def join(blocks: Iterable[str]) -> str:

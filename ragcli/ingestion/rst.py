@@ -215,7 +215,7 @@ def _item(term: str, body: Any, depth: int, ordered: bool) -> list[md.Item]:
 
     children = list(body.children) if body is not None else []
     lead = inline(children.pop(0)) if children and isinstance(children[0], nodes.paragraph) else ""
-    out = [md.Item(depth, ordered, f"{term}: {lead}" if term and lead else term or lead)]
+    out = [md.Item(depth, ordered, f"{md.colon(term)} {lead}" if term and lead else term or lead)]
     for child in children:
         if isinstance(child, (nodes.bullet_list, nodes.enumerated_list)):
             out += _items(child, depth + 1)
@@ -252,7 +252,7 @@ def _table(node: Any) -> list[str]:
                     carried[len(cells)] = (int(entry["morerows"]), text)
                 cells.append(text)
         rows.append(cells)
-    intro = [md.paragraph(inline(title).rstrip(":") + ":")] if title is not None else []
+    intro = [md.paragraph(md.colon(inline(title)))] if title is not None else []
     return [*intro, md.table(rows)]
 
 

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 
 from .inline_markup import HUGO_SHORTCODE
-from .mdwriter import label_body, name_label
+from .mdwriter import colon, label_body, name_label
 
 _HUGO_ATTR = re.compile(r'([\w-]+)\s*=\s*(?:"([^"]*)"|\'([^\']*)\'|([^\s"\']+))')
 _HUGO_POSITIONAL = re.compile(r"""^\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=]+)(?!\S|\s*=))""")
@@ -39,7 +39,7 @@ def element_label(line: str) -> str | None:
     values = attributes(found.group(2), _JSX_ATTR)
     if found.group(1) == "TabItem":
         label = values.get("label") or values.get("value") or ""
-        return f"{label}:" if label else ""
+        return colon(label) if label else ""
     number, caption, file = values.get("number", ""), values.get("caption", ""), values.get("file-name", "")
     shown = " ".join(filter(None, (caption, f"({file})" if file else "")))
     if not number:

@@ -38,6 +38,7 @@ from .fences import (
     shown_options,
     signature_labels,
 )
+from .mdwriter import colon
 
 _CODE_DIRECTIVES = {
     "code-cell", "ipython", "doctest", "testcode", "testoutput", "testsetup", "testcleanup",
@@ -276,7 +277,7 @@ def _unknown_directive(css_classes: bool = False) -> Any:
             if not code.strip():
                 return []
             caption = inline_plain(self.state, str(self.options.get("caption", "")), self.lineno)
-            intro = [nodes.paragraph(caption, caption.rstrip(":") + ":")] if caption else []
+            intro = [nodes.paragraph(caption, colon(caption))] if caption else []
             return [*intro, nodes.literal_block(code, code, language=language)]
 
     return Unknown
