@@ -108,6 +108,10 @@ def test_units_shorter_than_four_words_are_left_out(found):
         ("keep retry_backoff_ms and snake_case_names", "keep retry_backoff_ms and snake_case_names"),
         ("code `**not bold**` stays", "code **not bold** stays"),
         ("a [reference link][ref] here", "a reference link here"),
+        # vitejs/vite (MIT), docs/guide/env-and-mode.md: bold around a code span is bold, not two stray "**".
+        ("- **`import.meta.env.MODE`**: {string} the mode", "- import.meta.env.MODE: {string} the mode"),
+        ("**`a` and `b`** both", "a and b both"),
+        ("snake_`x`_case", "snake_x_case"),
     ],
 )
 def test_readable(markdown: str, plain: str) -> None:

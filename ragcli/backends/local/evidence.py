@@ -29,6 +29,9 @@ from ...units import Span, UnitKind, unit_spans
 
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _REF_LINK = re.compile(r"\[([^\]]+)\]\[[^\]]*\]")
+_HELD = 0xF0000
+"""Where the characters standing for a statement's code spans start (Unicode's private use plane 15)."""
+_HELD_CODE = re.compile("[\U000f0000-\U000ffffd]")
 _STRONG = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
 _EM_STAR = re.compile(r"(?<![\w*])\*(?=\S)(.+?)(?<=\S)\*(?![\w*])")
 _EM_UNDERSCORE = re.compile(r"(?<![\w])_(?=\S)(.+?)(?<=\S)_(?![\w])")
@@ -107,15 +110,22 @@ def readable(markdown: str) -> str:
     """Inline Markdown as plain text: link text without URLs, no emphasis markers or backticks, one line."""
     text = _LINK.sub(r"\1", unescaped(markdown))
     text = _REF_LINK.sub(r"\1", text)
-    text = CODE_SPAN.sub(lambda m: "\0" + m.group(2) + "\0", text)  # protect code from emphasis rules
-    pieces = text.split("\0")
-    for i in range(0, len(pieces), 2):
-        piece = pieces[i].replace("\\*", "\ue000").replace("\\_", "\ue001")  # an escaped marker marks nothing
-        piece = _STRONG.sub(r"\2", piece)
-        piece = _EM_STAR.sub(r"\1", piece)
-        piece = _EM_UNDERSCORE.sub(r"\1", piece)
-        pieces[i] = piece.replace("\ue000", "\\*").replace("\ue001", "\\_")  # as written: the quote holds it
-    return " ".join("".join(pieces).split())
+    codes: list[str] = []
+
+    def held(match: re.Match[str]) -> str:
+        codes.append(match.group(2))
+        return chr(_HELD + len(codes) - 1)
+
+    # Each code span is one opaque character to the emphasis rules: its own markers are code, and bold around it
+    # (``**`import.meta.env.MODE`**``, ``**`a` and `b`**``) is bold like any other.
+    text = CODE_SPAN.sub(held, text)
+    text = text.replace("\\*", "\ue000").replace("\\_", "\ue001")  # an escaped marker marks nothing
+    text = _STRONG.sub(r"\2", text)
+    text = _EM_STAR.sub(r"\1", text)
+    text = _EM_UNDERSCORE.sub(r"\1", text)
+    text = text.replace("\ue000", "\\*").replace("\ue001", "\\_")  # as written: the quote holds it
+    text = _HELD_CODE.sub(lambda m: codes[ord(m.group()) - _HELD], text)
+    return " ".join(text.split())
 
 
 def is_pointer(statement: str) -> bool:
