@@ -283,8 +283,7 @@ def _introduced(window: Window, scored: list[Scored]) -> Window:
     last = window.units[-1]
     if not last.statement.rstrip().endswith(":"):
         return window
-    read = {u.position: u for s in scored if s.window.passage_id == window.passage_id for u in s.window.units}
-    after = read.get(last.position + 1)
+    after = _read_units(window, scored).get(last.position + 1)
     return Window((*window.units, after)) if after is not None else window
 
 
@@ -296,7 +295,7 @@ def _from_item_start(window: Window, scored: list[Scored]) -> Window:
     lead = window.first.item_start
     if lead < 0:
         return window
-    read = {u.position: u for s in scored if s.window.passage_id == window.passage_id for u in s.window.units}
+    read = _read_units(window, scored)
     first = next((u for u in read.values() if u.start == lead), None)
     if first is None:  # the item's first sentence is in no window that reaches here: the window reads as it is
         return window
@@ -304,6 +303,12 @@ def _from_item_start(window: Window, scored: list[Scored]) -> Window:
     if any(p not in read for p in positions):
         return window
     return Window(tuple(read[p] for p in positions))
+
+
+def _read_units(window: Window, scored: list[Scored]) -> dict[int, Unit]:
+    """The units of ``window``'s passage that some scored window reads, by position: what a chosen window may be
+    run on into or begun from."""
+    return {u.position: u for s in scored if s.window.passage_id == window.passage_id for u in s.window.units}
 
 
 def _holds_wanted(values: WindowFeatures) -> bool:
