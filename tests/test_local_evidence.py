@@ -112,6 +112,8 @@ def test_units_shorter_than_four_words_are_left_out(found):
         ("- **`import.meta.env.MODE`**: {string} the mode", "- import.meta.env.MODE: {string} the mode"),
         ("**`a` and `b`** both", "a and b both"),
         ("snake_`x`_case", "snake_x_case"),
+        # pydantic's errors page shape (issue 31): a subscript pair is no reference link, in code or out.
+        ("print `exc.errors()[0]['type']` and grid[i][j]", "print exc.errors()[0]['type'] and grid[i][j]"),
     ],
 )
 def test_readable(markdown: str, plain: str) -> None:

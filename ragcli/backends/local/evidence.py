@@ -23,12 +23,10 @@ from dataclasses import dataclass, replace
 from ...answer.citations import MIN_QUOTE_WORDS, quote_words
 from ...escape import CODE_SPAN
 from ...passage import Passage
-from ...readable import unescaped
+from ...readable import readable as rendered
 from ...text import FENCE, LIST_MARKER, fenced_chunks, table_cells
 from ...units import Span, UnitKind, unit_spans
 
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_REF_LINK = re.compile(r"\[([^\]]+)\]\[[^\]]*\]")
 _HELD = 0xF0000
 """Where the characters standing for a statement's code spans start (Unicode's private use plane 15)."""
 _HELD_CODE = re.compile("[\U000f0000-\U000ffffd]")
@@ -107,9 +105,9 @@ class Unit:
 
 
 def readable(markdown: str) -> str:
-    """Inline Markdown as plain text: link text without URLs, no emphasis markers or backticks, one line."""
-    text = _LINK.sub(r"\1", unescaped(markdown))
-    text = _REF_LINK.sub(r"\1", text)
+    """Inline Markdown as plain text: what the renderer shows (``ragcli.readable``: links as their text, code spans
+    as written, so ``errors()[0]['type']`` keeps its subscripts), then no emphasis markers or backticks, one line."""
+    text = rendered(markdown)
     codes: list[str] = []
 
     def held(match: re.Match[str]) -> str:
