@@ -26,7 +26,10 @@ are the right ones); the rule is a logistic regression whose coefficients are bo
 from below, so every feature can only push towards answering as it grows; its training features
 come from selectors fitted without the corpus they describe (cross-fitting), so the rule learns
 from scores as they look on unseen questions. The threshold is the highest that keeps the
-abstention rate on answerable training questions at most ``--max-abstain`` (default 0.06).
+abstention rate on answerable training questions at most ``--max-abstain`` (default 0.06). The yes/no floor
+(``Rule.yes_no_floor``) is chosen in between: among the training yes/no questions a rule fitted without it
+answers, the lowest floor that stops the most unanswerable ones net of the answerable ones; the rule and its
+threshold are then fitted again on what the floor leaves.
 
 Metrics per corpus: answer accuracy (answerable questions whose answer contains one of its
 ``answer_contains``; an abstention counts as wrong), abstention on the on-topic unanswerable
@@ -57,7 +60,7 @@ from typing import TYPE_CHECKING, Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import CROSS_DOMAIN, REPO_ROOT, Output, base_parser, ensure_index
-from fitting import Collected, Example, Row, fit_rule, fit_selector, pick_threshold
+from fitting import Collected, Example, Row, fit_rule, fit_selector, pick_threshold, pick_yes_no_floor
 
 if TYPE_CHECKING:
     from ragcli.backends.local.answerability import Rule
@@ -275,7 +278,11 @@ def fit_fold(train: dict[str, list[Example]], max_abstain: float) -> tuple[Weigh
             else selector
         )
         rule_rows += [(corpus, e, inner) for e in rows]
-    rule = fit_rule(rule_rows)
+    # The yes/no floor is chosen among the questions a rule without it answers; the rule is then refit without
+    # the questions the floor stops, as it is fitted without those the other hard rules stop.
+    plain = fit_rule(rule_rows)
+    plain = replace(plain, threshold=pick_threshold(plain, rule_rows, max_abstain))
+    rule = fit_rule(rule_rows, pick_yes_no_floor(rule_rows, plain))
     threshold = pick_threshold(rule, rule_rows, max_abstain)
     return selector, replace(rule, threshold=threshold)
 
@@ -320,6 +327,7 @@ ANSWERABILITY = Rule(
     means={mapping(rule.means, RULE_FEATURES)},
     scales={mapping(rule.scales, RULE_FEATURES)},
     threshold={rule.threshold:.4f},
+    yes_no_floor={rule.yes_no_floor:.4f},
 )
 """P(answerable): a logistic model (each coefficient of its feature's sign) and the threshold (``answerability``)."""
 ''',

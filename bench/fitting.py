@@ -92,10 +92,10 @@ def fit_selector(examples: Sequence[Example]) -> Weights:
     )
 
 
-def rule_features(example: Example, selector: Weights) -> dict[str, float] | None:
+def rule_features(example: Example, selector: Weights, yes_no_floor: float = 0.0) -> dict[str, float] | None:
     """The answerability features of ``example`` with windows scored by ``selector``; None when the
-    question is decided before the rule (no window at all, it names something no passage mentions, or its best
-    window holds too little of what it asks for)."""
+    question is decided before the rule (no window at all, it names something no passage mentions, its best
+    window holds too little of what it asks for, or, a yes/no question, less of it than ``yes_no_floor``)."""
     from ragcli.backends.local import answerability
 
     c = example.collected
@@ -107,7 +107,7 @@ def rule_features(example: Example, selector: Weights) -> dict[str, float] | Non
     features = answerability.features(
         c.candidates.question, values, scores[best], window.first.passage, c.evidence, c.found, c.candidates.unmatched
     )
-    return None if answerability.stopped(c.candidates.missing, features) else features
+    return None if answerability.stopped(c.candidates.missing, features, yes_no_floor) else features
 
 
 Row = tuple[str, Example, Weights]
@@ -122,15 +122,34 @@ def _corpus_weights(rows: Sequence[Row]) -> np.ndarray:
     return np.array([1.0 / per[corpus] for corpus, _, _ in rows]) * len(rows) / len(per)
 
 
-def fit_rule(rows: Sequence[Row]) -> Rule:
-    """Logistic regression for P(answerable), every standardised coefficient bounded to its feature's sign."""
+def pick_yes_no_floor(rows: Sequence[Row], rule: Rule) -> float:
+    """The yes/no floor (``answerability.settles_too_little``): of the training yes/no questions ``rule`` (fitted
+    without a floor) answers, the floor stops the most unanswerable ones net of the answerable ones (corpora
+    weighted equally), and is the lowest that does: just above the ``yes_no_focus`` of the last one it stops; 0
+    when stopping none is best."""
+    seen: list[tuple[float, bool, float]] = []  # (yes_no_focus, answerable, corpus weight)
+    for (_, example, selector), weight in zip(rows, _corpus_weights(rows), strict=True):
+        values = rule_features(example, selector)
+        if values is not None and values["yes_no_focus"] < 1.0 and rule.probability(values) >= rule.threshold:
+            seen.append((values["yes_no_focus"], example.answerable, weight))
+    best, floor = 0.0, 0.0
+    for value in sorted({focus for focus, _, _ in seen}):
+        gain = sum(-w if answerable else w for focus, answerable, w in seen if focus <= value)
+        if gain > best + 1e-9:
+            best, floor = gain, float(np.nextafter(value, 1.0))
+    return floor
+
+
+def fit_rule(rows: Sequence[Row], yes_no_floor: float = 0.0) -> Rule:
+    """Logistic regression for P(answerable), every standardised coefficient bounded to its feature's sign, over the
+    questions the hard rules (with ``yes_no_floor``) leave to it."""
     from scipy.optimize import minimize
 
     from ragcli.backends.local.answerability import FEATURES, SIGNS
 
     feats, labels, weights = [], [], []
     for (_, example, selector), weight in zip(rows, _corpus_weights(rows), strict=True):
-        values = rule_features(example, selector)
+        values = rule_features(example, selector, yes_no_floor)
         if values is not None:
             feats.append([values[n] for n in FEATURES])
             labels.append(1.0 if example.answerable else 0.0)
@@ -155,6 +174,7 @@ def fit_rule(rows: Sequence[Row]) -> Rule:
         means={n: float(v) for n, v in zip(FEATURES, mean, strict=True)},
         scales={n: float(v) for n, v in zip(FEATURES, scale, strict=True)},
         threshold=0.5,
+        yes_no_floor=yes_no_floor,
     )
 
 
@@ -163,7 +183,7 @@ def pick_threshold(rule: Rule, rows: Sequence[Row], max_abstain: float) -> float
     abstain (corpora weighted equally; questions the missing-term rule stops count as abstained)."""
     probabilities, answerable, weights = [], [], []
     for (_, example, selector), weight in zip(rows, _corpus_weights(rows), strict=True):
-        values = rule_features(example, selector)
+        values = rule_features(example, selector, rule.yes_no_floor)
         probabilities.append(-1.0 if values is None else rule.probability(values))  # None: it abstains anyway
         answerable.append(example.answerable)
         weights.append(weight)

@@ -143,3 +143,23 @@ def test_a_window_holding_little_of_the_asked_for_thing_is_no_answer_whatever_th
     assert isinstance(night_shift, Abstained)
     refund = ask("What is the refund window for annual plans?", scope("bob", DAY), retriever, lenient)
     assert isinstance(refund, Answered)
+
+
+def test_a_yes_no_question_whose_best_window_holds_little_of_it_is_not_answered(embedder, retriever) -> None:
+    # "Is there a sandbox ...?": the best window is how to add a webhook endpoint, close in meaning, and it never
+    # says "sandbox" or "testing". Without the yes/no floor the lenient rule (threshold 0) answers from it;
+    # with the shipped floor it abstains, while a yes/no question its window settles is still answered.
+    from dataclasses import replace
+
+    from ragcli.backends.local import LocalModel, fitted
+
+    sandbox = "Is there a sandbox environment for testing webhooks?"
+    lenient = replace(fitted.ANSWERABILITY, threshold=0.0)
+    no_floor = LocalModel(embedder=embedder, vectors=retriever, rule=replace(lenient, yes_no_floor=0.0))
+    assert isinstance(ask(sandbox, scope("bob", DAY), retriever, no_floor), Answered)
+    floored = LocalModel(embedder=embedder, vectors=retriever, rule=lenient)
+    assert fitted.ANSWERABILITY.yes_no_floor > 0
+    assert isinstance(ask(sandbox, scope("bob", DAY), retriever, floored), Abstained)
+    partial = ask("Can a customer get a refund for a partial month?", scope("carol", DAY), retriever, floored)
+    assert isinstance(partial, Answered)
+    assert "partial months" in " ".join(c.statement for c in partial.claims)

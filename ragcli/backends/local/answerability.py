@@ -14,7 +14,11 @@ it answers. Three rules decide, in order:
    Nor is any question whose best window, with its headings, holds none of
    its terms (``holds_nothing_asked``): "How many support agents work the
    night shift?" is not answered by a list of webhook events that is only
-   close in meaning.
+   close in meaning. Nor is a yes/no question ("Is there ...", "Can I ...",
+   "Does ...") whose best window, with its headings, holds less of its
+   weighted terms than the fitted ``Rule.yes_no_floor`` (``settles_too_little``):
+   "Is there a key that shows git blame?" is not settled by a list of keys
+   that never says "blame".
 3. Otherwise a logistic model over a few signals, each of which can only
    move P(answerable) one way as it grows (the fit is constrained to those
    signs, so no weight contradicts what its feature means):
@@ -84,10 +88,22 @@ def holds_nothing_asked(features: Mapping[str, float]) -> bool:
     return features["focus"] == 0
 
 
-def stopped(missing: Sequence[str], features: Mapping[str, float] | None) -> bool:
+def settles_too_little(features: Mapping[str, float], yes_no_floor: float) -> bool:
+    """Whether a yes/no question's best window, with its headings, holds less than ``yes_no_floor`` of the
+    question's weight (``yes_no_focus``): "Is there a key that shows git blame?" is not settled by a list of keys
+    that never says "blame", however close in meaning; without the thing asked about, "yes" or "no" is a guess."""
+    return features["yes_no_focus"] < yes_no_floor
+
+
+def stopped(missing: Sequence[str], features: Mapping[str, float] | None, yes_no_floor: float = 0.0) -> bool:
     """Decided before the fitted rule (rules 1 and 2 above): the question names something no evidence holds, or the
-    best window holds too little of the thing it asks for, or none of the question's terms."""
-    return bool(missing) or (features is not None and (misses_asked_for(features) or holds_nothing_asked(features)))
+    best window holds too little of the thing it asks for, or none of the question's terms, or (a yes/no question)
+    too little of them to settle it."""
+    if missing:
+        return True
+    if features is None:
+        return False
+    return misses_asked_for(features) or holds_nothing_asked(features) or settles_too_little(features, yes_no_floor)
 
 
 @dataclass(frozen=True)
@@ -100,6 +116,13 @@ class Rule:
     scales: Mapping[str, float]
     threshold: float
     """Abstain under this P(answerable)."""
+    yes_no_floor: float = 0.0
+    """A yes/no question whose best window holds less of its weight than this is not answered (rule 2,
+    ``settles_too_little``); fitted with the rule (``bench/fitting.py``: ``pick_yes_no_floor``)."""
+
+    def stops(self, missing: Sequence[str], features: Mapping[str, float] | None) -> bool:
+        """Whether rules 1 and 2 decide before the fitted model (``stopped``, with this rule's yes/no floor)."""
+        return stopped(missing, features, self.yes_no_floor)
 
     def probability(self, values: Mapping[str, float]) -> float:
         """Each coefficient finds its feature by name; a feature without a coefficient plays no part (as
@@ -117,7 +140,8 @@ def features(
     found: Mapping[str, Found],
     unmatched: Sequence[str] = (),
 ) -> dict[str, float]:
-    """The answerability features of one question, from its best window (in ``passage``) and the evidence."""
+    """The answerability features of one question, from its best window (in ``passage``) and the evidence: the
+    model's ``FEATURES`` and ``yes_no_focus`` (``focus`` for a yes/no question, else 1), which only rule 2 reads."""
     own = set(query_terms(passage.index_text))
     return {
         "best": best,
@@ -129,6 +153,7 @@ def features(
         "retrieval": _retrieval(evidence, found),
         "focus": window.focus,
         "asked_for": window.asked_for,
+        "yes_no_focus": window.focus if "yesno" in asked.wants else 1.0,
         "unmatched": float(len(unmatched)),
     }
 

@@ -90,13 +90,10 @@ class Assessment:
     """The answerability features (None when the evidence has no unit at all)."""
     answerable: float
     """P(answerable) from ``answerability``; 0 without units or when ``stopped``."""
+    stopped: bool
+    """Decided before the fitted rule (``Rule.stops``): P(answerable) was not computed."""
     claims: tuple[Claim, ...] = field(default=())
     """What it would claim if it answers."""
-
-    @property
-    def stopped(self) -> bool:
-        """Decided before the fitted rule (``answerability.stopped``)."""
-        return answerability.stopped(self.missing, self.features)
 
 
 @dataclass
@@ -137,14 +134,14 @@ class LocalModel:
             key=lambda s: -s.score,  # stable for equal scores: evidence order, then reading order
         )
         if not scored:
-            return Assessment(options.question, scored, options.missing, None, 0.0)
+            return Assessment(options.question, scored, options.missing, None, 0.0, bool(options.missing))
         best = scored[0]
         values = answerability.features(
             options.question, best.values, best.score, best.window.first.passage, evidence, found, options.unmatched
         )
-        stopped = answerability.stopped(options.missing, values)
+        stopped = self.rule.stops(options.missing, values)
         probability = 0.0 if stopped else self.rule.probability(values)
-        return Assessment(options.question, scored, options.missing, values, probability, self._claims(scored))
+        return Assessment(options.question, scored, options.missing, values, probability, stopped, self._claims(scored))
 
     def candidates(
         self,
