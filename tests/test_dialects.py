@@ -73,7 +73,7 @@ def test_hugo_alerts_params_comments_and_escaped_shortcodes() -> None:
         "```go-html-template\n{{</* alert */>}}This is an alert.{{</* /alert */>}}\n```\n"
     )  # shapes from bench/corpora/docsy/docs/content/shortcodes/index.md and get-started/
     out = unfold_dialects(source)
-    assert "Warning: Docsy requires Hugo  or later." in out
+    assert "Warning: Docsy requires Hugo or later." in out
     assert "editor's note" not in out.replace("An editor's note nobody should read.", "")  # inline comment: dropped
     assert "A longer editor's note" not in out
     assert "{{< alert >}}This is an alert.{{< /alert >}}" in out  # in code, as the site shows it
@@ -529,6 +529,18 @@ def test_liquid_tags_and_template_variables_go_code_stays() -> None:
     out = unfold_dialects(source)
     assert "{% raw %}" not in out and "Set the site name in `{{ config.site_name }}` today." in out
     assert "{% if x %}{{ y }}{% endif %}" in out
+
+
+def test_site_data_that_goes_takes_its_emphasis_and_gap_with_it() -> None:
+    # bench/corpora/jekyll/docs/installation.md (jekyll/jekyll, MIT): the version lives in the site's _data
+    # folder, which ragcli does not read; "version **** or higher" showed the bold markers around nothing.
+    source = (
+        "* [Ruby](https://www.ruby-lang.org/en/downloads/) version **{{ site.data.ruby.min_version }}** or higher\n"
+        "* Hugo {{< param version >}} or later, `{{ site.x }}` in code\n"
+    )
+    out = unfold_dialects(source)
+    assert "version or higher" in out and "*" not in out.split("\n")[0].lstrip("* ")
+    assert "Hugo or later, `{{ site.x }}` in code" in out
 
 
 def test_mdbook_includes_and_material_extras() -> None:

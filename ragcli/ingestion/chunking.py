@@ -29,7 +29,7 @@ from .markdown import Block, Section, markdown_sections, plain_sections
 from .mdwriter import read_page_mark
 from .sizing import Counts, Sizer, TokenCounter
 
-CHUNKER_VERSION = 25
+CHUNKER_VERSION = 26
 """3: soft wraps joined, admonitions and tabs unfolded, an introducing sentence kept with its block.
 4: a PDF with an outline is cut by its bookmarks (Markdown, Word, reStructuredText, notebook and CSV loaders).
 5: passages record their file relative to the ingested folder and the length of a carried introduction.
@@ -76,7 +76,9 @@ labelling its options' sentence or its first paragraph, as a glossary's term lab
 24: a description's signature is code, as Sphinx sets it, and both readers label it alike (``mdwriter.labelled``);
 a signature ending in its colon stays on its own line; an icon keeps its gap after a word and a hard break's spaces.
 25: a label the page wrote with its own colon (a definition term ```x``:``, a tab's title) gets no second one
-(``mdwriter.colon``)."""
+(``mdwriter.colon``).
+26: emphasis around dropped site data (``**{{ site.data.ruby.min_version }}**``) goes with it, and so does the
+doubled gap it left."""
 INTRODUCED_KINDS = ("code", "list", "table")
 WRITTEN_IN_MARKDOWN = frozenset({"markdown", "notebook"})
 """Formats whose Markdown was written by people (a notebook's Markdown cells), its HTML markup; the Markdown the

@@ -96,10 +96,7 @@ def inline(line: str) -> str:
 
 
 def _inline_text(text: str, in_row: bool, opens_line: bool = False) -> str:
-    text = MDBOOK.sub("", text)
-    text = HUGO_SHORTCODE.sub("", text)  # inline shortcodes (param, ref, ...) show site data ragcli does not have
-    text = _LIQUID_TAG.sub("", text)
-    text = _TEMPLATE_VAR.sub("", text)
+    text = _site_data_dropped(text)
     text = _ICON.sub(functools.partial(_no_icon, opens_line=opens_line), text)
     text = _ATTR_LIST.sub("", text)
     text = _KEYS.sub(_keys, text)
@@ -109,6 +106,23 @@ def _inline_text(text: str, in_row: bool, opens_line: bool = False) -> str:
     shown = inline_html(emoji(_FOOTNOTE_REF.sub("", text)), in_row=in_row)
     # A link whose text was only an image in HTML (``[<img src=...>](video)``) shows the image: no text.
     return EMPTY_LINK.sub("", shown) if "[](" in shown else shown
+
+
+_GONE = "\ufdd0"  # a noncharacter: no page holds it
+_EMPTY_EMPHASIS = re.compile(r"(\*{1,3}|_{1,3})\ufdd0+\1")
+"""Emphasis around nothing but site data ragcli does not have (``**{{ site.data.ruby.min_version }}**``)."""
+_GAP_LEFT = re.compile(r"(?<=[ \t])\ufdd0+[ \t]")
+
+
+def _site_data_dropped(text: str) -> str:
+    """mdBook includes, Hugo shortcodes (``param``, ``ref``, ...), Liquid tags and template variables show site data
+    ragcli does not have: they go, and so does emphasis they leave around nothing ("version **** or higher") and the
+    doubled gap ("version  or higher")."""
+    for markup in (MDBOOK, HUGO_SHORTCODE, _LIQUID_TAG, _TEMPLATE_VAR):
+        text = markup.sub(_GONE, text)
+    if _GONE not in text:
+        return text
+    return _GAP_LEFT.sub("", _EMPTY_EMPHASIS.sub(_GONE, text)).replace(_GONE, "")
 
 
 _SHORTCODE = re.compile(r"(?<![\w:`/]):([a-z0-9_+-]+):(?![\w:`(/])")
