@@ -85,7 +85,7 @@ def decide(example: Example, selector: Weights, rule: Rule) -> tuple[str, Miss |
         c.found,
         c.candidates.unmatched,
     )
-    probability = 0.0 if c.candidates.missing else rule.probability(values)
+    probability = 0.0 if rule.stops(c.candidates.missing, values) else rule.probability(values)
     claims = LocalModel(embedder=object(), selector=selector, rule=rule)._claims(scored)  # type: ignore[arg-type]
     text = "\n".join(cl.statement for cl in claims)
     words = len(text.split())
@@ -114,7 +114,7 @@ def abstains(example: Example, selector: Weights, rule: Rule) -> bool:
     features = answerability.features(
         c.candidates.question, values, scores[best], window.first.passage, c.evidence, c.found, c.candidates.unmatched
     )
-    return rule.probability(features) < rule.threshold
+    return rule.stops(c.candidates.missing, features) or rule.probability(features) < rule.threshold
 
 
 def _category(claimed: Window, right: Window) -> str:

@@ -282,9 +282,11 @@ def fit_fold(train: dict[str, list[Example]], max_abstain: float) -> tuple[Weigh
     # the questions the floor stops, as it is fitted without those the other hard rules stop.
     plain = fit_rule(rule_rows)
     plain = replace(plain, threshold=pick_threshold(plain, rule_rows, max_abstain))
-    rule = fit_rule(rule_rows, pick_yes_no_floor(rule_rows, plain))
-    threshold = pick_threshold(rule, rule_rows, max_abstain)
-    return selector, replace(rule, threshold=threshold)
+    floor = pick_yes_no_floor(rule_rows, plain)
+    if floor == 0.0:
+        return selector, plain
+    rule = fit_rule(rule_rows, floor)
+    return selector, replace(rule, threshold=pick_threshold(rule, rule_rows, max_abstain))
 
 
 # --------------------------------------------------------------------------- writing fitted.py
@@ -327,9 +329,10 @@ ANSWERABILITY = Rule(
     means={mapping(rule.means, RULE_FEATURES)},
     scales={mapping(rule.scales, RULE_FEATURES)},
     threshold={rule.threshold:.4f},
-    yes_no_floor={rule.yes_no_floor:.4f},
+    yes_no_floor={rule.yes_no_floor!r},
 )
-"""P(answerable): a logistic model (each coefficient of its feature's sign) and the threshold (``answerability``)."""
+"""P(answerable): a logistic model (each coefficient of its feature's sign), its threshold and the yes/no floor
+(``answerability``)."""
 ''',
         encoding="utf-8",
     )

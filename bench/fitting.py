@@ -180,7 +180,8 @@ def fit_rule(rows: Sequence[Row], yes_no_floor: float = 0.0) -> Rule:
 
 def pick_threshold(rule: Rule, rows: Sequence[Row], max_abstain: float) -> float:
     """The highest threshold under which at most ``max_abstain`` of the answerable training questions
-    abstain (corpora weighted equally; questions the missing-term rule stops count as abstained)."""
+    abstain (corpora weighted equally; questions a hard rule stops, ``answerability.stopped`` with the rule's
+    yes/no floor, count as abstained)."""
     probabilities, answerable, weights = [], [], []
     for (_, example, selector), weight in zip(rows, _corpus_weights(rows), strict=True):
         values = rule_features(example, selector, rule.yes_no_floor)

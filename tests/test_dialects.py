@@ -541,6 +541,9 @@ def test_site_data_that_goes_takes_its_emphasis_and_gap_with_it() -> None:
     out = unfold_dialects(source)
     assert "version or higher" in out and "*" not in out.split("\n")[0].lstrip("* ")
     assert "Hugo or later, `{{ site.x }}` in code" in out
+    # Not emphasis: underscores inside a name, or between two code spans (found by a helper's review).
+    assert "my__file.yml" in unfold_dialects("name: my_{{ site.lang }}_file.yml\n")
+    assert "`x`__`z`" in unfold_dialects("`x`_{{ y }}_`z`\n")
 
 
 def test_mdbook_includes_and_material_extras() -> None:

@@ -83,7 +83,8 @@ def inline(line: str) -> str:
             # A role is text ending in ``{name}`` before a one-backtick code span (``{ref}`label```); a ``{name}``
             # inside a code span is code (``env_base.{name}``), read as code like the rest of the span.
             role = _ROLE_NAME.search(piece) if n + 2 < len(pieces) and pieces[n + 1] == "`" else None
-            out.append(_inline_text(piece[: role.start()] if role else piece, in_row, opens_line=n == 0))
+            text = piece[: role.start()] if role else piece
+            out.append(_inline_text(text, in_row, opens_line=n == 0, code_around=(n > 0, n + 1 < len(pieces))))
             if role:
                 shown = _role(role.group(1), pieces[n + 2])
                 out.append(shown if shown.startswith("`") else _inline_text(shown, in_row))
@@ -95,8 +96,10 @@ def inline(line: str) -> str:
     return code_line("".join(out))
 
 
-def _inline_text(text: str, in_row: bool, opens_line: bool = False) -> str:
-    text = _site_data_dropped(text)
+def _inline_text(
+    text: str, in_row: bool, opens_line: bool = False, code_around: tuple[bool, bool] = (False, False)
+) -> str:
+    text = _site_data_dropped(text, code_around)
     text = _ICON.sub(functools.partial(_no_icon, opens_line=opens_line), text)
     text = _ATTR_LIST.sub("", text)
     text = _KEYS.sub(_keys, text)
@@ -109,12 +112,13 @@ def _inline_text(text: str, in_row: bool, opens_line: bool = False) -> str:
 
 
 _GONE = "\ufdd0"  # a noncharacter: no page holds it
-_EMPTY_EMPHASIS = re.compile(r"(\*{1,3}|_{1,3})\ufdd0+\1")
-"""Emphasis around nothing but site data ragcli does not have (``**{{ site.data.ruby.min_version }}**``)."""
+_EMPTY_EMPHASIS = re.compile(r"(?<![\w`*_])(\*{1,3}|_{1,3})\ufdd0+\1(?![\w`*_])")
+"""Emphasis around nothing but site data ragcli does not have (``**{{ site.data.ruby.min_version }}**``); not inside a
+word (``my_{{ lang }}_file.yml`` is a name) nor between code spans, which it would glue into one."""
 _GAP_LEFT = re.compile(r"(?<=[ \t])\ufdd0+[ \t]")
 
 
-def _site_data_dropped(text: str) -> str:
+def _site_data_dropped(text: str, code_around: tuple[bool, bool] = (False, False)) -> str:
     """mdBook includes, Hugo shortcodes (``param``, ``ref``, ...), Liquid tags and template variables show site data
     ragcli does not have: they go, and so does emphasis they leave around nothing ("version **** or higher") and the
     doubled gap ("version  or higher")."""
@@ -122,7 +126,11 @@ def _site_data_dropped(text: str) -> str:
         text = markup.sub(_GONE, text)
     if _GONE not in text:
         return text
-    return _GAP_LEFT.sub("", _EMPTY_EMPHASIS.sub(_GONE, text)).replace(_GONE, "")
+    # A code span before or after this text (``code_around``) counts as a word next to it: see _EMPTY_EMPHASIS.
+    before, after = ("`" if code else "" for code in code_around)
+    guarded = _EMPTY_EMPHASIS.sub(_GONE, before + text + after)  # the guards stay: the pattern only looks at them
+    text = guarded[len(before) : len(guarded) - len(after)]
+    return _GAP_LEFT.sub("", text).replace(_GONE, "")
 
 
 _SHORTCODE = re.compile(r"(?<![\w:`/]):([a-z0-9_+-]+):(?![\w:`(/])")

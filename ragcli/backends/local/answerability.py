@@ -39,7 +39,7 @@ it answers. Three rules decide, in order:
                   can only make an answer less likely)
 
 Every feature is defined whatever the evidence holds (one passage or ten).
-The coefficients and the threshold are fitted by ``bench/answers.py`` and live
+The coefficients, the threshold and the yes/no floor are fitted by ``bench/answers.py`` and live
 in ``backends.local.fitted``.
 """
 

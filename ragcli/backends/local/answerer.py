@@ -134,7 +134,8 @@ class LocalModel:
             key=lambda s: -s.score,  # stable for equal scores: evidence order, then reading order
         )
         if not scored:
-            return Assessment(options.question, scored, options.missing, None, 0.0, bool(options.missing))
+            stopped = self.rule.stops(options.missing, None)
+            return Assessment(options.question, scored, options.missing, None, 0.0, stopped)
         best = scored[0]
         values = answerability.features(
             options.question, best.values, best.score, best.window.first.passage, evidence, found, options.unmatched
