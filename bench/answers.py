@@ -385,7 +385,10 @@ def main() -> None:
     for left in dev:
         selector, rule = fit_fold({n: e for n, e in train.items() if n != left}, args.max_abstain)
         model = LocalModel(embedder=memo, vectors=retriever, selector=selector, rule=rule)  # type: ignore[arg-type]
-        rows[left] = evaluate(cases[left], retriever, model) | {"threshold": rule.threshold}
+        rows[left] = evaluate(cases[left], retriever, model) | {
+            "threshold": rule.threshold,
+            "yes_no_floor": rule.yes_no_floor,
+        }
         if CROSS_DOMAIN.get(left) in cases:
             rows[left]["off_topic"] = evaluate(off_topic(cases, left), retriever, model)["counts"]
         out.note(f"[dim]{left}: answer {rows[left]['answer_accuracy']:.3f}[/dim]")
