@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragcli.backends.local.question import Question
+from ragcli.backends.local.question import Question, mentions
 
 
 @pytest.mark.parametrize(
@@ -122,3 +122,23 @@ def test_latin_abbreviations_are_no_names() -> None:
     # "e.g." read as an identifier the evidence had to hold (hatch's docs write "for example").
     question = Question.read("How do I cap it, e.g. at two runs, i.e. per session?")
     assert not {"e.g", "i.e"} & set(question.identifiers)
+
+
+@pytest.mark.parametrize(
+    ("page", "named"),
+    [
+        # bench/corpora/material/docs/plugins/optimize.md (MIT): the page writes `.jpg`, the question "JPEG quality".
+        ("use this setting to enable or disable the optimization of `.jpg` files.", "jpeg"),
+        ("add it to your mkdocs.yml:", "yaml"),
+        ("the yaml front matter", "yml"),
+        ("save it as a .tif file", "tiff"),
+    ],
+)
+def test_a_format_is_mentioned_in_its_other_spelling(page: str, named: str) -> None:
+    # Otherwise "What JPEG quality ...?" names something no passage mentions and is not answered at all.
+    assert mentions(page, named)
+
+
+def test_another_spelling_does_not_reach_into_other_words() -> None:
+    assert not mentions("install pyyaml first", "yml")
+    assert not mentions("the png images", "jpeg")

@@ -360,14 +360,27 @@ def vocabulary() -> frozenset[str]:
     return frozenset(text.split("\n"))
 
 
+_SPELLINGS = re.compile(r"\b(jpe?g|ya?ml|tiff?)\b")
+"""File formats with two common spellings; a page writes one (``.jpg``, ``mkdocs.yml``), a question the other."""
+_ONE_SPELLING = {"jpeg": "jpg", "yaml": "yml", "tiff": "tif"}
+
+
+def _one_spelling(text: str) -> str:
+    """``text`` with each two-spelling format name in its short spelling (``JPEG quality`` → ``jpg quality``)."""
+    return _SPELLINGS.sub(lambda m: _ONE_SPELLING.get(m.group(1), m.group(1)), text)
+
+
 def mentions(haystack: str, needle: str, stems: frozenset[str] | None = None) -> bool:
     """Whether ``haystack`` (case-folded) mentions ``needle``: as written, or with separators ignored
-    (``pre-commit`` and ``precommit``), or for a word, in another form (``Pythons``: ``python``;
-    ``configure``: ``configured``), compared by stem when ``stems`` (the haystack's stemmed terms) are given."""
+    (``pre-commit`` and ``precommit``), or in the format's other spelling (``jpeg`` and ``.jpg``), or for a word,
+    in another form (``Pythons``: ``python``; ``configure``: ``configured``), compared by stem when ``stems`` (the
+    haystack's stemmed terms) are given."""
     if needle in haystack:
         return True
     squeezed = re.sub(r"[^0-9a-z]+", "", needle)
     if len(squeezed) >= 3 and squeezed in re.sub(r"[^0-9a-z]+", "", haystack):
+        return True
+    if _SPELLINGS.search(needle) and _one_spelling(needle) in _one_spelling(haystack):
         return True
     if stems is not None and _WORD.fullmatch(needle):
         return all(term in stems for term in query_terms(needle))
