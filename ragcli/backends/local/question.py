@@ -360,9 +360,10 @@ def vocabulary() -> frozenset[str]:
     return frozenset(text.split("\n"))
 
 
-_SPELLINGS = re.compile(r"\b(jpe?g|ya?ml|tiff?)\b")
-"""File formats with two common spellings; a page writes one (``.jpg``, ``mkdocs.yml``), a question the other."""
 _ONE_SPELLING = {"jpeg": "jpg", "yaml": "yml", "tiff": "tif"}
+"""File formats with two common spellings, the long one to the short; a page writes one (``.jpg``, ``mkdocs.yml``),
+a question the other."""
+_SPELLINGS = re.compile(r"\b(" + "|".join((*_ONE_SPELLING, *_ONE_SPELLING.values())) + r")\b")
 
 
 def _one_spelling(text: str) -> str:
