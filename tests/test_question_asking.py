@@ -37,6 +37,12 @@ def test_names_of_the_askers_situation_are_not_distinctive(text: str, distinctiv
     assert Question.read(text).distinctive == distinctive
 
 
+def test_a_file_every_project_has_is_not_a_name_of_its_own() -> None:
+    # prettier01: "README" is capitalised but names no thing the documents must mention; "Prettier" still counts.
+    question = Question.read("How can I get Prettier to hard-wrap long paragraphs in my README at the print width?")
+    assert question.distinctive == ("prettier",)
+
+
 def test_a_question_typed_in_lower_case_is_read_sentence_by_sentence() -> None:
     # requests10 as typed in a hurry: the proxy's address and port are the asker's own either way.
     text = "At work every outbound call has to go through a proxy at 10.10.1.10 on port 3128. How do I set that up?"

@@ -128,7 +128,7 @@ keyboard shortcut for Reformat with Prettier?". An answer gives the fact and sel
 $HOME/.cargo/bin", "Opt+Shift+Cmd+P"), so rule 2 does not look for them. Not "format": its stem is also
 "formatting", what a formatter's questions are about."""
 _GENERIC_CAPITALS = frozenset(
-    "i ok okay faq api apis url urls http https json yaml toml html css cli gui ui id ids os "
+    "i ok okay faq readme api apis url urls http https json yaml toml html css cli gui ui id ids os "
     "mac macos linux windows unix".split()
 )
 """Capitalised words too common in technical questions to name a thing of their own."""
