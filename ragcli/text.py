@@ -183,12 +183,21 @@ def fenced_chunks(lines: Sequence[str]) -> Iterator[tuple[bool, list[str]]]:
         yield run is not None, chunk
 
 
-def blank_lines_dropped(lines: Sequence[str]) -> tuple[str, ...]:
-    """A list's or table's lines without the blank ones between items; those inside fenced code (in an item) kept."""
+def shown_lines(lines: Sequence[str]) -> tuple[str, ...]:
+    """A list's or table's lines as a reader sees them: without the blank ones between items, nor link reference
+    definitions, which show nothing (Material writes its links' targets under a list, inside its last item:
+    ``  [Docker image]: https://hub.docker.com/...``); the lines of fenced code (in an item) kept, every one."""
     out: list[str] = []
     for is_code, chunk in fenced_chunks(lines):
-        out += chunk if is_code else [line for line in chunk if line.strip()]
+        out += chunk if is_code else [line for line in chunk if line.strip() and not LINK_DEFINITION.match(line)]
     return tuple(out)
+
+
+LINK_DEFINITION = re.compile(
+    r"""^[ \t]*\[(?!\^)[^\]\n]+\]:[ \t]*(?:<[^>\n]*>|\S+)(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*$"""
+)
+"""A line that is a whole link reference definition (``[label]: target "title"``; a footnote's ``[^1]:`` is text):
+what a page shows of it is nothing. A line that goes on after its target in words ("[Note]: see below") is prose."""
 
 
 def block_fence(lines: Sequence[str]) -> tuple[str | None, str, bool]:

@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING, Literal
 
 from .structure import Block, blocks, line_offsets
 from .text import (
+    LINK_DEFINITION,
     LIST_MARKER,
     TABLE_RULE,
-    blank_lines_dropped,
     block_fence,
     fence_of,
     fenced_chunks,
+    shown_lines,
     split_sentences,
     table_cells,
 )
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 
 UnitKind = Literal["sentence", "item", "row", "introduced", "block"]
 
-UNITS_VERSION = 4
+UNITS_VERSION = 5
 """Bump whenever ``unit_spans`` can cut the same text differently: vectors stored per unit at ingest
 (see ``index``) are only used while the version they were cut with is this one."""
 BLOCK_MAX_LINES = 12
@@ -241,11 +242,21 @@ def _item_paragraphs(text: str, offsets: list[int], start: int, end: int, n: int
         first = line
         while line < end and text[offsets[line] : offsets[line + 1] - 1].strip():
             line += 1
-        if first < line and not _NOT_PROSE.match(text[offsets[first] : offsets[first + 1] - 1]):
+        if (
+            first < line
+            and not _NOT_PROSE.match(text[offsets[first] : offsets[first + 1] - 1])
+            and not _defines(text, offsets, first, line)
+        ):
             body = text[offsets[first] : offsets[line] - 1]
             begin = offsets[first] + len(body) - len(body.lstrip())
             out += [replace(s, item_start=item) for s in _split(text, begin, offsets[line] - 1, "item", n)]
     return out
+
+
+def _defines(text: str, offsets: list[int], start: int, end: int) -> bool:
+    """Whether lines ``start``..``end`` (a paragraph of an item) are all link reference definitions: they show
+    nothing, so they are no unit (Material's ``  [Docker image]: https://...`` lines under a list)."""
+    return all(LINK_DEFINITION.match(text[offsets[k] : offsets[k + 1] - 1]) for k in range(start, end))
 
 
 def _split(text: str, start: int, end: int, kind: UnitKind, n: int) -> list[Span]:
@@ -278,7 +289,7 @@ def _parts(text: str, offsets: list[int], block: Block) -> list[tuple[int, int, 
     with ``…`` where it goes on. A table or list is one part (shown as written)."""
     lines = text[offsets[block.start] : offsets[block.end] - 1].split("\n")
     if block.kind != "code":
-        return [(offsets[block.start], offsets[block.end] - 1, blank_lines_dropped(lines))]
+        return [(offsets[block.start], offsets[block.end] - 1, shown_lines(lines))]
     opened, fence, closed = block_fence(lines)  # ```` for Markdown that shows a ``` block
     first, last = block.start + (opened is not None), block.end - closed
     info = lines[0].strip()[len(fence) :].strip() if opened else ""

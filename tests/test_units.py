@@ -18,7 +18,7 @@ from ragcli.backends.local.selector import FEATURES, FIT_OF_WANT, Weights, Windo
 from ragcli.passage import Passage
 from ragcli.readable import readable
 from ragcli.structure import blocks, only_paragraphs, parsed_blocks
-from ragcli.text import blank_lines_dropped, fenced_chunks
+from ragcli.text import LINK_DEFINITION, fenced_chunks, shown_lines
 from ragcli.units import BLOCK_MAX_LINES, unit_spans
 
 
@@ -83,7 +83,7 @@ def test_one_fence_walker_for_the_chunker_and_the_answer_text() -> None:
         (True, ["````md", "```", "", "````"]),
         (False, ["after"]),
     ]
-    assert blank_lines_dropped(lines) == (
+    assert shown_lines(lines) == (
         "```a`b` is code in prose",
         "~~~ `x`",
         "",
@@ -275,6 +275,35 @@ def test_a_long_table_is_read_row_by_row_and_a_short_one_whole() -> None:
     short = units(passage("Two tiers exist:\n\n| Tier | Limit |\n|---|---|\n| Free | 60 per minute |\n"))
     assert [u.kind for u in short] == ["introduced"]
     assert "| Free | 60 per minute |" in short[0].statement
+
+
+MATERIAL_DOCKER = (  # squidfunk/mkdocs-material docs/getting-started.md (MIT): its links' targets under the list
+    "The following plugins are bundled with the Docker image:\n\n"
+    "- [mkdocs-minify-plugin]\n"
+    "- [mkdocs-redirects]\n\n"
+    "  [Docker image]: https://hub.docker.com/r/squidfunk/mkdocs-material/\n"
+    "  [mkdocs-minify-plugin]: https://github.com/byrnereese/mkdocs-minify-plugin\n"
+    "  [mkdocs-redirects]: https://github.com/datarobot/mkdocs-redirects\n\n"
+    "Warning: The Docker container is intended for local previewing purposes only.\n"
+)
+
+
+def test_link_definitions_under_a_list_are_not_read_as_its_text() -> None:
+    """Material writes each page's link targets indented under its last list, inside the last item: an answer
+    printed them ("[Docker image]: https://hub.docker.com/...") after the list it quoted. They show nothing."""
+    short = units(passage(MATERIAL_DOCKER))
+    assert short[0].kind == "introduced"
+    assert short[0].statement == (
+        "The following plugins are bundled with the Docker image:\n- [mkdocs-minify-plugin]\n- [mkdocs-redirects]"
+    )  # the answerer reads the passage's links as their text first (``read_passages``)
+    items = "".join(f"- [plugin-{n}]\n" for n in range(6))
+    long = units(passage(MATERIAL_DOCKER.replace("- [mkdocs-minify-plugin]\n- [mkdocs-redirects]\n", items)))
+    assert not any("https://" in u.statement for u in long)  # the definitions are no item paragraph either
+    assert [u.kind for u in long] == ["sentence"] + ["item"] * 6 + ["sentence"]
+    # A footnote's definition and a line that goes on in words after its "target" are text.
+    assert not LINK_DEFINITION.match("[^FOUC-alt]: Also referred to as a flash of incorrect theme")
+    assert not LINK_DEFINITION.match("[Note]: see the table below")
+    assert LINK_DEFINITION.match('  [mkdocs-redirects]: https://github.com/datarobot/mkdocs-redirects "title"')
 
 
 def test_spans_are_the_one_cut_both_ingest_and_the_answerer_use() -> None:
