@@ -12,7 +12,10 @@ import re
 from .escape import CODE_SPAN
 from .text import FENCE, TABLE_RULE, block_fence, fence_of, fenced_chunks
 
-_INLINE_LINK = re.compile(r"!?\[([^\]\n]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"\n]*\")?\)")
+_INLINE_LINK = re.compile(
+    r"!?\[((?:[^\[\]`\n]|`[^`\n]*`|\[[^\[\]\n]*\])*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"\n]*\")?\)"
+)
+"""``[text](target)``; the text may hold a code span or a pair of brackets (uv's ``[`[build-system]`](config.md)``)."""
 _REFERENCE_LINK = re.compile(r"(?<![\w)\]'\"])\[([^\]\n]+)\]\[[^\]\n]*\]")
 """``[text][ref]``; not a subscript pair after a name or call (``errors()[0]['type']``, ``grid[i][j]``)."""
 _AUTOLINK = re.compile(r"<((?:https?|mailto):[^>\s]+)>")

@@ -162,6 +162,11 @@ def test_a_link_whose_text_is_code_reads_as_that_code() -> None:
     assert readable("[`a` and `b`](u.md), [`ref`][r] and [x](y)") == "`a` and `b`, `ref` and x"
     # Link syntax inside a code span is code: kept as written.
     assert readable("Write ``[`a`](b)`` for that.") == "Write ``[`a`](b)`` for that."
+    # astral-sh/uv docs/concepts/build-backend.md (MIT/Apache-2.0): a table's name as the link's code. Its brackets
+    # ended the link's text, and the answer printed "add uv_build to the [[build-system]](../concepts/...) section".
+    text = "add `uv_build` to the [`[build-system]`](../concepts/projects/config.md#build-systems) section"
+    assert readable(text) == "add `uv_build` to the `[build-system]` section"
+    assert readable("the [[x] table](t.md) and ![a [b] c](i.png)") == "the [x] table and a [b] c"
 
 
 _LINKISH = st.sampled_from(["[", "]", "](u.md)", "][r]", "(", ")", " see ", "x"])
