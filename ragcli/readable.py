@@ -6,17 +6,19 @@ through it, and ``--json`` keeps the Markdown as written.
 
 from __future__ import annotations
 
-import functools
+import bisect
+import math
 import re
 
 from .escape import CODE_SPAN
 from .text import FENCE, TABLE_RULE, block_fence, fence_of, fenced_chunks
 
-_INLINE_LINK = re.compile(
-    r"!?\[((?:[^\[\]`\n]|`[^`\n]*`|\[[^\[\]\n]*\])*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"\n]*\")?\)"
-)
-"""``[text](target)``; the text may hold a code span or a pair of brackets (uv's ``[`[build-system]`](config.md)``)."""
-_REFERENCE_LINK = re.compile(r"(?<![\w)\]'\"])\[([^\]\n]+)\]\[[^\]\n]*\]")
+_LINK_TEXT = r"(?:\\.|[^\[\]\\\n]|\[(?:\\.|[^\[\]\\\n])*\])*"
+"""A link's text: escaped characters, anything but a bracket, or one pair of brackets (uv's
+``[`[build-system]`](config.md)``, its code span blanked first: ``_links_around_code``). Each choice starts on
+a different character, so a line of brackets is read in one pass."""
+_INLINE_LINK = re.compile(rf"!?\[({_LINK_TEXT})\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"\n]*\")?\)")
+_REFERENCE_LINK = re.compile(rf"(?<![\w)\]'\"])\[({_LINK_TEXT})\]\[[^\[\]\n]*\]")
 """``[text][ref]``; not a subscript pair after a name or call (``errors()[0]['type']``, ``grid[i][j]``)."""
 _AUTOLINK = re.compile(r"<((?:https?|mailto):[^>\s]+)>")
 
@@ -46,37 +48,74 @@ def _maybe_unescaped(prose: str, escapes: bool) -> str:
 
 
 def _prose_links(text: str) -> str:
-    """Links as their text in prose, code spans left as they are."""
-    text = _links_around_code(text)
+    """Links as their text in prose, code spans left as they are. The code spans are read once, on the text as
+    written (``CODE_SPAN``): rewriting a link first could join a code span's closing backticks to a stray one
+    after it, and the span would no longer be read as code."""
+    if "`" not in text:  # no code span: most prose, read for every snippet
+        return _links(text)
+    code = [m.span() for m in CODE_SPAN.finditer(text)]
     pieces: list[str] = []
     at = 0
-    for span in CODE_SPAN.finditer(text):
-        pieces += [_links(text[at : span.start()]), span.group()]
-        at = span.end()
-    pieces.append(_links(text[at:]))
+    for start, end, text_start, text_end in _code_links(text, code):
+        pieces += [_outside_code(text, at, start, code), _outside_code(text, text_start, text_end, code)]
+        at = end
+    pieces.append(_outside_code(text, at, len(text), code))
     return "".join(pieces)
 
 
-def _links_around_code(text: str) -> str:
-    """A link whose text holds a code span (``[`env show`](../cli/reference.md)``, as reference pages name a
-    command) reads as that text, the code span kept: cut at its code spans, as ``_prose_links`` cuts prose, the
-    link would no longer be seen. Link syntax that a code span cuts into (``[a `b](c)` d``: the code is ``b](c)``)
-    is no link, and stays as written."""
-    if "`" not in text:  # no code span, no such link: most prose, read for every snippet
-        return text
+def _meeting(code: list[tuple[int, int]], start: int, end: int) -> list[tuple[int, int]]:
+    """The code spans of ``code`` (in order, none overlapping) that share a character with ``start``..``end``."""
+    first = bisect.bisect_right(code, (start, math.inf)) - 1  # the last span opening at or before start
+    found = []
+    for s, e in code[max(first, 0) :]:
+        if s >= end:
+            break
+        if e > start:
+            found.append((s, e))
+    return found
+
+
+def _outside_code(text: str, start: int, end: int, code: list[tuple[int, int]]) -> str:
+    """``text[start:end]`` with the links of its prose read as their text and its code spans (``code``; each
+    lies whole inside or outside it) as written."""
+    pieces: list[str] = []
+    at = start
+    for s, e in _meeting(code, start, end):
+        pieces += [_links(text[at:s]), text[s:e]]
+        at = e
+    pieces.append(_links(text[at:end]))
+    return "".join(pieces)
+
+
+def _code_links(text: str, code: list[tuple[int, int]]) -> list[tuple[int, int, int, int]]:
+    """The links whose text holds a code span (``[`env show`](../cli/reference.md)``, as reference pages name a
+    command), as (start, end, text start, text end): each reads as its text, the code span kept. Link syntax that
+    a code span cuts into (``[a `b](c)` d``: the code is ``b](c)``) is no link, and stays as written. They are
+    found on a copy whose code spans hold no bracket (``_blanked``): brackets in code
+    (``[`[build-system]`](config.md)``) do not end a link's text."""
+    blanked = _blanked(text, code)
+    found: list[tuple[int, int, int, int]] = []
     for pattern in (_INLINE_LINK, _REFERENCE_LINK):
-        code = [m.span() for m in CODE_SPAN.finditer(text)]
-        text = pattern.sub(functools.partial(_code_link_text, code=code), text)
-    return text
+        for link in pattern.finditer(blanked):
+            start, end = link.span()
+            text_start, text_end = link.span(1)
+            met = _meeting(code, start, end)
+            if not met or any(not (text_start <= s and e <= text_end) for s, e in met):
+                continue  # no code in its text (read with the prose around it), or code crosses its syntax
+            if not any(start < e and s < end for s, e, _, _ in found):
+                found.append((start, end, text_start, text_end))
+    return sorted(found)
 
 
-def _code_link_text(link: re.Match[str], *, code: list[tuple[int, int]]) -> str:
-    """The link's text when it holds a code span and every code span it meets lies whole inside that text (code
-    spans bind before links); else the link as written."""
-    start, end = link.span()
-    text_start, text_end = link.span(1)
-    crossed = any(s < end and e > start and not (text_start <= s and e <= text_end) for s, e in code)
-    return link.group() if crossed or "`" not in link.group(1) else link.group(1)
+def _blanked(text: str, code: list[tuple[int, int]]) -> str:
+    """``text`` with each code span's characters but its backticks as ``x``: the same length, so a link found
+    in it is found at the same place in ``text``."""
+    out = list(text)
+    for start, end in code:
+        for k in range(start, end):
+            if out[k] != "`":
+                out[k] = "x"
+    return "".join(out)
 
 
 def _links(text: str) -> str:

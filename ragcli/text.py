@@ -186,15 +186,25 @@ def fenced_chunks(lines: Sequence[str]) -> Iterator[tuple[bool, list[str]]]:
 def shown_lines(lines: Sequence[str]) -> tuple[str, ...]:
     """A list's or table's lines as a reader sees them: without the blank ones between items, nor link reference
     definitions, which show nothing (Material writes its links' targets under a list, inside its last item:
-    ``  [Docker image]: https://hub.docker.com/...``); the lines of fenced code (in an item) kept, every one."""
+    ``  [Docker image]: https://hub.docker.com/...``); the lines of fenced code (in an item) kept, every one. A
+    definition cannot break into a paragraph: a line that looks like one right under text is that text's."""
     out: list[str] = []
     for is_code, chunk in fenced_chunks(lines):
-        out += chunk if is_code else [line for line in chunk if line.strip() and not LINK_DEFINITION.match(line)]
+        if is_code:
+            out += chunk
+            continue
+        opens = True  # whether the line may open a block: the chunk's first, or after a blank line or a definition
+        for line in chunk:
+            defines = opens and LINK_DEFINITION.match(line) is not None
+            if line.strip() and not defines:
+                out.append(line)
+            opens = defines or not line.strip()
     return tuple(out)
 
 
 LINK_DEFINITION = re.compile(
-    r"""^[ \t]*\[(?!\^)[^\]\n]+\]:[ \t]*(?:<[^>\n]*>|\S+)(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*$"""
+    r"""^[ \t]*\[(?!\^)(?!\s*\])(?:\\.|[^\]\\\n])+\]:[ \t]*(?:<[^<>\n]*>|[^\s<]\S*)"""
+    r"""(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*$"""
 )
 """A line that is a whole link reference definition (``[label]: target "title"``; a footnote's ``[^1]:`` is text):
 what a page shows of it is nothing. A line that goes on after its target in words ("[Note]: see below") is prose."""

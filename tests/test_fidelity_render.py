@@ -167,6 +167,7 @@ def test_a_link_whose_text_is_code_reads_as_that_code() -> None:
     text = "add `uv_build` to the [`[build-system]`](../concepts/projects/config.md#build-systems) section"
     assert readable(text) == "add `uv_build` to the `[build-system]` section"
     assert readable("the [[x] table](t.md) and ![a [b] c](i.png)") == "the [x] table and a [b] c"
+    assert readable("[foo \\[bar](u) and [``a`b``](v)") == "foo \\[bar and ``a`b``"  # an escaped bracket is text
 
 
 _LINKISH = st.sampled_from(["[", "]", "](u.md)", "][r]", "(", ")", " see ", "x"])
@@ -176,6 +177,7 @@ _LINKISH = st.sampled_from(["[", "]", "](u.md)", "][r]", "(", ")", " see ", "x"]
 @given(pieces=st.lists(_LINKISH | code_span.map(lambda span: f"`{span}`"), min_size=1, max_size=12))
 @example(pieces=["[a ", "`b](c)`", " d"])
 @example(pieces=["[", "`env show`", "](u.md)"])
+@example(pieces=["[[", "``](u)``", "](u)`"])  # a link rewritten first joined the span's backticks to the stray one
 def test_every_code_span_comes_out_as_written_whatever_link_syntax_is_around_it(pieces: list[str]) -> None:
     """Code spans bind before links: whatever brackets surround or cut into them, each is printed as written."""
     from ragcli.escape import CODE_SPAN

@@ -304,6 +304,13 @@ def test_link_definitions_under_a_list_are_not_read_as_its_text() -> None:
     assert not LINK_DEFINITION.match("[^FOUC-alt]: Also referred to as a flash of incorrect theme")
     assert not LINK_DEFINITION.match("[Note]: see the table below")
     assert LINK_DEFINITION.match('  [mkdocs-redirects]: https://github.com/datarobot/mkdocs-redirects "title"')
+    # A definition cannot break into a paragraph (CommonMark): right under an item's text, the line is that text.
+    assert shown_lines(["- Set the option:", "  [default]: none", "- other"]) == (
+        "- Set the option:",
+        "  [default]: none",
+        "- other",
+    )
+    assert not LINK_DEFINITION.match("[ ]: x") and not LINK_DEFINITION.match("[a]: <https://x")
 
 
 def test_spans_are_the_one_cut_both_ingest_and_the_answerer_use() -> None:
