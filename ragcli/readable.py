@@ -11,7 +11,7 @@ import math
 import re
 
 from .escape import CODE_SPAN
-from .text import FENCE, TABLE_RULE, block_fence, fence_of, fenced_chunks
+from .text import FENCE, TABLE_RULE, block_fence, definition_lines, fence_of, fenced_chunks
 
 _LINK_TEXT = r"(?:\\.|[^\[\]\\\n]|\[(?:\\.|[^\[\]\\\n])*\])*"
 """A link's text: escaped characters, anything but a bracket, or one pair of brackets (uv's
@@ -37,10 +37,23 @@ def readable(markdown: str, *, escapes: bool = True) -> str:
     as plain text (its code spans without their backticks, so ``\\d+\\.`` there is code, not an escape).
     """
     out = [
-        "\n".join(chunk) if is_code else _prose_links(_maybe_unescaped("\n".join(chunk), escapes))
+        "\n".join(chunk) if is_code else _prose_links(_maybe_unescaped("\n".join(_shown_prose(chunk)), escapes))
         for is_code, chunk in fenced_chunks(markdown.split("\n"))
     ]
     return "\n".join(out)
+
+
+def _shown_prose(lines: list[str]) -> list[str]:
+    """Prose lines without its link reference definitions, which show nothing (an index built before chunker 28
+    holds Material's under its lists)."""
+    defined = definition_lines(lines) if "]:" in "".join(lines) else set()
+    shown: list[str] = []
+    for k, line in enumerate(lines):
+        # The blank line after dropped definitions goes with them when one stands before them already.
+        after_dropped = k - 1 in defined and not line.strip() and (not shown or not shown[-1].strip())
+        if k not in defined and not after_dropped:
+            shown.append(line)
+    return shown
 
 
 def _maybe_unescaped(prose: str, escapes: bool) -> str:

@@ -185,21 +185,28 @@ def fenced_chunks(lines: Sequence[str]) -> Iterator[tuple[bool, list[str]]]:
 
 def shown_lines(lines: Sequence[str]) -> tuple[str, ...]:
     """A list's or table's lines as a reader sees them: without the blank ones between items, nor link reference
-    definitions, which show nothing (Material writes its links' targets under a list, inside its last item:
-    ``  [Docker image]: https://hub.docker.com/...``); the lines of fenced code (in an item) kept, every one. A
-    definition cannot break into a paragraph: a line that looks like one right under text is that text's."""
+    definitions (``definition_lines``; Material writes its links' targets under a list, inside its last item:
+    ``  [Docker image]: https://hub.docker.com/...``); the lines of fenced code (in an item) kept, every one."""
     out: list[str] = []
     for is_code, chunk in fenced_chunks(lines):
         if is_code:
             out += chunk
             continue
-        opens = True  # whether the line may open a block: the chunk's first, or after a blank line or a definition
-        for line in chunk:
-            defines = opens and LINK_DEFINITION.match(line) is not None
-            if line.strip() and not defines:
-                out.append(line)
-            opens = defines or not line.strip()
+        defined = definition_lines(chunk)
+        out += [line for k, line in enumerate(chunk) if line.strip() and k not in defined]
     return tuple(out)
+
+
+def definition_lines(prose: Sequence[str]) -> set[int]:
+    """Which of ``prose``'s lines (no fenced code) are link reference definitions: they show nothing. A definition
+    cannot break into a paragraph (CommonMark): a line that looks like one right under text is that text's."""
+    found: set[int] = set()
+    opens = True  # whether a block may open here: the first line, or after a blank line or a definition
+    for k, line in enumerate(prose):
+        if opens and LINK_DEFINITION.match(line):
+            found.add(k)
+        opens = k in found or not line.strip()
+    return found
 
 
 LINK_DEFINITION = re.compile(

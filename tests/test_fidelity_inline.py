@@ -216,6 +216,28 @@ def test_a_reference_link_the_page_defines_reads_as_its_text(embedder) -> None: 
     )
 
 
+def test_link_definitions_under_a_list_show_nothing(embedder) -> None:  # type: ignore[no-untyped-def]
+    # squidfunk/mkdocs-material docs/getting-started.md (MIT): Material writes its link targets indented under a
+    # list, inside its last item, and "[GitHub Actions]:" ends a sentence before a code block. Search printed
+    # "[Docker image]: https://hub..." in its snippet; an answer, "A complete example workflow for [GitHub Actions]:".
+    from ragcli.readable import readable as rendered
+
+    page = (
+        "# Getting started\n\nThe following plugins are bundled with the [Docker image]:\n\n"
+        "- [mkdocs-minify-plugin]\n- [mkdocs-redirects]\n\n"
+        "  [Docker image]: https://hub.docker.com/r/squidfunk/mkdocs-material/\n"
+        "  [mkdocs-minify-plugin]: https://github.com/byrnereese/mkdocs-minify-plugin\n"
+        "  [mkdocs-redirects]: https://github.com/datarobot/mkdocs-redirects\n\n"
+        "Warning: The Docker container is intended for local previewing purposes only.\n"
+    )
+    (passage,) = chunk_document(make_doc(page), "t", embedder.count_tokens)
+    assert "bundled with the Docker image:\n\n- mkdocs-minify-plugin\n- mkdocs-redirects" in passage.text
+    assert "  [Docker image]: https://hub.docker.com/r/squidfunk/mkdocs-material/" in passage.text  # as written
+    shown = rendered(passage.text)
+    assert "https://" not in shown and "Warning: The Docker container" in shown, shown
+    assert rendered("- a\n- b\n\n  [a]: https://x/a\n\nText [b]: and more.") == "- a\n- b\n\nText [b]: and more."
+
+
 def test_a_doc_reference_to_a_document_the_folder_lacks_reads_as_its_name() -> None:
     shown = rst_to_markdown(ATTRS_NOTE, "api-attr.rst")[1]
     assert "See also Names." in shown and ":doc:" not in shown and "`names`" not in shown, shown

@@ -8,7 +8,9 @@ text. Not as an inline link: the address is not shown on the page, and in the pa
 to both rankers' text (Material for MkDocs defines hundreds). A bracketed word the page does not define stays as
 written (``[x]``, ``[1]``, ``[AB-123]`` are text there too), and code is never touched.
 
-The rewrite keeps each line a line: the blocks' line maps stay valid.
+A definition inside a block (Material writes them under a list, so they are in its last item) stays as written: it
+shows nothing, and every text output leaves it out (``readable``, ``units``). The rewrite keeps each line a line:
+the blocks' line maps stay valid.
 """
 
 from __future__ import annotations
@@ -18,22 +20,35 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..escape import CODE_SPAN
-from ..text import fenced_chunks
+from ..text import definition_lines, fenced_chunks
 
 _REFERENCE = re.compile(
-    r"(?<![!\]\\])\[(?P<text>(?:[^\[\]\\\n]|\\.|\[[^\[\]\n]*\])+)\](?:\[(?P<label>[^\[\]\n]*)\])?(?![(:\[])"
+    r"(?<![!\]\\])\[(?P<text>(?:[^\[\]\\\n]|\\.|\[[^\[\]\n]*\])+)\](?:\[(?P<label>[^\[\]\n]*)\])?(?![(\[])"
 )
-"""``[text][label]``, ``[text][]`` or ``[text]``: not an image, not an inline link, not a definition."""
+"""``[text][label]``, ``[text][]`` or ``[text]``: not an image, not an inline link. A definition's line is not read
+(``references_as_text``): a colon after the brackets elsewhere is the sentence's ("for [GitHub Actions]:")."""
 
 
 def references_as_text(lines: list[str], references: Mapping[str, Any]) -> list[str]:
-    """``lines`` with every reference link the page defines written as its text; fenced code lines left alone."""
+    """``lines`` with every reference link the page defines written as its text; fenced code lines and the
+    definitions themselves (``text.definition_lines``) left alone."""
     if not references:
         return lines
     out: list[str] = []
     for is_code, chunk in fenced_chunks(lines):
-        out += chunk if is_code else [_inlined(line, references) if "[" in line else line for line in chunk]
+        if is_code:
+            out += chunk
+            continue
+        defined = {k for k in definition_lines(chunk) if _label(chunk[k]) in references}
+        out += [line if k in defined or "[" not in line else _inlined(line, references) for k, line in enumerate(chunk)]
     return out
+
+
+def _label(definition: str) -> str:
+    """A definition line's label as markdown-it keys ``env["references"]``."""
+    from markdown_it.common.utils import normalizeReference
+
+    return str(normalizeReference(definition.strip()[1:].split("]:", 1)[0]))
 
 
 def _inlined(line: str, references: Mapping[str, Any]) -> str:
