@@ -226,7 +226,11 @@ def measure(folder: Path, rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 DEFINITION = re.compile(r"^ {0,3}\[([^\]\n]+)\]:[ \t]*\S", re.MULTILINE)
-BRACKETED = re.compile(r"(?<![!\]\\])\[([^\[\]\n]+)\](?:\[([^\[\]\n]*)\])?(?![(:\[])")
+LINK_DEFINITION = re.compile(r"^[ \t]*\[[^\]\n]+\]:[ \t]*\S+(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*$")
+"""A line that is a whole link definition (a passage keeps one written under a list as written; it shows nothing)."""
+BRACKETED = re.compile(r"(?<![!\]\\])\[([^\[\]\n]+)\](?:\[([^\[\]\n]*)\])?(?![(\[])")
+"""A reference link's brackets; before a colon too ("a workflow for [GitHub Actions]:"): a definition's own line is
+not read (``LINK_DEFINITION``)."""
 
 
 def _bracketed_references(text: str, rows: list[dict[str, Any]]) -> int:
@@ -237,7 +241,7 @@ def _bracketed_references(text: str, rows: list[dict[str, Any]]) -> int:
         return 0
 
     def shows_one(row: dict[str, Any]) -> bool:
-        prose = _outside_code(row["text"])
+        prose = "\n".join(line for line in _outside_code(row["text"]).split("\n") if not LINK_DEFINITION.match(line))
         return any(
             " ".join((m.group(2) or m.group(1)).split()).casefold() in defined for m in BRACKETED.finditer(prose)
         )

@@ -238,6 +238,23 @@ def test_link_definitions_under_a_list_show_nothing(embedder) -> None:  # type: 
     assert rendered("- a\n- b\n\n  [a]: https://x/a\n\nText [b]: and more.") == "- a\n- b\n\nText [b]: and more."
 
 
+def test_a_long_lists_link_definitions_do_not_run_into_a_line_of_text(embedder) -> None:  # type: ignore[no-untyped-def]
+    # squidfunk/mkdocs-material docs/blog/posts/insiders-now-free-for-everyone.md (MIT): 43 features, each a link
+    # defined under the list. Cut to fit, the definitions were read as prose and ran into one line: a passage
+    # showed "[Optimize plugin]: ../../plugins/optimize.md [Navigation path]: ../../setup/...".
+    names = [f"Feature {n}: a premium capability" for n in range(43)]
+    page = (
+        "# Insiders\n\n## Available features\n\nAll these features are now available to everyone:\n\n"
+        + "".join(f"- [x] [{name}]\n" for name in names)
+        + "\n\n\n"
+        + "".join(f"  [{name}]: ../../plugins/feature-{n}.md#a-long-anchor-name\n" for n, name in enumerate(names))
+    )
+    passages = chunk_document(make_doc(page), "t", embedder.count_tokens)
+    assert len(passages) > 1  # the list is cut
+    assert not any("]: ../" in p.text for p in passages), [p.text for p in passages if "]: ../" in p.text]
+    assert any("- [x] Feature 42: a premium capability" in p.text for p in passages)
+
+
 def test_a_doc_reference_to_a_document_the_folder_lacks_reads_as_its_name() -> None:
     shown = rst_to_markdown(ATTRS_NOTE, "api-attr.rst")[1]
     assert "See also Names." in shown and ":doc:" not in shown and "`names`" not in shown, shown
