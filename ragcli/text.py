@@ -210,11 +210,12 @@ def definition_lines(prose: Sequence[str]) -> set[int]:
 
 
 LINK_DEFINITION = re.compile(
-    r"""^[ \t]*\[(?!\^)(?!\s*\])(?:\\.|[^\]\\\n])+\]:[ \t]*(?:<[^<>\n]*>|[^\s<]\S*)"""
+    r"""^ {0,3}\[(?!\^)(?!\s*\])(?:\\.|[^\]\\\n])+\]:[ \t]*(?:<[^<>\n]*>|[^\s<]\S*)"""
     r"""(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*$"""
 )
 """A line that is a whole link reference definition (``[label]: target "title"``; a footnote's ``[^1]:`` is text):
-what a page shows of it is nothing. A line that goes on after its target in words ("[Note]: see below") is prose."""
+what a page shows of it is nothing. A line that goes on after its target in words ("[Note]: see below") is prose,
+and one indented four spaces is code (Material's, under a list, are indented two)."""
 
 
 def block_fence(lines: Sequence[str]) -> tuple[str | None, str, bool]:

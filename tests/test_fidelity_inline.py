@@ -236,6 +236,19 @@ def test_link_definitions_under_a_list_show_nothing(embedder) -> None:  # type: 
     shown = rendered(passage.text)
     assert "https://" not in shown and "Warning: The Docker container" in shown, shown
     assert rendered("- a\n- b\n\n  [a]: https://x/a\n\nText [b]: and more.") == "- a\n- b\n\nText [b]: and more."
+    # Code indented four spaces is code; a definition in a quote or over two lines stays as written at ingest.
+    assert (
+        rendered("Example:\n\n    [a]: https://x.example/a\n\nEnd.")
+        == "Example:\n\n    [a]: https://x.example/a\n\nEnd."
+    )
+    from ragcli.ingestion.link_refs import references_as_text
+
+    refs = {"A": {"href": "https://x.example/a"}, "X": {"href": "x.md"}}
+    for line in ("> [a]: https://x.example/a", "  [a]:", "- [x]: done", '  [a]: u "say \\"hi\\""'):
+        assert references_as_text([line], refs) == [line]
+    assert references_as_text(["see [a] and [x]: here"], refs) == ["see a and x: here"]
+    # An admonition whose title is a link reads "Title: ...": a sentence, not a definition (Material's versioning page).
+    assert references_as_text(["[a]: mike is built around one idea"], refs) == ["a: mike is built around one idea"]
 
 
 def test_a_long_lists_link_definitions_do_not_run_into_a_line_of_text(embedder) -> None:  # type: ignore[no-untyped-def]

@@ -29,7 +29,7 @@ from .markdown import Block, Section, markdown_sections, plain_sections
 from .mdwriter import read_page_mark
 from .sizing import Counts, Sizer, TokenCounter
 
-CHUNKER_VERSION = 29
+CHUNKER_VERSION = 30
 """3: soft wraps joined, admonitions and tabs unfolded, an introducing sentence kept with its block.
 4: a PDF with an outline is cut by its bookmarks (Markdown, Word, reStructuredText, notebook and CSV loaders).
 5: passages record their file relative to the ingested folder and the length of a carried introduction.
@@ -81,7 +81,8 @@ a signature ending in its colon stays on its own line; an icon keeps its gap aft
 doubled gap it left.
 27: ... but not emphasis markers inside a word (``my_{{ lang }}_file.yml``) or between code spans.
 28: a reference link the page defines reads as its text before a colon too ("a workflow for [GitHub Actions]:").
-29: a list item too long for a passage, cut, leaves out its link definitions (they ran into one line of text)."""
+29: a list item too long for a passage, cut, leaves out its link definitions (they ran into one line of text).
+30: a definition in a quote or over two lines stays as written (28 rewrote its label as text); code is code."""
 INTRODUCED_KINDS = ("code", "list", "table")
 WRITTEN_IN_MARKDOWN = frozenset({"markdown", "notebook"})
 """Formats whose Markdown was written by people (a notebook's Markdown cells), its HTML markup; the Markdown the
