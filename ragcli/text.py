@@ -210,12 +210,14 @@ def definition_lines(prose: Sequence[str]) -> set[int]:
 
 
 LINK_DEFINITION = re.compile(
-    r"""^ {0,3}\[(?!\^)(?!\s*\])(?:\\.|[^\]\\\n])+\]:[ \t]*(?:<[^<>\n]*>|[^\s<]\S*)"""
+    r"""^ {1,3}\[(?!\^)(?!\s*\])(?:\\.|[^\]\\\n])+\]:[ \t]*(?:<[^<>\n]*>|[^\s<]\S*)"""
     r"""(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*$"""
 )
-"""A line that is a whole link reference definition (``[label]: target "title"``; a footnote's ``[^1]:`` is text):
-what a page shows of it is nothing. A line that goes on after its target in words ("[Note]: see below") is prose,
-and one indented four spaces is code (Material's, under a list, are indented two)."""
+"""A line that is a whole link reference definition inside a block (``  [label]: target "title"``, indented under a
+list item as Material writes them): what a page shows of it is nothing. A passage holds no top-level definition (no
+block holds one), so a line that starts one at its first column is a plain-text file's own ("[1]: https://..." in a
+memo), and it is kept. A footnote's ``[^1]:`` is text; a line that goes on after its target in words ("[Note]: see
+below") is prose; one indented four spaces is code."""
 
 
 def block_fence(lines: Sequence[str]) -> tuple[str | None, str, bool]:

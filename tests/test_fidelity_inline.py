@@ -236,6 +236,10 @@ def test_link_definitions_under_a_list_show_nothing(embedder) -> None:  # type: 
     shown = rendered(passage.text)
     assert "https://" not in shown and "Warning: The Docker container" in shown, shown
     assert rendered("- a\n- b\n\n  [a]: https://x/a\n\nText [b]: and more.") == "- a\n- b\n\nText [b]: and more."
+    # A plain-text file's own "[1]: url" line (a passage holds no top-level definition of a Markdown page) is text.
+    assert (
+        rendered("See [1].\n\n[1]: https://example.com/a\n\nEnd.") == "See [1].\n\n[1]: https://example.com/a\n\nEnd."
+    )
     # Code indented four spaces is code; a definition in a quote or over two lines stays as written at ingest.
     assert (
         rendered("Example:\n\n    [a]: https://x.example/a\n\nEnd.")
