@@ -209,6 +209,12 @@ def definition_lines(prose: Sequence[str]) -> set[int]:
     return found
 
 
+def only_definitions(lines: Sequence[str]) -> bool:
+    """Whether every one of ``lines`` (a paragraph) is a link reference definition (``LINK_DEFINITION``): Material's
+    run of them under a list, in its last item, which shows nothing."""
+    return all(LINK_DEFINITION.match(line) for line in lines)
+
+
 LINK_DEFINITION = re.compile(
     r"""^ {1,3}\[(?!\^)(?!\s*\])(?:\\.|[^\]\\\n])+\]:[ \t]*(?:<[^<>\n]*>|[^\s<]\S*)"""
     r"""(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*$"""

@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Literal
 
 from .structure import Block, blocks, line_offsets
 from .text import (
-    LINK_DEFINITION,
     LIST_MARKER,
     TABLE_RULE,
     block_fence,
     fence_of,
     fenced_chunks,
+    only_definitions,
     shown_lines,
     split_sentences,
     table_cells,
@@ -242,21 +242,12 @@ def _item_paragraphs(text: str, offsets: list[int], start: int, end: int, n: int
         first = line
         while line < end and text[offsets[line] : offsets[line + 1] - 1].strip():
             line += 1
-        if (
-            first < line
-            and not _NOT_PROSE.match(text[offsets[first] : offsets[first + 1] - 1])
-            and not _defines(text, offsets, first, line)
-        ):
-            body = text[offsets[first] : offsets[line] - 1]
+        body = text[offsets[first] : offsets[line] - 1]
+        # Link definitions show nothing, so they are no unit (Material's ``  [Docker image]: https://...`` lines).
+        if first < line and not _NOT_PROSE.match(body) and not only_definitions(body.split("\n")):
             begin = offsets[first] + len(body) - len(body.lstrip())
             out += [replace(s, item_start=item) for s in _split(text, begin, offsets[line] - 1, "item", n)]
     return out
-
-
-def _defines(text: str, offsets: list[int], start: int, end: int) -> bool:
-    """Whether lines ``start``..``end`` (a paragraph of an item) are all link reference definitions: they show
-    nothing, so they are no unit (Material's ``  [Docker image]: https://...`` lines under a list)."""
-    return all(LINK_DEFINITION.match(text[offsets[k] : offsets[k + 1] - 1]) for k in range(start, end))
 
 
 def _split(text: str, start: int, end: int, kind: UnitKind, n: int) -> list[Span]:

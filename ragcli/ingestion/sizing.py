@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from ..text import LINK_DEFINITION, split_sentences
+from ..text import only_definitions, split_sentences
 from .markdown import Block
 
 OVERLAP_MAX_TOKENS = 48
@@ -104,7 +104,7 @@ class Sizer:
         for is_code, lines in _segments(text.split("\n")):
             if not is_code:
                 for paragraph in _paragraphs(lines):
-                    if _defines_links(paragraph):
+                    if only_definitions(paragraph.split("\n")):
                         continue  # shows nothing, and cut as prose its lines would run into one line of text
                     units += [paragraph] if self.fits(paragraph) else self._split_prose(_unquoted(paragraph))
                 lead = units[-1] if units and units[-1].rstrip().endswith(":") else ""
@@ -271,12 +271,6 @@ def _paragraphs(lines: list[str]) -> list[str]:
     """Non-blank runs of lines (a list item's lead line, a quoted paragraph)."""
     text = "\n".join(lines)
     return [p.strip("\n") for p in re.split(r"\n(?:[ \t>]*\n)+", text) if p.strip(" \t\n>")]
-
-
-def _defines_links(paragraph: str) -> bool:
-    """Whether every line of ``paragraph`` is a link reference definition (Material's run of them under a list, in
-    its last item): the page shows nothing of it."""
-    return all(LINK_DEFINITION.match(line) for line in paragraph.split("\n"))
 
 
 def _unquoted(text: str) -> str:
