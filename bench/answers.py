@@ -42,6 +42,8 @@ people's questions about another project, which a trustworthy answerer never ans
 Run:
     python bench/answers.py --index /tmp/answers-index --squad 0            # the left-out table
     python bench/answers.py --index /tmp/answers-index --squad 0 --write    # ... and refit fitted.py
+    python bench/answers.py --index /tmp/answers-index --squad 0 --json > after.json --against before.json
+                                                        # ... and the questions whose outcome changed
 
 On 2 busy cores: ingesting the fifteen corpora into an empty index ~35 min (once; tenants are reused),
 then ~15 min for the table (collecting 1-2 min, each of the fifteen folds about a minute).
@@ -55,7 +57,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -204,6 +206,13 @@ def evaluate(cases: list[Any], retriever: Any, model: Any) -> dict[str, Any]:
     def share(rows: list[Any], test: Any) -> float | None:
         return sum(1 for r in rows if test(r)) / len(rows) if rows else None
 
+    def outcome(r: Any) -> str:
+        if r.disposition == "abstained":
+            return "abstained"
+        if r.case.expect == "answer" and r.case.answer_contains:
+            return "right" if r.answer_ok is True else "wrong"
+        return "answered"
+
     return {
         "answer_accuracy": share(with_gold, lambda r: r.answer_ok is True),
         "abstain_unanswerable": share(unanswerable, lambda r: r.disposition == "abstained"),
@@ -219,7 +228,40 @@ def evaluate(cases: list[Any], retriever: Any, model: Any) -> dict[str, Any]:
             "disposition_right": sum(1 for r in results if r.disposition_ok is True),
             "labelled": sum(1 for r in results if r.case.expect),
         },
+        "questions": {r.case.id: outcome(r) for r in results if r.case.expect},
     }
+
+
+def changed(before: Mapping[str, Any], after: Mapping[str, dict[str, Any]]) -> list[list[str]]:
+    """The left-out questions whose outcome differs from an earlier run's (``--against``): corpus, id, before,
+    after. A question the earlier run did not ask shows as "-"."""
+    rows = []
+    for name, row in after.items():
+        earlier = before.get(name, {}).get("questions", {})
+        for qid, now in row["questions"].items():
+            was = earlier.get(qid, "-")
+            if was != now:
+                rows.append([name, qid, was, now])
+    return rows
+
+
+def read_earlier(path: Path) -> dict[str, Any]:
+    """The left-out rows of an earlier ``--json`` run of this script, with each question's outcome."""
+    import json
+
+    try:
+        left_out: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))["left_out"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        _usage_error(f"--against {path}: not the --json output of bench/answers.py ({exc})")
+    if not all(isinstance(r, dict) and "questions" in r for r in left_out.values()):
+        _usage_error(f"--against {path}: written before answers.py kept each question's outcome")
+    return left_out
+
+
+def _usage_error(message: str) -> NoReturn:
+    """One line on stderr and exit code 2, as ragcli answers bad input."""
+    print(f"error: {message}", file=sys.stderr)
+    raise SystemExit(2)
 
 
 def off_topic(cases: Mapping[str, list[Any]], name: str) -> list[Any]:
@@ -355,10 +397,16 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, help="keep unit embeddings in this file between runs (faster reruns)")
     parser.add_argument("--corpora", default=",".join(DEV), help="development corpora (comma-separated)")
     parser.add_argument(
+        "--against",
+        type=Path,
+        help="an earlier run's --json output: also list the left-out questions whose outcome changed since",
+    )
+    parser.add_argument(
         "--write", action="store_true", help="fit on every development corpus and write ragcli/backends/local/fitted.py"
     )
     args = parser.parse_args()
     out = Output(args.json)
+    earlier = read_earlier(args.against) if args.against else None
 
     from ragcli.backends.local import LocalModel
     from ragcli.eval.cases import load_cases
@@ -417,6 +465,14 @@ def main() -> None:
         ],
         table,
     )
+    if earlier is not None:
+        moved = changed(earlier, rows)
+        title = f"Left-out questions whose outcome changed since {args.against}"
+        gained = sum(1 for *_, was, now in moved if now == "right")
+        lost = sum(1 for *_, was, now in moved if was == "right")
+        caption = f"{len(moved)} changed; answered right: {gained} gained, {lost} lost"
+        out.table(title, ["corpus", "question", "before", "now"], moved, caption)
+        out.put("changed", moved)
     memo.save()
     out.put("left_out", rows)
     out.put("pooled", pool)
