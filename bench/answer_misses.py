@@ -61,8 +61,9 @@ class Miss:
     words: int
 
 
-def decide(example: Example, selector: Weights, rule: Rule) -> tuple[str, Miss | None, int]:
-    """The category of one answerable question (and the claimed text's length in words)."""
+def decide(example: Example, selector: Weights, judge: Weights, rule: Rule) -> tuple[str, Miss | None, int]:
+    """The category of one answerable question (and the claimed text's length in words): the rule reads the judge's
+    best window, the claims are the selector's (as ``LocalModel.assess``)."""
     from ragcli.answer.citations import normalize
     from ragcli.backends.local import answerability
     from ragcli.backends.local.answerer import LocalModel, Scored
@@ -76,17 +77,18 @@ def decide(example: Example, selector: Weights, rule: Rule) -> tuple[str, Miss |
     if not scored:
         return "no window", _miss(example, "no window", "", None, None, selector), 0
     best = scored[0]
+    judged = max(scored, key=lambda s: judge.score(s.values))
     values = answerability.features(
         c.candidates.question,
-        best.values,
-        best.score,
-        best.window.first.passage,
+        judged.values,
+        judge.score(judged.values),
+        judged.window.first.passage,
         c.evidence,
         c.found,
         c.candidates.unmatched,
     )
     probability = 0.0 if rule.stops(c.candidates.missing, values) else rule.probability(values)
-    claims = LocalModel(embedder=object(), selector=selector, rule=rule)._claims(scored)  # type: ignore[arg-type]
+    claims = LocalModel(embedder=object(), selector=selector, judge=judge, rule=rule)._claims(scored)  # type: ignore[arg-type]
     text = "\n".join(cl.statement for cl in claims)
     words = len(text.split())
     rights = [i for i, s in enumerate(scored) if any(g in normalize(s.window.statement) for g in gold)]
@@ -101,12 +103,13 @@ def decide(example: Example, selector: Weights, rule: Rule) -> tuple[str, Miss |
     return category, _miss(example, category, text, right, rights, selector, best), words
 
 
-def abstains(example: Example, selector: Weights, rule: Rule) -> bool:
-    """Whether the fold abstains on ``example`` (as ``LocalModel.assess`` and its conversation decide)."""
+def abstains(example: Example, judge: Weights, rule: Rule) -> bool:
+    """Whether the fold abstains on ``example`` (as ``LocalModel.assess`` and its conversation decide: from the judge's
+    best window)."""
     from ragcli.backends.local import answerability
 
     c = example.collected
-    scores = [selector.score(v) for _, v in c.candidates.windows]
+    scores = [judge.score(v) for _, v in c.candidates.windows]
     if not scores or c.candidates.missing:
         return True
     best = max(range(len(scores)), key=lambda i: scores[i])
@@ -178,19 +181,19 @@ def main() -> None:
     answered: list[tuple[str, Example]] = []
     total: Counter[str] = Counter()
     for left in [c for c in args.corpora.split(",") if c]:
-        selector, rule = fit_fold({n: e for n, e in train.items() if n != left}, args.max_abstain)
+        selector, judge, rule = fit_fold({n: e for n, e in train.items() if n != left}, args.max_abstain)
         counts: Counter[str] = Counter()
         for example in train[left]:
             if not example.answerable:
                 counts["unanswerable"] += 1
-                abstained = abstains(example, selector, rule)
+                abstained = abstains(example, judge, rule)
                 counts["abstained: unanswerable"] += abstained
                 if not abstained:
                     answered.append((left, example))
                 continue
             if not example.collected.case.answer_contains or not example.collected.case.answer_contains:
                 continue
-            category, miss, n = decide(example, selector, rule)
+            category, miss, n = decide(example, selector, judge, rule)
             counts[category] += 1
             if category != "abstained":
                 words.append(n)

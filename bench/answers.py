@@ -1,9 +1,10 @@
 """Answer quality of the local answerer, reported only on questions its numbers were not fitted on.
 
 The local answerer (``ragcli ask --model local``) has two fitted parts: the
-selector that scores windows of units (``ragcli/backends/local/selector.py``) and the
-answerability rule (``ragcli/backends/local/answerability.py``); their numbers live in
-``ragcli/backends/local/fitted.py``. This script fits them and measures them, and it
+selector that scores windows of units (``ragcli/backends/local/selector.py``; fitted twice,
+with every feature for the claims and without ``soft_overlap`` as the judge whose best window
+the rule reads) and the answerability rule (``ragcli/backends/local/answerability.py``); their
+numbers live in ``ragcli/backends/local/fitted.py``. This script fits them and measures them, and it
 never reports a corpus with numbers that saw that corpus:
 
 * Development corpora: the uv docs (``../shared/data/uv-docs``) and the fourteen
@@ -153,7 +154,8 @@ def examples(collected: list[Collected]) -> list[Example]:
 
 
 class MemoEmbedder:
-    """The bench's embedder: each text is embedded once per run (and across runs with ``--cache FILE``).
+    """The bench's embedder: each text is embedded once per run (and across runs with ``--cache FILE``), and so are
+    its word pieces (``token_vectors``).
 
     The fold models answer the same questions over the same passages; without it every fold
     would embed every unit again.
@@ -181,6 +183,13 @@ class MemoEmbedder:
             whole, parts = self.embedder.embed_with_spans([t for t, _ in missing], [list(sp) for _, sp in missing])
             self.vectors.update(zip(missing, parts, strict=True))
         return None, [self.vectors[k] for k in keys]
+
+    def token_vectors(self, texts: list[str]) -> Any:
+        keys = [("pieces", t) for t in texts]
+        missing = [k for k in dict.fromkeys(keys) if k not in self.vectors]
+        if missing:
+            self.vectors.update(zip(missing, self.embedder.token_vectors([t for _, t in missing]), strict=True))
+        return [self.vectors[k] for k in keys]
 
     def save(self) -> None:
         import pickle
@@ -309,15 +318,19 @@ def pooled(rows: list[dict[str, Any]]) -> dict[str, Any]:
 # --------------------------------------------------------------------------- fitting a fold
 
 
-def fit_fold(train: dict[str, list[Example]], max_abstain: float) -> tuple[Weights, Rule]:
-    """Selector and rule fitted on ``train`` (corpus -> examples); the rule's features cross-fitted by corpus."""
-    selector = fit_selector([e for rows in train.values() for e in rows])
+def fit_fold(train: dict[str, list[Example]], max_abstain: float) -> tuple[Weights, Weights, Rule]:
+    """Selector, judge and rule fitted on ``train`` (corpus -> examples). The rule reads the judge's best window
+    (``LocalModel.judge``), its features cross-fitted by corpus: each corpus's from a judge fitted without it."""
+    from ragcli.backends.local.selector import JUDGED
+
+    every = [e for rows in train.values() for e in rows]
+    selector, judge = fit_selector(every), fit_selector(every, JUDGED)
     rule_rows: list[Row] = []
     for corpus, rows in train.items():
         inner = (
-            fit_selector([e for other, more in train.items() if other != corpus for e in more])
+            fit_selector([e for other, more in train.items() if other != corpus for e in more], JUDGED)
             if len(train) > 1
-            else selector
+            else judge
         )
         rule_rows += [(corpus, e, inner) for e in rows]
     # The yes/no floor is chosen among the questions a rule without it answers; the rule is then refit without
@@ -326,16 +339,17 @@ def fit_fold(train: dict[str, list[Example]], max_abstain: float) -> tuple[Weigh
     plain = replace(plain, threshold=pick_threshold(plain, rule_rows, max_abstain))
     floor = pick_yes_no_floor(rule_rows, plain)
     if floor == 0.0:
-        return selector, plain
+        return selector, judge, plain
     rule = fit_rule(rule_rows, floor)
-    return selector, replace(rule, threshold=pick_threshold(rule, rule_rows, max_abstain))
+    return selector, judge, replace(rule, threshold=pick_threshold(rule, rule_rows, max_abstain))
 
 
 # --------------------------------------------------------------------------- writing fitted.py
 
 
-def write_fitted(selector: Weights, rule: Rule, command: str, corpora: list[str]) -> None:
+def write_fitted(selector: Weights, judge: Weights, rule: Rule, command: str, corpora: list[str]) -> None:
     from ragcli.backends.local.answerability import FEATURES as RULE_FEATURES
+    from ragcli.backends.local.selector import JUDGED
     from ragcli.backends.local.selector import SELECTED as FEATURES
 
     def mapping(values: Mapping[str, float], names: tuple[str, ...]) -> str:
@@ -364,6 +378,13 @@ SELECTOR = Weights(
     scales={mapping(selector.scales, FEATURES)},
 )
 """The window score: a conditional logit over each question's windows (``selector``)."""
+
+JUDGE = Weights(
+    weights={mapping(judge.weights, JUDGED)},
+    means={mapping(judge.means, JUDGED)},
+    scales={mapping(judge.scales, JUDGED)},
+)
+"""The same fit without ``soft_overlap``: the rule judges its best window (``LocalModel.judge``)."""
 
 ANSWERABILITY = Rule(
     coefficients={mapping(rule.coefficients, RULE_FEATURES)},
@@ -431,8 +452,8 @@ def main() -> None:
 
     rows: dict[str, dict[str, Any]] = {}
     for left in dev:
-        selector, rule = fit_fold({n: e for n, e in train.items() if n != left}, args.max_abstain)
-        model = LocalModel(embedder=memo, vectors=retriever, selector=selector, rule=rule)  # type: ignore[arg-type]
+        selector, judge, rule = fit_fold({n: e for n, e in train.items() if n != left}, args.max_abstain)
+        model = LocalModel(embedder=memo, vectors=retriever, selector=selector, judge=judge, rule=rule)  # type: ignore[arg-type]
         rows[left] = evaluate(cases[left], retriever, model) | {
             "threshold": rule.threshold,
             "yes_no_floor": rule.yes_no_floor,
@@ -441,8 +462,8 @@ def main() -> None:
             rows[left]["off_topic"] = evaluate(off_topic(cases, left), retriever, model)["counts"]
         out.note(f"[dim]{left}: answer {rows[left]['answer_accuracy']:.3f}[/dim]")
 
-    selector, rule = fit_fold(train, args.max_abstain)
-    shipped = LocalModel(embedder=memo, vectors=retriever, selector=selector, rule=rule)  # type: ignore[arg-type]
+    selector, judge, rule = fit_fold(train, args.max_abstain)
+    shipped = LocalModel(embedder=memo, vectors=retriever, selector=selector, judge=judge, rule=rule)  # type: ignore[arg-type]
     extra: dict[str, dict[str, Any]] = {}
     if args.squad:
         extra[f"squad2-dev ({args.squad}, seed {args.seed})"] = evaluate(
@@ -480,6 +501,7 @@ def main() -> None:
     if args.write:
         write_fitted(
             selector,
+            judge,
             rule,
             "python bench/answers.py --index DIR --write"
             + (f" --max-abstain {args.max_abstain}" if args.max_abstain != 0.06 else ""),

@@ -55,16 +55,18 @@ def _standardise(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return mean, scale
 
 
-def fit_selector(examples: Sequence[Example]) -> Weights:
+def fit_selector(examples: Sequence[Example], features: Sequence[str] | None = None) -> Weights:
     """A conditional logit: over each answerable question's windows, those holding the answer should win.
 
     Maximises sum over questions of log(sum_{right windows} e^s / sum_{all windows} e^s) - L2 |w|^2,
     with s = w . standardised features; questions with no right window (or one window) teach nothing.
+    ``features``: the selector's (``SELECTED``) unless given (the judge's, ``JUDGED``).
     """
     from scipy.optimize import minimize
 
-    from ragcli.backends.local.selector import SELECTED as FEATURES
+    from ragcli.backends.local.selector import SELECTED
 
+    FEATURES = tuple(features or SELECTED)
     groups = [
         (np.array([v.row(FEATURES) for v in e.values], dtype=float), np.array(e.labels, dtype=bool))
         for e in examples

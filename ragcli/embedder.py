@@ -16,6 +16,7 @@ file's sha256 verdict and the optimised graph.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -54,6 +55,15 @@ def sequence_work(widths: Sequence[int]) -> float:
         return 0.0
     width = max(widths)
     return BATCH_OVERHEAD + len(widths) * width * (1.0 + width / ATTENTION_WIDTH)
+
+
+@dataclass(frozen=True)
+class TokenVectors:
+    """One text's word pieces in context (``Embedder.token_vectors``): row i of ``vectors`` is piece i, whose
+    characters are ``text[spans[i][0]:spans[i][1]]``."""
+
+    vectors: np.ndarray
+    spans: tuple[tuple[int, int], ...]
 
 
 class Embedder:
@@ -274,6 +284,25 @@ class Embedder:
             if progress is not None:
                 progress(len(idx))
         return whole, parts
+
+    def token_vectors(self, texts: Sequence[str], *, batch_size: int = DEFAULT_BATCH) -> list[TokenVectors]:
+        """Each text's word pieces as the model reads them in context: one L2-normalised vector per piece (no
+        [CLS]/[SEP]) and the piece's character span in the text. A text past the token limit is cut there, as
+        ``embed`` cuts it. The local answerer matches a question's words to a passage's this way
+        (``backends.local.soft_overlap``): "disable" is close to "switch off" where no word is shared."""
+        import numpy as np
+
+        session = self._session
+        ids, offsets = self._encode_with_offsets(texts)
+        out = [TokenVectors(np.zeros((0, self.dim), dtype=np.float32), ())] * len(texts)
+        order = sorted(range(len(texts)), key=lambda i: len(ids[i]))
+        for start in range(0, len(texts), batch_size):
+            idx = order[start : start + batch_size]
+            hidden, _ = self._hidden(session, [ids[i] for i in idx])
+            for row, i in enumerate(idx):
+                pieces = len(offsets[i])
+                out[i] = TokenVectors(_normalised(hidden[row, 1 : pieces + 1]), tuple(offsets[i]))
+        return out
 
     def _encode_with_offsets(self, texts: Sequence[str]) -> tuple[list[list[int]], list[list[tuple[int, int]]]]:
         """Token ids with [CLS]/[SEP] (as ``_encode``) and each word piece's character span in its text."""

@@ -1,7 +1,9 @@
 """Does the evidence answer the question? The local answerer's abstention rule, fitted with its signs fixed.
 
 An extractive answerer always finds a "best" window; the question is whether
-it answers. Three rules decide, in order:
+it answers. The best window here is the judge's (``answerer.LocalModel.judge``:
+the selector fitted without ``soft_overlap``, on whose windows this rule was
+calibrated). Three rules decide, in order:
 
 1. A question that names a distinctive thing (an identifier, a number, a
    capitalised or rare word; see ``question``) that no evidence passage

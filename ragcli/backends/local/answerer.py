@@ -4,8 +4,9 @@ For each question it reads what kind of fact is asked for (``question``),
 cuts the best passages into units (sentences, list items, table rows, a
 sentence with the block it leads to; ``evidence``), scores every window of
 one to three consecutive units with a fitted linear model (``selector``),
-judges from the best window and the evidence whether the question is
-answered at all (``answerability``), and then submits the best window (and a
+judges from the best window of the same model fitted without ``soft_overlap``
+(the judge) and the evidence whether the question is answered at all
+(``answerability``), and then submits the best window (and a
 second, separate one when it scores nearly as well) as claims whose quote is
 the window's own text. A question that names something no visible passage
 mentions is not answered. The claims pass the citation checks by
@@ -33,6 +34,7 @@ from . import answerability, fitted
 from .evidence import Unit, addresses_reader, units, without_address
 from .question import Question, mentions
 from .selector import FIT_OF_WANT, Weights, Window, WindowFeatures, features, term_weights, windows
+from .soft_overlap import SoftOverlap
 from .vectors import Source, question_vector, stored_units
 
 if TYPE_CHECKING:
@@ -103,6 +105,9 @@ class LocalModel:
     """Where the index's stored unit vectors and the question's search vector are read (the ``Retriever`` it
     answers from; ``vectors``); without one, every unit is embedded here, the same way."""
     selector: Weights = fitted.SELECTOR
+    judge: Weights = fitted.JUDGE
+    """Picks the window the rule judges (``selector.JUDGED``): ``soft_overlap`` picks right windows more often, but a
+    rule fitted on the windows it picks abstains more on answerable questions (``docs/defaults.md``)."""
     rule: answerability.Rule = fitted.ANSWERABILITY
     second_margin: float = SECOND_MARGIN
     name: str = "local"
@@ -136,9 +141,15 @@ class LocalModel:
         if not scored:
             stopped = self.rule.stops(options.missing, None)
             return Assessment(options.question, scored, options.missing, None, 0.0, stopped)
-        best = scored[0]
+        judged = max(scored, key=lambda s: self.judge.score(s.values))  # the first of equals: as ``scored[0]``
         values = answerability.features(
-            options.question, best.values, best.score, best.window.first.passage, evidence, found, options.unmatched
+            options.question,
+            judged.values,
+            self.judge.score(judged.values),
+            judged.window.first.passage,
+            evidence,
+            found,
+            options.unmatched,
         )
         stopped = self.rule.stops(options.missing, values)
         probability = 0.0 if stopped else self.rule.probability(values)
@@ -172,6 +183,8 @@ class LocalModel:
         cosines = self._cosines(query, per_passage, vectors)
         headings = self._heading_cosines(query, passages)
         weights = term_weights(asked, [frozenset(query_terms(p.index_text)) for p in evidence])
+        assert self.embedder is not None
+        soft = SoftOverlap.of(self.embedder, asked.text, passages, weights)
         options = []
         for position, (passage, found_units) in enumerate(zip(passages, per_passage, strict=True), start=1):
             hit = found.get(passage.id)
@@ -180,7 +193,8 @@ class LocalModel:
             heading = frozenset(query_terms(passage.heading_label))
             titled = headings[passage.heading_label]
             for window in _quotable(windows(found_units), asked):
-                options.append((window, features(asked, window, cosines, rank, heading, weights, similar, titled)))
+                values = features(asked, window, cosines, rank, heading, weights, similar, titled, soft(window))
+                options.append((window, values))
         return Candidates(asked, missing, unmatched, options)
 
     def _query(self, question: str, vectors: Vectors) -> np.ndarray:

@@ -93,6 +93,9 @@ class WindowFeatures:
     heading_cosine         its passage's title and headings' cosine with the question (the embedder's). Weighed with
                            ``passage_cosine`` (which reads the headings too) it tells a passage whose text matches
                            the question from one that matches by its heading alone (its fitted weight is negative)
+    soft_overlap           ``weighted_overlap`` where a term the window does not hold counts as the closest its word
+                           pieces come to the window's in meaning: a paraphrase ("switch off" for "disable") is
+                           credited (``soft_overlap``)
     """
 
     cosine: float
@@ -119,6 +122,7 @@ class WindowFeatures:
     focus: float
     asked_for: float
     heading_cosine: float = 0.0
+    soft_overlap: float = 0.0
 
     def __getitem__(self, name: str) -> float:
         value: float = getattr(self, name)
@@ -136,6 +140,9 @@ RULE_ONLY = ("focus", "asked_for")
 questions whose claimed windows hold the answer (``bench/answers.py``; chosen on pooled left-out numbers)."""
 SELECTED = tuple(n for n in FEATURES if n not in RULE_ONLY)
 """What the selector weighs."""
+JUDGED = tuple(n for n in SELECTED if n != "soft_overlap")
+"""What the judge weighs: the selector's features but ``soft_overlap``. The answerability rule reads the judge's best
+window (``answerer.LocalModel.judge``); the claims are the selector's."""
 
 
 @dataclass(frozen=True)
@@ -217,6 +224,7 @@ def features(
     weights: Mapping[str, float],
     passage_cosine: float = 0.0,
     heading_cosine: float = 0.0,
+    soft_overlap: float = 0.0,
 ) -> WindowFeatures:
     """The window's features (``WindowFeatures`` says what each one means)."""
     text = window.quote + _row_headers(window)
@@ -254,6 +262,7 @@ def features(
         focus=_weighted_share(q_terms & seen, total, weights),
         asked_for=len(question.asked_for & seen) / len(question.asked_for) if question.asked_for else 1.0,
         heading_cosine=heading_cosine,
+        soft_overlap=soft_overlap,
     )
 
 
