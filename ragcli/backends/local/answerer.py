@@ -141,12 +141,12 @@ class LocalModel:
         if not scored:
             stopped = self.rule.stops(options.missing, None)
             return Assessment(options.question, scored, options.missing, None, 0.0, stopped)
-        judged = max(scored, key=lambda s: self.judge.score(s.values))  # the first of equals: as ``scored[0]``
+        judged, judged_values = _judged(options.windows, self.judge)
         values = answerability.features(
             options.question,
-            judged.values,
-            self.judge.score(judged.values),
-            judged.window.first.passage,
+            judged_values,
+            self.judge.score(judged_values),
+            judged.first.passage,
             evidence,
             found,
             options.unmatched,
@@ -243,6 +243,13 @@ class LocalModel:
             chosen.append(second.window)
         chosen = [_from_item_start(_introduced(_completed(w, scored), scored), scored) for w in chosen]
         return tuple(Claim(statement=_under_heading(w), passage_id=w.passage_id, quote=w.quote) for w in chosen)
+
+
+def _judged(options: Sequence[tuple[Window, WindowFeatures]], judge: Weights) -> tuple[Window, WindowFeatures]:
+    """The judge's best window, the first of equals in evidence and reading order (as the rule was fitted:
+    ``bench/fitting.py``'s ``rule_features``)."""
+    scores = [judge.score(values) for _, values in options]
+    return options[max(range(len(scores)), key=scores.__getitem__)]
 
 
 def _under_heading(window: Window) -> str:

@@ -93,9 +93,9 @@ class WindowFeatures:
     heading_cosine         its passage's title and headings' cosine with the question (the embedder's). Weighed with
                            ``passage_cosine`` (which reads the headings too) it tells a passage whose text matches
                            the question from one that matches by its heading alone (its fitted weight is negative)
-    soft_overlap           ``weighted_overlap`` where a term the window does not hold counts as the closest its word
-                           pieces come to the window's in meaning: a paraphrase ("switch off" for "disable") is
-                           credited (``soft_overlap``)
+    soft_overlap           the weighted share of the question's word pieces the window says: a piece of a term the
+                           window holds counts 1, any other the closest it comes to one of the window's pieces in
+                           meaning, so a paraphrase ("switch off" for "disable") is credited (``soft_overlap``)
     """
 
     cosine: float
@@ -227,7 +227,7 @@ def features(
     soft_overlap: float = 0.0,
 ) -> WindowFeatures:
     """The window's features (``WindowFeatures`` says what each one means)."""
-    text = window.quote + _row_headers(window)
+    text = window.quote + row_headers(window)
     folded = text.casefold()
     sequence = query_terms(text)
     terms = set(sequence)
@@ -266,7 +266,7 @@ def features(
     )
 
 
-def _row_headers(window: Window) -> str:
+def row_headers(window: Window) -> str:
     """A table row's words include its column headers, as a person reads the row under them ("Variable: loop.last;
     Description: True if last iteration." answers "Which loop variable ..."): the rows' statements, after the quote."""
     rows = [u.statement for u in window.units if u.kind == "row"]

@@ -4,8 +4,8 @@
 so a paraphrase holds none of them: "I never want uv to download a Python
 interpreter by itself. How do I switch that off?" shares only "python" and
 "download" with "The python-downloads option can be used to disable this
-behavior". Here each term the window does not hold counts as the closest
-any of its word pieces comes to one of the window's, both read in context
+behavior". Here each word piece of a term the window does not hold counts as
+the closest it comes to one of the window's pieces, both read in context
 by the embedder (``Embedder.token_vectors``: the run that pools a unit's
 vector at ingest, its pieces kept instead of pooled; at ask time, one run over
 the question and the passages read), so "switch off" is credited for "disable".
@@ -14,7 +14,9 @@ the question and the passages read), so "switch off" is credited for "disable".
                    else max over the window's pieces q of cos(p, q)) / sum of the weights
 
 A piece is a word piece of a question term (stop words are none); its weight
-is its term's (``selector.term_weights``: rare in the evidence, heavy).
+is its term's (``selector.term_weights``: rare in the evidence, heavy), so a
+word the tokenizer cuts in three weighs three times (each term counted once,
+by its best piece, answered one question fewer: ``docs/defaults.md``).
 A window past the model's token limit has no pieces: only its words count.
 
 Only the selector weighs it: the answerability rule reads the best window of
@@ -34,7 +36,7 @@ from typing import TYPE_CHECKING
 
 from ...passage import Passage
 from ...text import query_terms
-from .selector import Window
+from .selector import Window, row_headers
 
 if TYPE_CHECKING:
     import numpy as np
@@ -88,7 +90,7 @@ class SoftOverlap:
         total = float(self.weights.sum())
         if total <= 0:
             return 0.0
-        held = set(query_terms(window.quote))
+        held = set(query_terms(window.quote + row_headers(window)))  # a row reads under its headers, as ``features``
         said = np.array([t in held for t in self.terms], dtype=bool)
         closest = np.zeros(len(self.terms))
         read = self.read.get(window.passage_id)
