@@ -355,6 +355,18 @@ def write_fitted(selector: Weights, judge: Weights, rule: Rule, command: str, co
     def mapping(values: Mapping[str, float], names: tuple[str, ...]) -> str:
         return "{\n" + "".join(f'        "{n}": {values[n]:.6f},\n' for n in names) + "    }"
 
+    def standardised(judge: Weights) -> str:
+        """The judge standardises its features as the selector does (the same windows): it reads the selector's
+        means and scales, unless a written digit differs."""
+        same = all(
+            f"{mine[n]:.6f}" == f"{theirs[n]:.6f}"
+            for mine, theirs in ((judge.means, selector.means), (judge.scales, selector.scales))
+            for n in JUDGED
+        )
+        if same:
+            return "means=SELECTOR.means,\n    scales=SELECTOR.scales"
+        return f"means={mapping(judge.means, JUDGED)},\n    scales={mapping(judge.scales, JUDGED)}"
+
     FITTED.write_text(
         f'''"""The local answerer's fitted numbers. Written by bench/answers.py; do not edit by hand.
 
@@ -381,8 +393,7 @@ SELECTOR = Weights(
 
 JUDGE = Weights(
     weights={mapping(judge.weights, JUDGED)},
-    means={mapping(judge.means, JUDGED)},
-    scales={mapping(judge.scales, JUDGED)},
+    {standardised(judge)},
 )
 """The same fit without ``soft_overlap``: the rule judges its best window (``LocalModel.judge``)."""
 
