@@ -15,7 +15,7 @@ file's sha256 verdict and the optimised graph.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -274,10 +274,7 @@ class Embedder:
         if n == 0:
             return whole, parts
         ids, offsets = self._encode_with_offsets(texts)
-        order = sorted(range(n), key=lambda i: len(ids[i]))
-        for start in range(0, n, batch_size):
-            idx = order[start : start + batch_size]
-            hidden, mask = self._hidden(session, [ids[i] for i in idx])
+        for idx, hidden, mask in self._runs(session, ids, batch_size):
             whole[idx] = _normalised(self._pool(hidden, mask))
             for row, i in enumerate(idx):
                 parts[i] = _span_vectors(hidden[row], offsets[i], spans[i], whole[i])
@@ -296,17 +293,24 @@ class Embedder:
         MiB at its peak instead of 274 against eight texts a run (``docs/defaults.md``)."""
         import numpy as np
 
-        session = self._session
         ids, offsets = self._encode_with_offsets(texts)
         out = [TokenVectors(np.zeros((0, self.dim), dtype=np.float32), ())] * len(texts)
-        order = sorted(range(len(texts)), key=lambda i: len(ids[i]))
-        for start in range(0, len(texts), batch_size):
-            idx = order[start : start + batch_size]
-            hidden, _ = self._hidden(session, [ids[i] for i in idx])
+        for idx, hidden, _ in self._runs(self._session, ids, batch_size):
             for row, i in enumerate(idx):
                 pieces = len(offsets[i])
                 out[i] = TokenVectors(_normalised(hidden[row, 1 : pieces + 1]), tuple(offsets[i]))
         return out
+
+    def _runs(
+        self, session: ort.InferenceSession, ids: list[list[int]], batch_size: int
+    ) -> Iterator[tuple[list[int], np.ndarray, np.ndarray]]:
+        """The model run over ``ids`` in batches of similar length (sorted, so little is padded): each batch's text
+        indexes, token vectors and attention mask."""
+        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+        for start in range(0, len(ids), batch_size):
+            idx = order[start : start + batch_size]
+            hidden, mask = self._hidden(session, [ids[i] for i in idx])
+            yield idx, hidden, mask
 
     def _encode_with_offsets(self, texts: Sequence[str]) -> tuple[list[list[int]], list[list[tuple[int, int]]]]:
         """Token ids with [CLS]/[SEP] (as ``_encode``) and each word piece's character span in its text."""

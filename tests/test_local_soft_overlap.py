@@ -34,7 +34,7 @@ def scored(embedder, question: str, passages: list[Passage]) -> dict[str, float]
     asked = Question.read(question)
     weights = term_weights(asked, [frozenset(query_terms(p.index_text)) for p in passages])
     soft = SoftOverlap.of(embedder, question, passages, weights)
-    return {w.quote: soft(w) for p in passages for w in windows(units(p), max_units=1)}
+    return {w.quote: soft(w, set(query_terms(w.quote))) for p in passages for w in windows(units(p), max_units=1)}
 
 
 def test_word_pieces_are_the_ones_a_passage_unit_is_pooled_from(embedder) -> None:

@@ -141,11 +141,11 @@ class LocalModel:
         if not scored:
             stopped = self.rule.stops(options.missing, None)
             return Assessment(options.question, scored, options.missing, None, 0.0, stopped)
-        judged, judged_values = _judged(options.windows, self.judge)
+        judged, judged_values, judged_score = _judged(options.windows, self.judge)
         values = answerability.features(
             options.question,
             judged_values,
-            self.judge.score(judged_values),
+            judged_score,
             judged.first.passage,
             evidence,
             found,
@@ -193,7 +193,7 @@ class LocalModel:
             heading = frozenset(query_terms(passage.heading_label))
             titled = headings[passage.heading_label]
             for window in _quotable(windows(found_units), asked):
-                values = features(asked, window, cosines, rank, heading, weights, similar, titled, soft(window))
+                values = features(asked, window, cosines, rank, heading, weights, similar, titled, soft)
                 options.append((window, values))
         return Candidates(asked, missing, unmatched, options)
 
@@ -245,11 +245,13 @@ class LocalModel:
         return tuple(Claim(statement=_under_heading(w), passage_id=w.passage_id, quote=w.quote) for w in chosen)
 
 
-def _judged(options: Sequence[tuple[Window, WindowFeatures]], judge: Weights) -> tuple[Window, WindowFeatures]:
-    """The judge's best window, the first of equals in evidence and reading order (as the rule was fitted:
-    ``bench/fitting.py``'s ``rule_features``)."""
+def _judged(options: Sequence[tuple[Window, WindowFeatures]], judge: Weights) -> tuple[Window, WindowFeatures, float]:
+    """The judge's best window, its features and score: the first of equals in evidence and reading order (as the
+    rule was fitted: ``bench/fitting.py``'s ``rule_features``)."""
     scores = [judge.score(values) for _, values in options]
-    return options[max(range(len(scores)), key=scores.__getitem__)]
+    best = max(range(len(scores)), key=scores.__getitem__)
+    window, values = options[best]
+    return window, values, scores[best]
 
 
 def _under_heading(window: Window) -> str:

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, fields
 from itertools import pairwise
 
@@ -224,9 +225,10 @@ def features(
     weights: Mapping[str, float],
     passage_cosine: float = 0.0,
     heading_cosine: float = 0.0,
-    soft_overlap: float = 0.0,
+    soft: Callable[[Window, AbstractSet[str]], float] | None = None,
 ) -> WindowFeatures:
-    """The window's features (``WindowFeatures`` says what each one means)."""
+    """The window's features (``WindowFeatures`` says what each one means); ``soft`` scores ``soft_overlap`` from
+    the window and the terms it holds (``soft_overlap.SoftOverlap``), read here once for every feature."""
     text = window.quote + row_headers(window)
     folded = text.casefold()
     sequence = query_terms(text)
@@ -262,7 +264,7 @@ def features(
         focus=_weighted_share(q_terms & seen, total, weights),
         asked_for=len(question.asked_for & seen) / len(question.asked_for) if question.asked_for else 1.0,
         heading_cosine=heading_cosine,
-        soft_overlap=soft_overlap,
+        soft_overlap=soft(window, terms) if soft is not None else 0.0,
     )
 
 

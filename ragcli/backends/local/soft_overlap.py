@@ -31,12 +31,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...passage import Passage
 from ...text import query_terms
-from .selector import Window, row_headers
+from .selector import Window
 
 if TYPE_CHECKING:
     import numpy as np
@@ -65,6 +66,8 @@ class SoftOverlap:
     """Each question piece's term."""
     weights: np.ndarray
     read: Mapping[str, _Read]
+    total: float
+    """The weights' sum: the share's denominator, the same for every window."""
 
     @classmethod
     def of(
@@ -81,16 +84,16 @@ class SoftOverlap:
             shift = len(passage.index_text) - len(passage.text)  # the heading prefix
             spans = np.array(pieces.spans, dtype=np.int64).reshape(-1, 2) - shift
             read[passage.id] = _Read(mine @ pieces.vectors.T, spans[:, 0], spans[:, 1])
-        return cls(tuple(terms), np.array([weights[t] for t in terms], dtype=np.float64), read)
+        mass = np.array([weights[t] for t in terms], dtype=np.float64)
+        return cls(tuple(terms), mass, read, float(mass.sum()))
 
-    def __call__(self, window: Window) -> float:
-        """The window's ``soft_overlap`` (0 for a question without terms)."""
+    def __call__(self, window: Window, held: AbstractSet[str]) -> float:
+        """The window's ``soft_overlap`` (0 for a question without terms); ``held``: the terms it holds, as
+        ``selector.features`` reads them (a table row's with its column headers, ``selector.row_headers``)."""
         import numpy as np
 
-        total = float(self.weights.sum())
-        if total <= 0:
+        if self.total <= 0:
             return 0.0
-        held = set(query_terms(window.quote + row_headers(window)))  # a row reads under its headers, as ``features``
         said = np.array([t in held for t in self.terms], dtype=bool)
         closest = np.zeros(len(self.terms))
         read = self.read.get(window.passage_id)
@@ -98,7 +101,7 @@ class SoftOverlap:
             inside = np.nonzero((read.starts < window.units[-1].end) & (read.ends > window.first.start))[0]
             if inside.size:
                 closest = read.cosines[:, inside].max(axis=1)
-        return float((np.where(said, 1.0, closest) * self.weights).sum() / total)
+        return float((np.where(said, 1.0, closest) * self.weights).sum() / self.total)
 
 
 def _pieces(question: str, asked: TokenVectors, weights: Mapping[str, float]) -> tuple[list[int], list[str]]:
